@@ -1,0 +1,74 @@
+"""rankmetrics: exact tie-aware ranking metrics for learning to rank and IR evaluation.
+
+Per-query functions return one float64 value per query (in ``np.unique(qid)`` order); the
+``*_score`` forms return the mean; the ``*_curve`` forms the Järvelin–Kekäläinen gain vectors.
+:class:`QueryPlan` caches the label-side work for repeated evaluation of new scores.
+"""
+
+from ._plan import QueryPlan, parse_metric
+from .metrics import (
+    average_precision,
+    average_precision_score,
+    cg,
+    cg_curve,
+    cg_score,
+    dcg,
+    dcg_curve,
+    dcg_score,
+    f1,
+    f1_score,
+    fbeta,
+    fbeta_score,
+    ideal_cg_curve,
+    ideal_dcg_curve,
+    ncg,
+    ncg_curve,
+    ncg_score,
+    ndcg,
+    ndcg_curve,
+    ndcg_score,
+    precision,
+    precision_score,
+    recall,
+    recall_score,
+    reciprocal_rank,
+    reciprocal_rank_score,
+)
+from .vectors import average_normalised, avg_pos, avg_vect, norm_vect
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "QueryPlan",
+    "parse_metric",
+    "average_precision",
+    "average_precision_score",
+    "cg",
+    "cg_curve",
+    "cg_score",
+    "dcg",
+    "dcg_curve",
+    "dcg_score",
+    "f1",
+    "f1_score",
+    "fbeta",
+    "fbeta_score",
+    "ideal_cg_curve",
+    "ideal_dcg_curve",
+    "ncg",
+    "ncg_curve",
+    "ncg_score",
+    "ndcg",
+    "ndcg_curve",
+    "ndcg_score",
+    "precision",
+    "precision_score",
+    "recall",
+    "recall_score",
+    "reciprocal_rank",
+    "reciprocal_rank_score",
+    "average_normalised",
+    "avg_pos",
+    "avg_vect",
+    "norm_vect",
+]

@@ -1,0 +1,568 @@
+"""QueryPlan: the label-only half of every metric, computed once and reused for many score vectors.
+
+Modelled on LightGBM's ``DCGCalculator`` Init/Eval split: what depends only on labels and query
+ids (query layout, label gains, relevance, recall base, ideal DCG per cutoff, discount tables) is
+built here and cached; :meth:`QueryPlan.rank` and the metric methods only order new scores.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from . import _kernel, _metrics
+from ._gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
+from ._validation import (
+    check_choice,
+    check_empty,
+    check_k,
+    check_labels,
+    check_positive_real,
+    check_qid,
+    check_scores,
+    check_threshold,
+    check_ties,
+)
+
+Cutoff = int | None
+Values = NDArray[np.float64]
+
+METRICS = ("cg", "dcg", "ncg", "ndcg", "precision", "recall", "f1", "fbeta", "ap", "rr")
+_ALIASES = {
+    "p": "precision",
+    "prec": "precision",
+    "r": "recall",
+    "map": "ap",
+    "average_precision": "ap",
+    "mrr": "rr",
+    "reciprocal_rank": "rr",
+    "f": "fbeta",
+}
+_NAME_RE = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*(?:@\s*(\d+))?\s*$")
+
+
+def parse_metric(name: str) -> tuple[str, Cutoff]:
+    """``"ndcg@10"`` -> ``("ndcg", 10)``; ``"MAP"`` -> ``("ap", None)``.
+
+    Raises
+    ------
+    ValueError
+        Unknown metric name or a cutoff that is not a positive integer.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"metric names must be strings like 'ndcg@10'; got {name!r}")
+    m = _NAME_RE.match(name)
+    if not m:
+        raise ValueError(f"cannot parse metric name {name!r}; expected e.g. 'ndcg@10' or 'map'")
+    base = m.group(1).lower()
+    base = _ALIASES.get(base, base)
+    if base not in METRICS:
+        raise ValueError(
+            f"unknown metric {name!r}; known: {', '.join(METRICS)} "
+            f"(aliases {', '.join(sorted(_ALIASES))}), optionally with '@k'"
+        )
+    k = None if m.group(2) is None else check_k(int(m.group(2)), f"cutoff of {name!r}")
+    return base, k
+
+
+class QueryPlan:
+    """Label-side state of ranking metrics for one set of queries, reusable across score vectors.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,) or (n_queries, n_docs)
+        Graded relevance labels, non-negative (int, float or bool). A 2-D array means one query
+        per row (scikit-learn's ``ndcg_score`` layout); then ``qid`` must be None.
+    qid : array-like of shape (n_rows,), optional
+        Query id of every row (ints or strings; rows of one query need not be contiguous).
+        None means all rows form one query.
+
+    Attributes
+    ----------
+    n_rows : int
+    n_queries : int
+    qids : ndarray of shape (n_queries,)
+        The distinct query ids, sorted (``np.unique(qid)``); per-query outputs follow this order.
+    sizes : ndarray of int64, shape (n_queries,)
+        Documents per query.
+
+    Raises
+    ------
+    ValueError
+        Empty input, NaN/inf or negative labels, ``qid`` of the wrong length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rankmetrics import QueryPlan
+    >>> plan = QueryPlan([2, 0, 1, 0, 1], qid=[7, 7, 7, 9, 9])
+    >>> plan.ndcg([0.5, 0.5, 0.1, 0.3, 0.9], k=2).round(4)
+    array([0.6738, 1.    ])
+    """
+
+    def __init__(self, y_true: ArrayLike, qid: ArrayLike | None = None) -> None:
+        labels = check_labels(y_true)
+        self._shape2d: tuple[int, ...] | None = None
+        if labels.ndim == 2:
+            if qid is not None:
+                raise ValueError("qid must be None when y_true is 2-D (one query per row)")
+            self._shape2d = labels.shape
+            qidx = np.repeat(np.arange(labels.shape[0], dtype=np.int64), labels.shape[1])
+            labels = labels.ravel()
+            qids: np.ndarray = np.arange(self._shape2d[0])
+        elif labels.ndim == 1:
+            if qid is None:
+                qidx = np.zeros(labels.shape[0], dtype=np.int64)
+                qids = np.zeros(1, dtype=np.int64)
+            else:
+                qids, qidx = _index_queries(check_qid(qid, labels.shape[0]))
+        else:
+            raise ValueError(f"y_true must be 1-D or 2-D; got {labels.ndim}-D")
+        if labels.shape[0] == 0:
+            raise ValueError("y_true is empty: at least one document is needed")
+        self._init(labels, qids, qidx)
+
+    def _init(self, labels: Values, qids: np.ndarray, qidx: NDArray[np.int64]) -> None:
+        self.labels = labels
+        self.qids = qids
+        self.layout = _kernel.build_layout(qidx, int(qids.shape[0]))
+        self.sizes = self.layout.sizes
+        self.n_rows = int(labels.shape[0])
+        self.n_queries = int(qids.shape[0])
+        self._max_width = int(self.sizes.max())
+        self._gains: dict[Any, Values] = {}
+        self._rel: dict[float, tuple[Values, Values]] = {}
+        self._disc: dict[Any, Values] = {}
+        self._ideal_gains: dict[Any, list[Values]] = {}
+        self._ideal_cache: dict[Any, Values] = {}
+
+    @classmethod
+    def from_group_sizes(cls, y_true: ArrayLike, group_sizes: ArrayLike) -> QueryPlan:
+        """Plan for rows stored query after query, given the size of each query (LightGBM's
+        ``group``). Query ids are then 0..n_queries-1.
+
+        Raises
+        ------
+        ValueError
+            Sizes that are not positive integers or do not add up to the number of rows.
+        """
+        labels = check_labels(y_true)
+        sizes = np.asarray(group_sizes)
+        if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iuf":
+            raise ValueError("group_sizes must be a non-empty 1-D array of positive integers")
+        if np.any(sizes != np.round(sizes)) or np.any(sizes <= 0):
+            raise ValueError("group_sizes must be positive integers")
+        sizes = sizes.astype(np.int64)
+        if labels.ndim != 1 or int(sizes.sum()) != labels.shape[0]:
+            raise ValueError(
+                f"group_sizes add up to {int(sizes.sum())} but y_true has {labels.shape[0]} rows"
+            )
+        plan = cls.__new__(cls)
+        plan._shape2d = None
+        qidx = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
+        plan._init(labels, np.arange(sizes.size, dtype=np.int64), qidx)
+        return plan
+
+    # ----------------------------------------------------------------- cached label-side state
+    def _gain_ext(self, gain: GainLike) -> Values:
+        key = gain_key(gain)
+        hit = self._gains.get(key)
+        if hit is None:
+            hit = _kernel.padded(apply_gain(gain, self.labels), 0.0)
+            self._gains[key] = hit
+        return hit
+
+    def _relevance(self, threshold: float) -> tuple[Values, Values]:
+        """(per-row 0/1 relevance with the padding 0, relevant documents per query R)."""
+        t = check_threshold(threshold)
+        hit = self._rel.get(t)
+        if hit is not None:
+            return hit
+        rel = (self.labels >= t).astype(np.float64)
+        n_rel = np.bincount(self.layout.query_of_row, weights=rel, minlength=self.n_queries)
+        out = (_kernel.padded(rel, 0.0), n_rel.astype(np.float64))
+        self._rel[t] = out
+        return out
+
+    def _discount(self, discount: DiscountLike, log_base: float) -> Values:
+        key = discount_key(discount, log_base)
+        hit = self._disc.get(key)
+        if hit is None:
+            hit = discount_table(key, self._max_width)
+            self._disc[key] = hit
+        return hit
+
+    def _ideal_sorted(self, gain: GainLike) -> list[Values]:
+        """Per bucket, each query's gains sorted descending: the ideal vector (JK 2002, eq. 4)."""
+        key = gain_key(gain)
+        hit = self._ideal_gains.get(key)
+        if hit is None:
+            g = self._gain_ext(gain)
+            hit = [-np.sort(-g[b.rows], axis=1) for b in self.layout.buckets]
+            self._ideal_gains[key] = hit
+        return hit
+
+    def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
+        """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff."""
+        out = np.empty((len(ks), self.n_queries))
+        gk = gain_key(gain)
+        for i, k in enumerate(ks):
+            ck = (gk, dkey, k)
+            hit = self._ideal_cache.get(ck)
+            if hit is None:
+                hit = np.zeros(self.n_queries)
+                for b, ideal in zip(self.layout.buckets, self._ideal_sorted(gain), strict=True):
+                    w = ideal.shape[1] if k is None else min(k, ideal.shape[1])
+                    hit[b.queries] = ideal[:, :w] @ disc[:w]
+                self._ideal_cache[ck] = hit
+            out[i] = hit
+        return out
+
+    # ----------------------------------------------------------------------------- ranking
+    def rank(
+        self, y_score: ArrayLike, *, depth: int | None = None, ties: str = "average"
+    ) -> _kernel.Ranking:
+        """Order ``y_score`` within every query once, for reuse by several metric calls.
+
+        Parameters
+        ----------
+        y_score : array-like of shape (n_rows,) (or the 2-D shape of ``y_true``)
+            Finite model scores; higher ranks first.
+        depth : int, optional
+            Only ranks 1..depth will be read (cutoff metrics): an O(n) per-query selection
+            replaces the full sort. None keeps the whole list.
+        ties : {"average", "optimistic", "pessimistic", "stable"}
+            "stable" fixes input order within ties; the other modes keep tie groups.
+
+        Returns
+        -------
+        Ranking
+            Pass it as ``y_score`` to any metric method of this plan.
+
+        Raises
+        ------
+        ValueError
+            Wrong length, NaN or inf scores, depth <= 0, unknown ``ties``.
+        """
+        check_ties(ties)
+        depth = check_k(depth, "depth")
+        scores = check_scores(y_score)
+        if self._shape2d is not None and scores.ndim == 2:
+            if scores.shape != self._shape2d:
+                raise ValueError(
+                    f"y_score must have the shape of y_true {self._shape2d}; got {scores.shape}"
+                )
+            scores = scores.ravel()
+        if scores.ndim != 1 or scores.shape[0] != self.n_rows:
+            raise ValueError(
+                f"y_score must have one score per row ({self.n_rows}); got shape {scores.shape}"
+            )
+        ranking = _kernel.rank(self.layout, scores, depth, ties)
+        ranking.owner = self  # type: ignore[attr-defined]
+        return ranking
+
+    def _ranking(self, y_score: Any, ks: Sequence[Cutoff], ties: str) -> _kernel.Ranking:
+        check_ties(ties)
+        need = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
+        if isinstance(y_score, _kernel.Ranking):
+            if getattr(y_score, "owner", None) is not self:
+                raise ValueError("this Ranking was made by another QueryPlan")
+            if (y_score.ties == "stable") != (ties == "stable"):
+                raise ValueError(
+                    f"this Ranking was made with ties={y_score.ties!r}; rank again for "
+                    f"ties={ties!r}"
+                )
+            if y_score.depth is not None and (need is None or need > y_score.depth):
+                raise ValueError(
+                    f"this Ranking keeps only the top {y_score.depth} ranks; cutoff {need} needs "
+                    "a deeper one (plan.rank(y_score, depth=None))"
+                )
+            return y_score
+        return self.rank(y_score, depth=need, ties=ties)
+
+    # ---------------------------------------------------------------------- empty queries
+    def _finish(self, values: Values, empty_mask: NDArray[np.bool_], empty: Any, what: str):
+        rule = check_empty(empty)
+        if not empty_mask.any():
+            return values
+        if rule == "error":
+            bad = self.qids[np.flatnonzero(empty_mask.any(axis=0) if values.ndim == 2
+                                           else empty_mask)][:5]
+            raise ValueError(
+                f"{what} is undefined for queries without relevant documents (qid {list(bad)}); "
+                "pass empty=0.0, 1.0 or 'skip'"
+            )
+        out = values.copy()
+        out[empty_mask] = np.nan if rule == "skip" else rule
+        return out
+
+    # --------------------------------------------------------------------------- metrics
+    def _gain_metric(self, y_score, ks, gain, discount, log_base, ties, normalize, empty):
+        ranking = self._ranking(y_score, ks, ties)
+        g = self._gain_ext(gain)
+        if discount is None:
+            disc, dkey = np.ones(self._max_width), ("none",)
+        else:
+            disc, dkey = self._discount(discount, log_base), discount_key(discount, log_base)
+        vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
+        if not normalize:
+            return vals
+        ideal = self._ideal_at(gain, disc, dkey, ks)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(ideal > 0, vals / np.where(ideal > 0, ideal, 1.0), 0.0)
+        return self._finish(out, ideal <= 0, empty, "nDCG/nCG")
+
+    def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
+                       denominator="relevant"):
+        ranking = self._ranking(y_score, ks, ties)
+        rel_ext, n_rel = self._relevance(threshold)
+        sums = _metrics.at_cutoffs(
+            ranking, self.n_queries, "ap" if kind == "ap" else "rr" if kind == "rr" else "rel",
+            rel_ext, ties, ks,
+        )
+        kk = np.array([np.nan if k is None else k for k in ks], dtype=np.float64)[:, None]
+        k_eff = np.where(np.isnan(kk), self.sizes[None, :], kk)
+        safe_r = np.where(n_rel > 0, n_rel, 1.0)[None, :]
+        if kind == "precision":
+            out = sums / k_eff
+        elif kind == "recall":
+            out = sums / safe_r
+        elif kind == "fbeta":
+            b2 = beta * beta
+            out = (1.0 + b2) * sums / (b2 * n_rel[None, :] + k_eff)
+        elif kind == "ap":
+            denom = safe_r if denominator == "relevant" else np.minimum(k_eff, safe_r)
+            out = sums / denom
+        else:
+            out = sums
+        empty_mask = np.broadcast_to(n_rel[None, :] == 0, out.shape)
+        names = {"precision": "precision", "recall": "recall", "fbeta": "F-measure",
+                 "ap": "average precision", "rr": "reciprocal rank"}
+        return self._finish(out, empty_mask, empty, names[kind])
+
+    def cg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
+           ties: str = "average") -> Values:
+        """Cumulated gain at k per query (JK 2002, eq. 1). See :func:`rankmetrics.cg`."""
+        return self._gain_metric(y_score, (check_k(k),), gain, None, 2.0, ties, False, 0.0)[0]
+
+    def dcg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
+            discount: DiscountLike = "log", log_base: float = 2, ties: str = "average") -> Values:
+        """Discounted cumulated gain at k per query. See :func:`rankmetrics.dcg`."""
+        return self._gain_metric(y_score, (check_k(k),), gain, discount, log_base, ties, False,
+                                 0.0)[0]
+
+    def ncg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
+            ties: str = "average", empty: float | str = 0.0) -> Values:
+        """Normalised cumulated gain at k per query. See :func:`rankmetrics.ncg`."""
+        return self._gain_metric(y_score, (check_k(k),), gain, None, 2.0, ties, True, empty)[0]
+
+    def ndcg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
+             discount: DiscountLike = "log", log_base: float = 2, ties: str = "average",
+             empty: float | str = 0.0) -> Values:
+        """Normalised DCG at k per query. See :func:`rankmetrics.ndcg`."""
+        return self._gain_metric(y_score, (check_k(k),), gain, discount, log_base, ties, True,
+                                 empty)[0]
+
+    def precision(self, y_score, *, k: Cutoff = None, threshold: float = 1,
+                  ties: str = "average", empty: float | str = 0.0) -> Values:
+        """Precision at k per query. See :func:`rankmetrics.precision`."""
+        return self._binary_metric(y_score, (check_k(k),), "precision", threshold, ties, empty)[0]
+
+    def recall(self, y_score, *, k: Cutoff = None, threshold: float = 1,
+               ties: str = "average", empty: float | str = 0.0) -> Values:
+        """Recall at k per query. See :func:`rankmetrics.recall`."""
+        return self._binary_metric(y_score, (check_k(k),), "recall", threshold, ties, empty)[0]
+
+    def fbeta(self, y_score, *, beta: float = 1.0, k: Cutoff = None, threshold: float = 1,
+              ties: str = "average", empty: float | str = 0.0) -> Values:
+        """F-beta at k per query. See :func:`rankmetrics.fbeta`."""
+        beta = check_positive_real("beta", beta)
+        return self._binary_metric(y_score, (check_k(k),), "fbeta", threshold, ties, empty,
+                                   beta=beta)[0]
+
+    def f1(self, y_score, *, k: Cutoff = None, threshold: float = 1, ties: str = "average",
+           empty: float | str = 0.0) -> Values:
+        """F1 at k per query. See :func:`rankmetrics.f1`."""
+        return self.fbeta(y_score, beta=1.0, k=k, threshold=threshold, ties=ties, empty=empty)
+
+    def average_precision(self, y_score, *, k: Cutoff = None, threshold: float = 1,
+                          ties: str = "average", empty: float | str = 0.0,
+                          denominator: str = "relevant") -> Values:
+        """Average precision (at k) per query. See :func:`rankmetrics.average_precision`."""
+        check_choice("denominator", denominator, ("relevant", "min_k_relevant"))
+        return self._binary_metric(y_score, (check_k(k),), "ap", threshold, ties, empty,
+                                   denominator=denominator)[0]
+
+    def reciprocal_rank(self, y_score, *, k: Cutoff = None, threshold: float = 1,
+                        ties: str = "average", empty: float | str = 0.0) -> Values:
+        """Reciprocal rank (at k) per query. See :func:`rankmetrics.reciprocal_rank`."""
+        return self._binary_metric(y_score, (check_k(k),), "rr", threshold, ties, empty)[0]
+
+    # ---------------------------------------------------------------------------- curves
+    def _curve(self, y_score, depth, gain, discount, log_base, ties, normalize, empty):
+        depth = check_k(depth, "depth")
+        if depth is None:
+            raise TypeError("depth must be a positive int")
+        ranking = self._ranking(y_score, (depth,), ties)
+        g = self._gain_ext(gain)
+        disc = np.ones(self._max_width) if discount is None else self._discount(discount, log_base)
+        vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
+        if not normalize:
+            return vals
+        ideal = self._ideal_curve(gain, disc, depth)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(ideal > 0, vals / np.where(ideal > 0, ideal, 1.0), 0.0)
+        return self._finish(out, ideal <= 0, empty, "nDCG/nCG")
+
+    def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
+        out = np.zeros((self.n_queries, depth))
+        for b, ideal in zip(self.layout.buckets, self._ideal_sorted(gain), strict=True):
+            w = min(depth, ideal.shape[1])
+            cum = np.cumsum(ideal[:, :w] * disc[:w], axis=1)
+            out[b.queries, :w] = cum
+            out[b.queries, w:] = cum[:, -1:]
+        return out
+
+    def cg_curve(self, y_score, *, depth: int, gain: GainLike = "exponential",
+                 ties: str = "average") -> Values:
+        """CG vector per query, shape (n_queries, depth). See :func:`rankmetrics.cg_curve`."""
+        return self._curve(y_score, depth, gain, None, 2.0, ties, False, 0.0)
+
+    def dcg_curve(self, y_score, *, depth: int, gain: GainLike = "exponential",
+                  discount: DiscountLike = "log", log_base: float = 2,
+                  ties: str = "average") -> Values:
+        """DCG vector per query, shape (n_queries, depth). See :func:`rankmetrics.dcg_curve`."""
+        return self._curve(y_score, depth, gain, discount, log_base, ties, False, 0.0)
+
+    def ncg_curve(self, y_score, *, depth: int, gain: GainLike = "exponential",
+                  ties: str = "average", empty: float | str = 0.0) -> Values:
+        """nCG vector per query, shape (n_queries, depth). See :func:`rankmetrics.ncg_curve`."""
+        return self._curve(y_score, depth, gain, None, 2.0, ties, True, empty)
+
+    def ndcg_curve(self, y_score, *, depth: int, gain: GainLike = "exponential",
+                   discount: DiscountLike = "log", log_base: float = 2, ties: str = "average",
+                   empty: float | str = 0.0) -> Values:
+        """nDCG vector per query, shape (n_queries, depth). See :func:`rankmetrics.ndcg_curve`."""
+        return self._curve(y_score, depth, gain, discount, log_base, ties, True, empty)
+
+    def ideal_cg_curve(self, *, depth: int, gain: GainLike = "exponential") -> Values:
+        """Ideal CG vector per query (JK 2002, eq. 4), shape (n_queries, depth)."""
+        d = check_k(depth, "depth")
+        if d is None:
+            raise TypeError("depth must be a positive int")
+        return self._ideal_curve(gain, np.ones(self._max_width), d)
+
+    def ideal_dcg_curve(self, *, depth: int, gain: GainLike = "exponential",
+                        discount: DiscountLike = "log", log_base: float = 2) -> Values:
+        """Ideal DCG vector per query (JK 2002, eq. 4), shape (n_queries, depth)."""
+        d = check_k(depth, "depth")
+        if d is None:
+            raise TypeError("depth must be a positive int")
+        return self._ideal_curve(gain, self._discount(discount, log_base), d)
+
+    # ------------------------------------------------------------------- many at once
+    def evaluate(
+        self,
+        y_score: Any,
+        metrics: str | Iterable[str],
+        *,
+        ties: str = "average",
+        gain: GainLike = "exponential",
+        discount: DiscountLike = "log",
+        log_base: float = 2,
+        threshold: float = 1,
+        beta: float = 1.0,
+        empty: float | str = 0.0,
+        denominator: str = "relevant",
+    ) -> dict[str, Values]:
+        """Several metrics on one ranking of ``y_score`` (scores are ordered once).
+
+        Parameters
+        ----------
+        y_score : array-like of shape (n_rows,), or a Ranking from :meth:`rank`
+        metrics : str or iterable of str
+            Names such as ``"ndcg@10"``, ``"dcg"``, ``"p@5"``, ``"recall@20"``, ``"f1@10"``,
+            ``"map"``, ``"ap@100"``, ``"mrr"``, ``"rr@10"`` (case-insensitive).
+        ties, gain, discount, log_base, threshold, beta, empty, denominator
+            As in the per-metric functions; shared by all metrics of the call.
+
+        Returns
+        -------
+        dict
+            Metric name as given -> per-query values, shape (n_queries,), float64.
+
+        Raises
+        ------
+        ValueError
+            Unknown metric names, bad cutoffs, or any input error of the metrics.
+        """
+        names = [metrics] if isinstance(metrics, str) else list(metrics)
+        if not names:
+            raise ValueError("metrics must name at least one metric")
+        parsed = [parse_metric(n) for n in names]
+        check_ties(ties)
+        check_empty(empty)
+        ks = [k for _, k in parsed]
+        ranking = self._ranking(y_score, ks, ties)
+        groups: dict[str, list[int]] = {}
+        for i, (base, _) in enumerate(parsed):
+            groups.setdefault(base, []).append(i)
+        out: dict[str, Values] = {}
+        for base, idx in groups.items():
+            cut = tuple(ks[i] for i in idx)
+            if base in ("cg", "dcg", "ncg", "ndcg"):
+                vals = self._gain_metric(
+                    ranking, cut, gain, None if base in ("cg", "ncg") else discount, log_base,
+                    ties, base in ("ncg", "ndcg"), empty,
+                )
+            else:
+                kind = {"f1": "fbeta"}.get(base, base)
+                vals = self._binary_metric(
+                    ranking, cut, kind, threshold, ties, empty,
+                    beta=1.0 if base == "f1" else check_positive_real("beta", beta),
+                    denominator=check_choice("denominator", denominator,
+                                             ("relevant", "min_k_relevant")),
+                )
+            for j, i in enumerate(idx):
+                out[names[i]] = vals[j]
+        return out
+
+
+def _index_queries(qid: np.ndarray) -> tuple[np.ndarray, NDArray[np.int64]]:
+    """Sorted distinct ids and each row's index into them; O(n) when ids are already sorted."""
+    if qid.dtype.kind in "iu" and qid.shape[0] > 1:
+        d = np.diff(qid)
+        if np.all(d >= 0):
+            new = np.empty(qid.shape[0], dtype=bool)
+            new[0] = True
+            np.not_equal(d, 0, out=new[1:])
+            qidx = np.cumsum(new, dtype=np.int64) - 1
+            return qid[new], qidx
+    qids, inv = np.unique(qid, return_inverse=True)
+    return qids, inv.ravel().astype(np.int64)
+
+
+def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int) -> float:
+    """Mean of per-query values, NaN (skipped) queries left out; optional per-query weights."""
+    if query_weight is None:
+        w = np.ones(n_queries)
+    else:
+        w = np.asarray(query_weight, dtype=np.float64)
+        if w.shape != (n_queries,):
+            raise ValueError(
+                f"query_weight must have one weight per query ({n_queries},); got {w.shape}"
+            )
+        if not np.all(np.isfinite(w)) or w.min() < 0:
+            raise ValueError("query_weight must be finite and >= 0")
+    keep = ~np.isnan(values)
+    total = w[keep].sum()
+    if not keep.any() or total == 0:
+        warnings.warn("no query could be scored (all skipped or zero weight); returning nan",
+                      UserWarning, stacklevel=3)
+        return float("nan")
+    return float(np.dot(values[keep], w[keep]) / total)

@@ -1,0 +1,580 @@
+"""Public per-query ranking metrics, their means, and the Järvelin–Kekäläinen gain vectors.
+
+Every function validates its inputs, builds a :class:`~rankmetrics.QueryPlan` and calls the
+shared kernel; for repeated evaluation of new scores against the same labels, build the plan once
+and call its methods instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._gains import DiscountLike, GainLike
+from ._plan import QueryPlan, weighted_mean
+from ._validation import flatten_inputs
+
+Values = NDArray[np.float64]
+F = TypeVar("F", bound=Callable[..., Any])
+
+_PARAMS = {
+    "inputs": """y_true : array-like of shape (n_rows,) or (n_queries, n_docs)
+        Graded relevance labels: non-negative numbers (int, float or bool). 2-D input means one
+        query per row (scikit-learn's layout), and then ``qid`` must be None.
+    y_score : array-like of the shape of ``y_true``
+        Finite model scores (float16/32/64, int, bool); a higher score ranks first. Ties are
+        detected in the scores' own dtype.
+    qid : array-like of shape (n_rows,), optional
+        Query id of each row (ints or strings); rows of a query need not be contiguous. None: all
+        rows are one query.""",
+    "k": """k : int >= 1, optional
+        Cutoff: only ranks 1..k count. None (default) is the whole list.""",
+    "gain": """gain : {"exponential", "linear"}, sequence, mapping or callable
+        Default "exponential".
+        Gain of a label l: "exponential" is 2**l - 1 (integer labels 0..1023); "linear" is l;
+        a sequence w gives w[l] for integer levels (e.g. ``[0, 1, 10, 100]``, JK 2002's weights);
+        a mapping {label: weight}; a callable maps a float64 label array to gains >= 0.""",
+    "discount": """discount : {"log", "jarvelin2002", "jarvelin2008", "none"} or callable
+        Default "log".
+        Discount of rank i: "log" 1/log_b(i+1) (LightGBM, scikit-learn); "jarvelin2002" 1 for
+        i < b and 1/log_b(i) from rank b on (JK 2002, eq. 2); "jarvelin2008" 1/(1 + log_b i)
+        (Järvelin et al. 2008, appendix eq. 2); "none"; or a callable of 1-based int ranks.
+    log_base : float > 1, default 2
+        The base b of the logarithm.""",
+    "ties": """ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        "average": the exact mean over every ordering of tied scores (McSherry & Najork 2008);
+        "optimistic"/"pessimistic": the best/worst such ordering (bounds; for callable
+        discounts only when non-increasing); "stable": input order within ties, as LightGBM and
+        XGBoost do.""",
+    "threshold": """threshold : float, default 1
+        A document is relevant when its label is >= threshold.""",
+    "empty": """empty : float, "skip" or "error", default 0.0
+        Value of a query that has no relevant document (for nDCG/nCG: whose ideal gain up to k is
+        zero). 1.0 is the LightGBM/XGBoost convention; "skip" gives NaN for that query (left out of
+        ``*_score`` means); "error" raises ValueError.""",
+    "raises": """Raises
+    ------
+    ValueError
+        Mismatched lengths, empty input, NaN/inf scores, negative labels, non-integer labels with
+        exponential gain or level weights, labels too large for 2**l, k <= 0, unknown names of
+        gain/discount/ties, or an empty query when ``empty="error"``.
+    TypeError
+        Non-numeric input or a cutoff that is not an int.""",
+    "returns": """Returns
+    -------
+    ndarray of float64, shape (n_queries,)
+        One value per query, in the order of ``np.unique(qid)``.""",
+}
+
+
+def _doc(text: str) -> Callable[[F], F]:
+    def deco(fn: F) -> F:
+        fn.__doc__ = text.format(**_PARAMS)
+        return fn
+
+    return deco
+
+
+def _plan(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None):
+    labels, scores, q = flatten_inputs(y_true, y_score, qid)
+    return QueryPlan(labels, q), scores
+
+
+@_doc("""Cumulated gain at k per query (Järvelin & Kekäläinen 2002, eq. 1), tie-averaged.
+
+    CG@k = sum of the gains of ranks 1..k. CG is order-independent within the top k, so ties only
+    matter for the tie group that straddles rank k.
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {gain}
+    {ties}
+
+    {returns}
+        Units of gain, in [0, sum of the query's gains].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import cg
+    >>> cg([3, 2, 0], [0.9, 0.5, 0.5], k=2, gain="linear")
+    array([4.])
+    """)
+def cg(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+       k: int | None = None, gain: GainLike = "exponential", ties: str = "average") -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.cg(scores, k=k, gain=gain, ties=ties)
+
+
+@_doc("""Discounted cumulated gain at k per query, exact under tied scores.
+
+    DCG@k = sum_(i<=k) G(l_i) D(i) (JK 2002, eq. 2). With ties="average", every position of a
+    tie group gets the group's mean gain (McSherry & Najork 2008, Sec. 2.6), which equals the mean
+    of DCG over all orderings of the tied documents.
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {gain}
+    {discount}
+    {ties}
+
+    {returns}
+        Units of gain, >= 0.
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import dcg
+    >>> dcg([2, 0, 0], [1.0, 1.0, 1.0], k=1)   # three tied documents: mean of 3, 0, 0
+    array([1.])
+    """)
+def dcg(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+        k: int | None = None, gain: GainLike = "exponential", discount: DiscountLike = "log",
+        log_base: float = 2, ties: str = "average") -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.dcg(scores, k=k, gain=gain, discount=discount, log_base=log_base, ties=ties)
+
+
+@_doc("""Normalised cumulated gain at k per query: CG@k / ideal CG@k (JK 2002, eq. 5).
+
+    The ideal vector is built from every row of the query (the recall base), not only the top k.
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {gain}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import ncg
+    >>> ncg([0, 3, 1], [0.9, 0.1, 0.5], k=2, gain="linear")
+    array([0.25])
+    """)
+def ncg(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+        k: int | None = None, gain: GainLike = "exponential", ties: str = "average",
+        empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.ncg(scores, k=k, gain=gain, ties=ties, empty=empty)
+
+
+@_doc("""Normalised discounted cumulated gain at k per query, exact under tied scores.
+
+    nDCG@k = DCG@k / DCG@k(ideal), the ideal ranking sorting every row of the query by gain
+    (JK 2002, eq. 4-5; McSherry & Najork 2008, Sec. 2.6: ties do not affect the ideal).
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {gain}
+    {discount}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import ndcg
+    >>> ndcg([2, 0, 0], [1.0, 1.0, 1.0], k=1).round(4)   # LightGBM says 1.0 or 0.0 by row order
+    array([0.3333])
+    >>> ndcg([[3, 2, 0], [0, 1, 1]], [[0.1, 0.2, 0.3], [0.5, 0.5, 0.4]]).round(4)
+    array([0.6064, 0.8066])
+    """)
+def ndcg(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+         k: int | None = None, gain: GainLike = "exponential", discount: DiscountLike = "log",
+         log_base: float = 2, ties: str = "average", empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.ndcg(scores, k=k, gain=gain, discount=discount, log_base=log_base, ties=ties,
+                     empty=empty)
+
+
+@_doc("""Precision at k per query: expected relevant documents in the top k, divided by k.
+
+    Tie-aware form (McSherry & Najork 2008, Sec. 2.1): (R_c + (k - t_c) r_c / n_c) / k. The
+    divisor is k even when the list is shorter (as trec_eval). k=None uses the list length.
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import precision
+    >>> precision([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.5], k=2)   # 1 + 1/3 relevant in the top 2
+    array([0.66666667])
+    """)
+def precision(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+              k: int | None = None, threshold: float = 1, ties: str = "average",
+              empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.precision(scores, k=k, threshold=threshold, ties=ties, empty=empty)
+
+
+@_doc("""Recall at k per query: expected relevant documents in the top k over all relevant ones.
+
+    McSherry & Najork 2008, Sec. 2.2. The recall base R is every relevant row of the query.
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import recall
+    >>> recall([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.5], k=2).round(4)
+    array([0.6667])
+    """)
+def recall(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+           k: int | None = None, threshold: float = 1, ties: str = "average",
+           empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.recall(scores, k=k, threshold=threshold, ties=ties, empty=empty)
+
+
+@_doc("""F-beta at k per query: (1 + beta^2) c / (beta^2 R + k).
+
+    c is the (expected) number of relevant documents in the top k and R the number of relevant
+    documents of the query. F-beta is linear in c, so averaging over tied orderings is exact
+    (McSherry & Najork 2008, Sec. 2.3, for beta = 1).
+
+    Parameters
+    ----------
+    {inputs}
+    beta : float > 0, default 1.0
+        Weight of recall relative to precision.
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import fbeta
+    >>> fbeta([1, 0, 1], [3, 2, 1], k=1, beta=2.0).round(4)
+    array([0.5556])
+    """)
+def fbeta(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+          beta: float = 1.0, k: int | None = None, threshold: float = 1, ties: str = "average",
+          empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.fbeta(scores, beta=beta, k=k, threshold=threshold, ties=ties, empty=empty)
+
+
+@_doc("""F1 at k per query: 2 c / (R + k) (McSherry & Najork 2008, Sec. 2.3).
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import f1
+    >>> f1([1, 0, 1], [3, 2, 1], k=2)
+    array([0.5])
+    """)
+def f1(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+       k: int | None = None, threshold: float = 1, ties: str = "average",
+       empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.f1(scores, k=k, threshold=threshold, ties=ties, empty=empty)
+
+
+@_doc("""Average precision (at k) per query, exact under tied scores.
+
+    AP@k = (1/d) sum_(j<=k) rel_j P@j. With ties="average" each position j of tie group i adds
+    (r_i/n_i) (R_i + 1 + (j - t_i - 1)(r_i - 1)/(n_i - 1)) / j (McSherry & Najork 2008, Sec. 2.4;
+    the fraction is 0 for a group of one).
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    denominator : {{"relevant", "min_k_relevant"}}, default "relevant"
+        d = R, the relevant documents of the query (trec_eval, McSherry & Najork), or min(k, R)
+        (the lecture slides' AP@k).
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import average_precision
+    >>> average_precision([1, 0, 1], [3, 2, 1]).round(4)          # (1/1 + 2/3) / 2
+    array([0.8333])
+    >>> average_precision([1, 1, 0], [1, 1, 1]).round(4)   # mean of 1, 0.8333 and 0.5833
+    array([0.8056])
+    """)
+def average_precision(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+                      k: int | None = None, threshold: float = 1, ties: str = "average",
+                      empty: float | str = 0.0, denominator: str = "relevant") -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.average_precision(scores, k=k, threshold=threshold, ties=ties, empty=empty,
+                                  denominator=denominator)
+
+
+@_doc("""Reciprocal rank (at k) per query: 1 / rank of the first relevant document, 0 if none.
+
+    With ties, the expectation over orderings of the first tie group that holds a relevant
+    document: sum over its positions x of P(first relevant at x) / rank, with P(first relevant at
+    x) = f(x - 1) - f(x), f(x) the chance that the first x are non-relevant (McSherry & Najork
+    2008, Sec. 2.5; their printed final formula uses f where the difference is meant).
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import reciprocal_rank
+    >>> reciprocal_rank([1, 1, 0], [2, 2, 2]).round(4)   # 2/3 * 1 + 1/3 * 1/2
+    array([0.8333])
+    """)
+def reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+                    k: int | None = None, threshold: float = 1, ties: str = "average",
+                    empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.reciprocal_rank(scores, k=k, threshold=threshold, ties=ties, empty=empty)
+
+
+# ------------------------------------------------------------------------------- means
+_SCORE_DOC = """Mean of :func:`{name}` over queries (scikit-learn style), a float.
+
+    Parameters
+    ----------
+    y_true, y_score, qid
+        As in :func:`{name}`.
+    query_weight : array-like of shape (n_queries,), optional
+        Non-negative weight of each query, in the order of ``np.unique(qid)``.
+    **kwargs
+        Every keyword of :func:`{name}` (k, gain, discount, log_base, ties, threshold, empty, ...).
+
+    Returns
+    -------
+    float
+        The weighted mean over queries; queries with NaN (``empty="skip"``) are left out. NaN with
+        a warning when no query remains.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`{name}`, and for a ``query_weight`` of the wrong shape or with negative values.
+    """
+
+
+def _mean_form(fn: Callable[..., Values]) -> Callable[..., float]:
+    def score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+              query_weight: ArrayLike | None = None, **kwargs: Any) -> float:
+        values = fn(y_true, y_score, qid, **kwargs)
+        return weighted_mean(values, query_weight, values.shape[0])
+
+    score.__name__ = score.__qualname__ = f"{fn.__name__}_score"
+    score.__doc__ = _SCORE_DOC.format(name=fn.__name__)
+    score.__module__ = __name__
+    return score
+
+
+cg_score = _mean_form(cg)
+dcg_score = _mean_form(dcg)
+ncg_score = _mean_form(ncg)
+ndcg_score = _mean_form(ndcg)
+precision_score = _mean_form(precision)
+recall_score = _mean_form(recall)
+f1_score = _mean_form(f1)
+fbeta_score = _mean_form(fbeta)
+average_precision_score = _mean_form(average_precision)
+reciprocal_rank_score = _mean_form(reciprocal_rank)
+
+
+# ------------------------------------------------------------------------------- curves
+_CURVE_DOC = """{title} per query at every rank 1..depth (Järvelin & Kekäläinen 2002, {eq}).
+
+    Column i - 1 holds the expected (tie-averaged, with ties="average") cumulated value at rank i;
+    past the end of a short list the vector stays flat.{extra}
+
+    Parameters
+    ----------
+    {{inputs}}
+    depth : int >= 1
+        Length of the vectors.
+    {{gain}}{disc}
+    {{ties}}{empty}
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries, depth)
+        Rows in the order of ``np.unique(qid)``.
+
+    {{raises}}
+    """
+
+
+def _curve_doc(title: str, eq: str, extra: str = "", disc: bool = False, empty: bool = False):
+    text = _CURVE_DOC.format(
+        title=title, eq=eq, extra=extra, disc="\n    {discount}" if disc else "",
+        empty="\n    {empty}" if empty else "",
+    )
+    return _doc(text)
+
+
+@_curve_doc("Cumulated gain vector", "eq. 1")
+def cg_curve(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+             depth: int, gain: GainLike = "exponential", ties: str = "average") -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.cg_curve(scores, depth=depth, gain=gain, ties=ties)
+
+
+@_curve_doc("Discounted cumulated gain vector", "eq. 2", disc=True)
+def dcg_curve(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+              depth: int, gain: GainLike = "exponential", discount: DiscountLike = "log",
+              log_base: float = 2, ties: str = "average") -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.dcg_curve(scores, depth=depth, gain=gain, discount=discount, log_base=log_base,
+                          ties=ties)
+
+
+@_curve_doc("Normalised CG vector", "eq. 5", " Divided rank by rank by the ideal CG vector of the "
+            "query's recall base (eq. 4).", empty=True)
+def ncg_curve(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+              depth: int, gain: GainLike = "exponential", ties: str = "average",
+              empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.ncg_curve(scores, depth=depth, gain=gain, ties=ties, empty=empty)
+
+
+@_curve_doc("Normalised DCG vector", "eq. 5", " Divided rank by rank by the ideal DCG vector of "
+            "the query's recall base (eq. 4).", disc=True, empty=True)
+def ndcg_curve(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+               depth: int, gain: GainLike = "exponential", discount: DiscountLike = "log",
+               log_base: float = 2, ties: str = "average", empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.ndcg_curve(scores, depth=depth, gain=gain, discount=discount, log_base=log_base,
+                           ties=ties, empty=empty)
+
+
+def ideal_cg_curve(y_true: ArrayLike, qid: ArrayLike | None = None, *, depth: int,
+                   gain: GainLike = "exponential") -> Values:
+    """Ideal CG vector per query: gains of all rows sorted descending, cumulated (JK 2002, eq. 4).
+
+    Parameters
+    ----------
+    y_true, qid
+        As in :func:`cg_curve`.
+    depth : int >= 1
+    gain
+        As in :func:`cg_curve`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries, depth)
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`cg_curve`.
+
+    Examples
+    --------
+    >>> from rankmetrics import ideal_cg_curve
+    >>> ideal_cg_curve([0, 2, 1], depth=4, gain="linear")
+    array([[2., 3., 3., 3.]])
+    """
+    return QueryPlan(y_true, qid).ideal_cg_curve(depth=depth, gain=gain)
+
+
+def ideal_dcg_curve(y_true: ArrayLike, qid: ArrayLike | None = None, *, depth: int,
+                    gain: GainLike = "exponential", discount: DiscountLike = "log",
+                    log_base: float = 2) -> Values:
+    """Ideal DCG vector per query (JK 2002, eq. 4 with eq. 2's discount).
+
+    Parameters
+    ----------
+    y_true, qid
+        As in :func:`dcg_curve`.
+    depth : int >= 1
+    gain, discount, log_base
+        As in :func:`dcg_curve`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries, depth)
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`dcg_curve`.
+
+    Examples
+    --------
+    >>> from rankmetrics import ideal_dcg_curve
+    >>> ideal_dcg_curve([0, 1, 1], depth=2, gain="linear", discount="jarvelin2002")
+    array([[1., 2.]])
+    """
+    return QueryPlan(y_true, qid).ideal_dcg_curve(depth=depth, gain=gain, discount=discount,
+                                                  log_base=log_base)
