@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-_IDX = np.int32
+_IDX = np.intp  # numpy gathers fastest with native-width indices
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Bucket:
     """Queries of similar length laid out as a padded matrix of row indices."""
 
     queries: NDArray[np.int64]  # (qb,) query indices (into the sorted unique qids)
-    rows: NDArray[np.int32]  # (qb, width) row indices in input order; padding = n_rows
+    rows: NDArray[np.intp]  # (qb, width) row indices in input order; padding = n_rows
     sizes: NDArray[np.int64]  # (qb,) list lengths
 
 
@@ -45,37 +45,60 @@ class Layout:
     n_rows: int
     n_queries: int
     sizes: NDArray[np.int64]  # (n_queries,)
-    query_of_row: NDArray[np.int64]  # (n_rows,) query index of each row
     buckets: tuple[Bucket, ...]
 
 
 def build_layout(qidx: NDArray[np.int64], n_queries: int) -> Layout:
-    """Bucket the queries given each row's query index (0..n_queries-1, any row order)."""
+    """Bucket the queries given each row's query index (0..n_queries-1, any row order).
+
+    All buckets are views of one flat array of row indices: every row is scattered once to its
+    slot (query base offset + position within the query, in input order). Buckets larger than
+    1/8 of the padded total are split into chunks of whole queries, which bounds the temporaries of
+    every later row-wise operation to a fraction of the input.
+    """
     n = int(qidx.shape[0])
-    if n >= np.iinfo(_IDX).max:
-        raise ValueError(f"too many rows for the int32 index layout: {n}")
     sizes = np.bincount(qidx, minlength=n_queries).astype(np.int64)
-    if n and np.all(qidx[1:] >= qidx[:-1]):
-        grouped = np.arange(n, dtype=np.int64)
-    else:
-        grouped = np.argsort(qidx, kind="stable")
     offsets = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    gq = qidx[grouped]
-    col = np.arange(n, dtype=np.int64) - offsets[gq]
-    # bucket level j holds lengths in (2**(j-1), 2**j]
+    # bucket level j holds lengths in (2**(j-1), 2**j]; queries stay in index order within a level
     level = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    by_level = np.argsort(level, kind="stable")
+    levels, first = np.unique(level[by_level], return_index=True)
+    bounds = np.append(first, n_queries)
+    width = np.zeros(n_queries, dtype=np.int64)
+    for j in range(levels.size):
+        qs = by_level[bounds[j]: bounds[j + 1]]
+        width[qs] = sizes[qs].max()
+    padded_width = width[by_level]
+    base_sorted = np.zeros(n_queries + 1, dtype=np.int64)
+    np.cumsum(padded_width, out=base_sorted[1:])
+    total = int(base_sorted[-1])
+    shift = np.empty(n_queries, dtype=np.int64)
+    shift[by_level] = base_sorted[:-1]
+    shift -= offsets[:-1]  # slot of a row = shift[its query] + its rank in grouped order
+    flat = np.full(total, n, dtype=_IDX)
+    if n and np.all(qidx[1:] >= qidx[:-1]):
+        dest = shift[qidx]
+        dest += np.arange(n, dtype=np.int64)
+        flat[dest] = np.arange(n, dtype=_IDX)
+    else:
+        grouped = np.argsort(qidx, kind="stable")
+        dest = shift[qidx[grouped]]
+        dest += np.arange(n, dtype=np.int64)
+        flat[dest] = grouped
+    del dest
+    chunk = max(1 << 14, total // 8)
     buckets = []
-    for lev in np.unique(level):
-        qs = np.flatnonzero(level == lev)
-        width = int(sizes[qs].max())
-        local = np.full(n_queries, -1, dtype=np.int64)
-        local[qs] = np.arange(qs.size)
-        take = local[gq] >= 0
-        rows = np.full((qs.size, width), n, dtype=_IDX)
-        rows[local[gq[take]], col[take]] = grouped[take]
-        buckets.append(Bucket(queries=qs, rows=rows, sizes=sizes[qs]))
-    return Layout(n, n_queries, sizes, qidx, tuple(buckets))
+    for j in range(levels.size):
+        qs = by_level[bounds[j]: bounds[j + 1]]
+        w = int(width[qs[0]])
+        step = max(1, chunk // max(w, 1))
+        for c in range(0, qs.size, step):
+            part = qs[c: c + step]
+            lo = int(base_sorted[bounds[j] + c])
+            rows = flat[lo: lo + part.size * w].reshape(part.size, w)
+            buckets.append(Bucket(queries=part, rows=rows, sizes=sizes[part]))
+    return Layout(n, n_queries, sizes, tuple(buckets))
 
 
 def padded(values: NDArray, fill: float) -> NDArray:
@@ -91,7 +114,7 @@ class RankedBucket:
     """Rows of one bucket in rank order, with tie-group bounds per position."""
 
     queries: NDArray[np.int64]  # (qb,)
-    rows: NDArray[np.int32]  # (qb, w) rows in rank order; padding = n_rows
+    rows: NDArray[np.intp]  # (qb, w) rows in rank order; padding = n_rows
     start: NDArray[np.int32]  # (qb, w) first position of the tie group of each position
     end: NDArray[np.int32]  # (qb, w) one past its last position
     n_valid: NDArray[np.int64]  # (qb,) positions holding real rows (all candidates)
@@ -100,48 +123,53 @@ class RankedBucket:
 
 
 def _tie_bounds(sorted_scores: NDArray) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+    """[start, end) of the tie group of every position of row-wise sorted scores."""
     qb, w = sorted_scores.shape
-    pos = np.arange(w, dtype=_IDX)
     new = np.ones((qb, w), dtype=bool)
     np.not_equal(sorted_scores[:, 1:], sorted_scores[:, :-1], out=new[:, 1:])
-    start = np.maximum.accumulate(np.where(new, pos, 0).astype(_IDX), axis=1)
-    last = np.ones((qb, w), dtype=bool)
-    last[:, :-1] = new[:, 1:]
-    end_rev = np.where(last, pos + 1, w).astype(_IDX)[:, ::-1]
-    end = np.minimum.accumulate(end_rev, axis=1)[:, ::-1]
-    return start, np.ascontiguousarray(end)
+    flat_new = new.ravel()
+    first = np.flatnonzero(flat_new)  # groups never span rows: every row starts one
+    size = np.diff(first, append=qb * w).astype(np.int32)
+    gid = np.cumsum(flat_new, dtype=np.intp)
+    gid -= 1
+    start = (first % w).astype(np.int32)[gid]
+    end = start + size[gid]
+    return start.reshape(qb, w), end.reshape(qb, w)
 
 
 def _rank_bucket(
     b: Bucket, scores_ext: NDArray, depth: int | None, stable: bool
 ) -> RankedBucket:
-    s = scores_ext[b.rows]
+    s = np.take(scores_ext, b.rows)
     rows = b.rows
     qb, width = s.shape
     n_valid = b.sizes
     if depth is not None and 4 * depth <= width:
         kth = np.partition(s, width - depth, axis=1)[:, width - depth]
         cand = s >= kth[:, None]
-        cand &= rows != scores_ext.shape[0] - 1
+        if b.sizes.min() < depth:  # kth may be the padding's -inf: keep real rows only
+            cand &= rows != scores_ext.shape[0] - 1
         n_valid = cand.sum(axis=1)
         m = int(n_valid.max())
-        ri, ci = np.nonzero(cand)
+        flat = np.flatnonzero(cand)
+        ri = flat // width
         first = np.zeros(qb + 1, dtype=np.int64)
         np.cumsum(n_valid, out=first[1:])
-        pos = np.arange(ri.size, dtype=np.int64) - first[ri]
-        s2 = np.full((qb, m), -np.inf, dtype=s.dtype)
-        rows2 = np.full((qb, m), scores_ext.shape[0] - 1, dtype=_IDX)
-        s2[ri, pos] = s[ri, ci]
-        rows2[ri, pos] = rows[ri, ci]
-        s, rows = s2, rows2
+        dst = ri * m + (np.arange(flat.size, dtype=np.int64) - first[ri])  # slot in (qb, m)
+        s2 = np.full(qb * m, -np.inf, dtype=s.dtype)
+        rows2 = np.full(qb * m, scores_ext.shape[0] - 1, dtype=_IDX)
+        s2[dst] = s.ravel()[flat]
+        rows2[dst] = rows.ravel()[flat]
+        s, rows = s2.reshape(qb, m), rows2.reshape(qb, m)
     order = np.argsort(-s, axis=1, kind="stable" if stable else None)
-    srt = np.take_along_axis(s, order, axis=1)
     rrows = np.take_along_axis(rows, order, axis=1)
     if stable:
-        w = srt.shape[1]
-        start = np.broadcast_to(np.arange(w, dtype=_IDX), srt.shape)
+        w = rrows.shape[1]
+        start = np.broadcast_to(np.arange(w, dtype=np.int32), rrows.shape)
         end = start + 1
     else:
+        srt = np.take_along_axis(s, order, axis=1)
+        del s, order
         start, end = _tie_bounds(srt)
     return RankedBucket(b.queries, rrows, start, end, np.asarray(n_valid), b.sizes)
 
@@ -181,11 +209,11 @@ def concrete(rb: RankedBucket, key_ext: NDArray[np.float64], best_first: bool) -
     hit = rb._concrete.get(ck)
     if hit is not None and hit[0] is key_ext:
         return hit[1]
-    key = key_ext[rb.rows]
+    key = np.take(key_ext, rb.rows)
     order = np.lexsort((-key if best_first else key, rb.start), axis=1)
     rows = np.take_along_axis(rb.rows, order, axis=1)
     w = rows.shape[1]
-    start = np.broadcast_to(np.arange(w, dtype=_IDX), rows.shape)
+    start = np.broadcast_to(np.arange(w, dtype=np.int32), rows.shape)
     out = RankedBucket(rb.queries, rows, start, start + 1, rb.n_valid, rb.sizes)
     rb._concrete[ck] = (key_ext, out)
     return out
@@ -193,15 +221,16 @@ def concrete(rb: RankedBucket, key_ext: NDArray[np.float64], best_first: bool) -
 
 def group_sums(rb: RankedBucket, values_ext: NDArray[np.float64], width: int) -> tuple:
     """Per position p < width: (sum of values over p's tie group, size of the group, sum of values
-    over the positions before the group, the value at p)."""
-    v = values_ext[rb.rows]
-    cz = np.zeros((v.shape[0], v.shape[1] + 1))
-    np.cumsum(v, axis=1, out=cz[:, 1:])
+    over the positions before the group)."""
+    cz = np.zeros((rb.rows.shape[0], rb.rows.shape[1] + 1))
+    np.cumsum(np.take(values_ext, rb.rows), axis=1, out=cz[:, 1:])
     st = rb.start[:, :width]
     en = rb.end[:, :width]
     before = np.take_along_axis(cz, st, axis=1)
-    total = np.take_along_axis(cz, en, axis=1) - before
-    return total, (en - st).astype(np.float64), before, v[:, :width]
+    total = np.take_along_axis(cz, en, axis=1)
+    del cz
+    total -= before
+    return total, (en - st).astype(np.float64), before
 
 
 def expected_at_positions(rb: RankedBucket, values_ext: NDArray[np.float64], width: int) -> NDArray:
@@ -209,5 +238,5 @@ def expected_at_positions(rb: RankedBucket, values_ext: NDArray[np.float64], wid
 
     Each position of a tie group carries the group's mean (McSherry & Najork 2008, Sec. 2.1, 2.6).
     """
-    total, size, _, _ = group_sums(rb, values_ext, width)
+    total, size, _ = group_sums(rb, values_ext, width)
     return total / size

@@ -37,7 +37,7 @@ def _resolved(rb: RankedBucket, ties: str, key_ext: NDArray[np.float64]) -> Rank
 def _contributions(
     rb: RankedBucket, kind: str, values_ext: NDArray[np.float64], width: int
 ) -> NDArray[np.float64]:
-    total, size, before, _ = group_sums(rb, values_ext, width)
+    total, size, before = group_sums(rb, values_ext, width)
     if kind in ("gain", "rel"):
         return total / size
     pos = np.arange(total.shape[1], dtype=np.float64)

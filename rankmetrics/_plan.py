@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -81,6 +81,11 @@ class QueryPlan:
     qid : array-like of shape (n_rows,), optional
         Query id of every row (ints or strings; rows of one query need not be contiguous).
         None means all rows form one query.
+    recall_base : tuple (labels, qid) of array-likes of shape (n_judged,), optional
+        Every judged document of each query, retrieved or not (IR evaluation against qrels). When
+        given, the ideal vector (JK 2002, eq. 4) and the number of relevant documents R come from
+        it instead of from the ranked rows; ids absent from ``qid`` are ignored and a query with no
+        judged document has an empty recall base. Labels follow the rules of ``y_true``.
 
     Attributes
     ----------
@@ -105,7 +110,15 @@ class QueryPlan:
     array([0.6738, 1.    ])
     """
 
-    def __init__(self, y_true: ArrayLike, qid: ArrayLike | None = None) -> None:
+    _max_width: int
+
+    def __init__(
+        self,
+        y_true: ArrayLike,
+        qid: ArrayLike | None = None,
+        *,
+        recall_base: tuple[ArrayLike, ArrayLike] | None = None,
+    ) -> None:
         labels = check_labels(y_true)
         self._shape2d: tuple[int, ...] | None = None
         if labels.ndim == 2:
@@ -126,6 +139,29 @@ class QueryPlan:
         if labels.shape[0] == 0:
             raise ValueError("y_true is empty: at least one document is needed")
         self._init(labels, qids, qidx)
+        if recall_base is not None:
+            self._set_recall_base(recall_base)
+
+    def _set_recall_base(self, recall_base: tuple[ArrayLike, ArrayLike]) -> None:
+        if not isinstance(recall_base, tuple) or len(recall_base) != 2:
+            raise TypeError("recall_base must be a tuple (labels, qid)")
+        labels = check_labels(recall_base[0], "recall_base labels")
+        if labels.ndim != 1:
+            raise ValueError("recall_base labels must be 1-D")
+        q = check_qid(recall_base[1], labels.shape[0])
+        kinds = {self.qids.dtype.kind, q.dtype.kind}
+        if len(kinds) > 1 and kinds != {"i", "u"}:
+            raise TypeError(
+                f"recall_base qid dtype {q.dtype} does not match the ranked rows' qid dtype "
+                f"{self.qids.dtype}"
+            )
+        pos = np.searchsorted(self.qids, q)
+        pos = np.minimum(pos, self.n_queries - 1)
+        keep = self.qids[pos] == q
+        self._base_labels = labels[keep]
+        self._base_layout = _kernel.build_layout(pos[keep].astype(np.int64), self.n_queries)
+        self._max_width = max(self._max_width, int(self._base_layout.sizes.max(initial=0)))
+        self._disc.clear()
 
     def _init(self, labels: Values, qids: np.ndarray, qidx: NDArray[np.int64]) -> None:
         self.labels = labels
@@ -138,8 +174,9 @@ class QueryPlan:
         self._gains: dict[Any, Values] = {}
         self._rel: dict[float, tuple[Values, Values]] = {}
         self._disc: dict[Any, Values] = {}
-        self._ideal_gains: dict[Any, list[Values]] = {}
         self._ideal_cache: dict[Any, Values] = {}
+        self._base_labels = labels
+        self._base_layout = self.layout
 
     @classmethod
     def from_group_sizes(cls, y_true: ArrayLike, group_sizes: ArrayLike) -> QueryPlan:
@@ -184,8 +221,15 @@ class QueryPlan:
         if hit is not None:
             return hit
         rel = (self.labels >= t).astype(np.float64)
-        n_rel = np.bincount(self.layout.query_of_row, weights=rel, minlength=self.n_queries)
-        out = (_kernel.padded(rel, 0.0), n_rel.astype(np.float64))
+        rel_ext = _kernel.padded(rel, 0.0)
+        if self._base_layout is self.layout:
+            base_ext = rel_ext
+        else:
+            base_ext = _kernel.padded((self._base_labels >= t).astype(np.float64), 0.0)
+        n_rel = np.zeros(self.n_queries)
+        for b in self._base_layout.buckets:
+            n_rel[b.queries] = np.take(base_ext, b.rows).sum(axis=1)
+        out = (rel_ext, n_rel)
         self._rel[t] = out
         return out
 
@@ -197,15 +241,19 @@ class QueryPlan:
             self._disc[key] = hit
         return hit
 
-    def _ideal_sorted(self, gain: GainLike) -> list[Values]:
-        """Per bucket, each query's gains sorted descending: the ideal vector (JK 2002, eq. 4)."""
-        key = gain_key(gain)
-        hit = self._ideal_gains.get(key)
-        if hit is None:
+    def _ideal_sorted(self, gain: GainLike) -> Iterator[Values]:
+        """Per bucket, each query's gains sorted descending: the ideal vector (JK 2002, eq. 4).
+
+        Generated bucket by bucket and not kept (its summaries are cached instead), so the plan
+        holds no padded copy of the labels.
+        """
+        if self._base_layout is self.layout:
             g = self._gain_ext(gain)
-            hit = [-np.sort(-g[b.rows], axis=1) for b in self.layout.buckets]
-            self._ideal_gains[key] = hit
-        return hit
+        else:
+            g = _kernel.padded(apply_gain(gain, self._base_labels), 0.0)
+        for b in self._base_layout.buckets:
+            srt = np.sort(np.take(g, b.rows), axis=1)
+            yield srt[:, ::-1]
 
     def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
         """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff."""
@@ -216,7 +264,8 @@ class QueryPlan:
             hit = self._ideal_cache.get(ck)
             if hit is None:
                 hit = np.zeros(self.n_queries)
-                for b, ideal in zip(self.layout.buckets, self._ideal_sorted(gain), strict=True):
+                ideals = self._ideal_sorted(gain)
+                for b, ideal in zip(self._base_layout.buckets, ideals, strict=True):
                     w = ideal.shape[1] if k is None else min(k, ideal.shape[1])
                     hit[b.queries] = ideal[:, :w] @ disc[:w]
                 self._ideal_cache[ck] = hit
@@ -294,12 +343,18 @@ class QueryPlan:
             bad = self.qids[np.flatnonzero(empty_mask.any(axis=0) if values.ndim == 2
                                            else empty_mask)][:5]
             raise ValueError(
-                f"{what} is undefined for queries without relevant documents (qid {list(bad)}); "
+                f"{what} is undefined for queries without relevant documents (qid {bad.tolist()}); "
                 "pass empty=0.0, 1.0 or 'skip'"
             )
-        out = values.copy()
-        out[empty_mask] = np.nan if rule == "skip" else rule
-        return out
+        values[empty_mask] = np.nan if rule == "skip" else rule
+        return values
+
+    def _normalise(self, vals: Values, ideal: Values, empty: Any) -> Values:
+        """vals / ideal in place; where the ideal is 0 the query is empty (JK 2002, eq. 5)."""
+        zero = ideal <= 0
+        np.divide(vals, ideal, out=vals, where=~zero)
+        vals[zero] = 0.0
+        return self._finish(vals, zero, empty, "nDCG/nCG")
 
     # --------------------------------------------------------------------------- metrics
     def _gain_metric(self, y_score, ks, gain, discount, log_base, ties, normalize, empty):
@@ -313,9 +368,7 @@ class QueryPlan:
         if not normalize:
             return vals
         ideal = self._ideal_at(gain, disc, dkey, ks)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.where(ideal > 0, vals / np.where(ideal > 0, ideal, 1.0), 0.0)
-        return self._finish(out, ideal <= 0, empty, "nDCG/nCG")
+        return self._normalise(vals, ideal, empty)
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
                        denominator="relevant"):
@@ -415,14 +468,14 @@ class QueryPlan:
         if not normalize:
             return vals
         ideal = self._ideal_curve(gain, disc, depth)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = np.where(ideal > 0, vals / np.where(ideal > 0, ideal, 1.0), 0.0)
-        return self._finish(out, ideal <= 0, empty, "nDCG/nCG")
+        return self._normalise(vals, ideal, empty)
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
         out = np.zeros((self.n_queries, depth))
-        for b, ideal in zip(self.layout.buckets, self._ideal_sorted(gain), strict=True):
+        for b, ideal in zip(self._base_layout.buckets, self._ideal_sorted(gain), strict=True):
             w = min(depth, ideal.shape[1])
+            if w == 0:
+                continue
             cum = np.cumsum(ideal[:, :w] * disc[:w], axis=1)
             out[b.queries, :w] = cum
             out[b.queries, w:] = cum[:, -1:]

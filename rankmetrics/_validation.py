@@ -65,7 +65,7 @@ def check_scores(y_score: ArrayLike, name: str = "y_score") -> np.ndarray:
             )
         return arr.astype(np.float64)
     if kind == "f":
-        out = arr.astype(np.float32) if arr.dtype.itemsize <= 4 else arr.astype(np.float64)
+        out = np.asarray(arr, dtype=np.float32 if arr.dtype.itemsize <= 4 else np.float64)
     else:
         try:
             out = arr.astype(np.float64)

@@ -1,0 +1,53 @@
+"""Command-line interface: ``rankmetrics eval|plot|compare ...``.
+
+Sub-commands live in their own modules, each exposing ``add_parser(subparsers)`` that registers
+a parser whose ``func(args) -> int`` runs the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+_COMMANDS = (
+    ("rankmetrics._cli_eval", "add_parser"),
+    ("rankmetrics._cli_analysis", "add_parsers"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every available sub-command registered."""
+    import importlib
+
+    parser = argparse.ArgumentParser(
+        prog="rankmetrics", description="Exact tie-aware ranking evaluation."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module, attr in _COMMANDS:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        getattr(mod, attr)(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the process exit status (0 ok, 1 evaluation error, 2 usage error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        print(f"rankmetrics {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

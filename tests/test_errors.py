@@ -1,0 +1,185 @@
+"""Bad input gets a clear error naming the problem; good input of every accepted type works."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rankmetrics as rm
+from rankmetrics import QueryPlan
+
+Y = [2, 0, 1, 0]
+S = [0.3, 0.2, 0.2, 0.1]
+Q = [1, 1, 2, 2]
+
+PER_QUERY = [
+    rm.cg, rm.dcg, rm.ncg, rm.ndcg, rm.precision, rm.recall, rm.f1, rm.fbeta,
+    rm.average_precision, rm.reciprocal_rank,
+]
+
+
+@pytest.mark.parametrize("fn", PER_QUERY, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"y_score": [0.1, 0.2]}, ValueError, "same length; got 4 and 2"),
+        ({"y_score": [0.1, np.nan, 0.2, 0.3]}, ValueError, r"y_score must be finite.*nan"),
+        ({"y_score": [0.1, np.inf, 0.2, 0.3]}, ValueError, r"y_score must be finite.*inf"),
+        ({"y_true": [1, -1, 0, 0]}, ValueError, "y_true must be non-negative.*-1"),
+        ({"y_true": [1, np.nan, 0, 0]}, ValueError, "y_true must be finite"),
+        ({"y_true": [], "y_score": [], "qid": []}, ValueError, "y_true is empty"),
+        ({"k": 0}, ValueError, "k must be a positive int or None; got 0"),
+        ({"k": -3}, ValueError, "k must be a positive int or None; got -3"),
+        ({"k": 2.5}, TypeError, "k must be a positive int or None; got 2.5"),
+        ({"ties": "random"}, ValueError, "ties must be one of .*'average'.*got 'random'"),
+        ({"qid": [1, 1, 2]}, ValueError, "qid must have one entry per row: got 3 for 4 rows"),
+        ({"y_score": ["a", "b", "c", "d"]}, TypeError, "y_score must be numeric"),
+    ],
+)
+def test_bad_input_raises(fn, kwargs, exc, match):
+    args = {"y_true": Y, "y_score": S, "qid": Q, **kwargs}
+    with pytest.raises(exc, match=match):
+        fn(args.pop("y_true"), args.pop("y_score"), args.pop("qid"), **args)
+
+
+@pytest.mark.parametrize("fn", [rm.cg, rm.dcg, rm.ndcg], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"y_true": [1.5, 0, 1, 0]}, ValueError, "labels must be integers with gain=\"exponential\""),
+        ({"y_true": [1024, 0, 1, 0]}, ValueError, "label 1024 is too large for gain 2\\*\\*l - 1"),
+        ({"gain": "square"}, ValueError, "gain must be one of 'exponential', 'linear'.*'square'"),
+        ({"gain": [0, 1]}, ValueError, "label 2 has no gain weight: 2 weights given"),
+        ({"gain": [0, 1, -2]}, ValueError, "gain weights must be .* >= 0"),
+        ({"gain": [0, 1, 3], "y_true": [0.5, 0, 1, 0]}, ValueError, "integers to index per-level"),
+        ({"gain": {0: 0, 1: 1}}, ValueError, r"gain mapping has no weight for label\(s\) \[2.0\]"),
+        ({"gain": lambda x: -x}, ValueError, "gain callable returned a negative gain"),
+        ({"gain": lambda x: x[:1]}, ValueError, r"gain callable must return one gain per label"),
+        ({"gain": 3}, TypeError, "gain must be a string, sequence, mapping or callable"),
+    ],
+)
+def test_bad_gain_raises(fn, kwargs, exc, match):
+    args = {"y_true": Y, "y_score": S, "qid": Q, **kwargs}
+    with pytest.raises(exc, match=match):
+        fn(args.pop("y_true"), args.pop("y_score"), args.pop("qid"), **args)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"discount": "harmonic"}, ValueError, "discount must be one of 'log'.*'harmonic'"),
+        ({"log_base": 1}, ValueError, "log_base must be > 1; got 1"),
+        ({"log_base": 0.5, "discount": "jarvelin2008"}, ValueError, "log_base must be > 1"),
+        ({"log_base": "two"}, TypeError, "log_base must be a finite number; got 'two'"),
+        ({"discount": lambda r: -1.0 / r}, ValueError, "discount callable must return finite"),
+        ({"discount": 7}, TypeError, "discount must be a string or a callable"),
+        ({"empty": "nan"}, ValueError, "empty must be one of 'skip', 'error'; got 'nan'"),
+        ({"empty": None}, TypeError, "empty must be a finite number, 'skip' or 'error'"),
+    ],
+)
+def test_bad_discount_or_empty_raises(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        rm.ndcg(Y, S, Q, **kwargs)
+
+
+def test_binary_parameter_errors():
+    with pytest.raises(TypeError, match="threshold must be a number; got 'high'"):
+        rm.precision(Y, S, Q, threshold="high")
+    with pytest.raises(ValueError, match="beta must be > 0; got 0"):
+        rm.fbeta(Y, S, Q, beta=0)
+    with pytest.raises(ValueError, match="denominator must be one of 'relevant'"):
+        rm.average_precision(Y, S, Q, denominator="k")
+
+
+def test_empty_error_names_the_query():
+    with pytest.raises(ValueError, match=r"without relevant documents \(qid \['b'\]\)"):
+        rm.ndcg([1, 0, 0, 0], S, ["a", "a", "b", "b"], empty="error")
+    with pytest.raises(ValueError, match=r"average precision is undefined .*qid \[2\]"):
+        rm.average_precision([1, 0, 0, 0], S, Q, empty="error")
+
+
+def test_empty_rules():
+    y, s, q = [1, 0, 0, 0], S, Q
+    np.testing.assert_array_equal(rm.ndcg(y, s, q)[1], 0.0)
+    np.testing.assert_array_equal(rm.ndcg(y, s, q, empty=1.0)[1], 1.0)
+    assert np.isnan(rm.ndcg(y, s, q, empty="skip")[1])
+    assert rm.ndcg_score(y, s, q, empty="skip") == pytest.approx(rm.ndcg(y, s, q)[0])
+    with pytest.warns(UserWarning, match="no query could be scored"):
+        assert np.isnan(rm.ndcg_score([0, 0], [1, 2], empty="skip"))
+
+
+def test_two_d_layout_errors():
+    with pytest.raises(ValueError, match="same shape; got"):
+        rm.ndcg([[1, 0], [0, 1]], [[1, 2, 3], [1, 2, 3]])
+    with pytest.raises(ValueError, match="qid must be None when y_true and y_score are 2-D"):
+        rm.ndcg([[1, 0], [0, 1]], [[1, 2], [1, 2]], qid=[0, 1])
+
+
+def test_plan_errors():
+    plan = QueryPlan(Y, Q)
+    with pytest.raises(ValueError, match=r"one score per row \(4\); got shape \(3,\)"):
+        plan.ndcg([1, 2, 3])
+    ranking = plan.rank(S, depth=2)
+    with pytest.raises(ValueError, match="keeps only the top 2 ranks; cutoff 5"):
+        plan.ndcg(ranking, k=5)
+    with pytest.raises(ValueError, match="made with ties='average'; rank again for ties='stable'"):
+        plan.ndcg(ranking, k=2, ties="stable")
+    with pytest.raises(ValueError, match="made by another QueryPlan"):
+        QueryPlan(Y, Q).ndcg(ranking, k=1)
+    with pytest.raises(ValueError, match="unknown metric 'ndgc@10'"):
+        plan.evaluate(S, ["ndgc@10"])
+    with pytest.raises(ValueError, match=r"cutoff of 'ndcg@0' must be a positive int"):
+        plan.evaluate(S, ["ndcg@0"])
+    with pytest.raises(ValueError, match="group_sizes add up to 3 but y_true has 4 rows"):
+        QueryPlan.from_group_sizes(Y, [1, 2])
+    with pytest.raises(ValueError, match="group_sizes must be positive integers"):
+        QueryPlan.from_group_sizes(Y, [4, 0])
+    with pytest.raises(ValueError, match=r"query_weight must have one weight per query \(2,\)"):
+        rm.ndcg_score(Y, S, Q, query_weight=[1.0])
+    with pytest.raises(TypeError, match="depth must be a positive int"):
+        rm.dcg_curve(Y, S, Q, depth=None)
+    with pytest.raises(ValueError, match="integers beyond 2\\*\\*53"):
+        rm.ndcg(Y, np.array([2**60, 1, 2, 3]), Q)
+
+
+def test_inputs_not_mutated_and_types_accepted():
+    y = np.array([3, 0, 1, 2], dtype=np.int64)
+    s = np.array([0.5, 0.5, 0.2, 0.1], dtype=np.float32)
+    q = np.array([2, 1, 2, 1])
+    copies = (y.copy(), s.copy(), q.copy())
+    ref = rm.ndcg(y, s, q, k=2)
+    for yy, ss in [
+        (list(y), list(s)),
+        (tuple(y), tuple(s.astype(np.float64))),
+        (y.astype(np.float32), s.astype(np.float64)),
+        (y.astype(bool).astype(np.int64) * y, s.astype(np.float16)),
+    ]:
+        np.testing.assert_allclose(rm.ndcg(yy, ss, q, k=2), ref, rtol=1e-12)
+    for arr, orig in zip((y, s, q), copies, strict=True):
+        np.testing.assert_array_equal(arr, orig)
+    np.testing.assert_array_equal(rm.precision([True, False], [True, False]), [0.5])
+
+
+def test_pandas_series_and_string_qids():
+    from _extras import require
+
+    pd = require("pandas")
+    df = pd.DataFrame({"y": [2, 0, 1, 0], "s": S, "q": ["b", "b", "a", "a"]})
+    out = rm.ndcg(df["y"], df["s"], df["q"])
+    np.testing.assert_allclose(out, rm.ndcg([1, 0, 2, 0], [0.2, 0.1, 0.3, 0.2], [0, 0, 1, 1]))
+
+
+def test_recall_base_sets_ideal_and_relevant_count():
+    # q1 retrieved a(2), b(0), c (unjudged); judged a=2, b=0, d=3 (d not retrieved)
+    plan = QueryPlan(
+        [2, 0, 0, 1], qid=["q1", "q1", "q1", "q2"],
+        recall_base=([2, 0, 3, 1, 1, 4], ["q1", "q1", "q1", "q2", "q2", "q3"]),
+    )
+    s = [3, 2, 1, 5]
+    np.testing.assert_allclose(plan.ndcg(s, gain="linear")[0], 2 / (3 + 2 / np.log2(3)))
+    np.testing.assert_allclose(plan.recall(s), [0.5, 0.5])
+    np.testing.assert_allclose(plan.average_precision(s), [0.5, 0.5])
+    with pytest.raises(TypeError, match="recall_base qid dtype"):
+        QueryPlan([1], qid=["a"], recall_base=([1], [1]))
+    with pytest.raises(TypeError, match=r"recall_base must be a tuple \(labels, qid\)"):
+        QueryPlan([1], qid=["a"], recall_base=[[1], ["a"]])
