@@ -46,7 +46,7 @@ def test_bad_input_raises(fn, kwargs, exc, match):
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [
-        ({"y_true": [1.5, 0, 1, 0]}, ValueError, "labels must be integers with gain=\"exponential\""),
+        ({"y_true": [1.5, 0, 1, 0]}, ValueError, 'labels must be integers with gain="exponential"'),
         ({"y_true": [1024, 0, 1, 0]}, ValueError, "label 1024 is too large for gain 2\\*\\*l - 1"),
         ({"gain": "square"}, ValueError, "gain must be one of 'exponential', 'linear'.*'square'"),
         ({"gain": [0, 1]}, ValueError, "label 2 has no gain weight: 2 weights given"),
