@@ -1,0 +1,703 @@
+"""scikit-learn integration: query-aware ranking scorers and a group-size wrapper for rankers.
+
+scikit-learn's own ``ndcg_score`` needs a padded ``(n_queries, n_labels)`` matrix and cannot see
+query ids, and rankers such as ``lightgbm.LGBMRanker`` need ``group`` sizes that cross-validation
+cannot slice. This module fixes both through scikit-learn's metadata routing (SLEP006):
+
+- :func:`make_ranking_scorer` (and :func:`ranking_scorers`, :data:`ndcg_scorer`, ...) build
+  ``make_scorer`` scorers that receive the per-row query ids of the evaluated rows (already
+  sliced to the test fold) and call the core ``rankmetrics.*_score`` functions on them.
+- :class:`QueryGroupRanker` wraps any ranker whose ``fit`` wants group sizes: it receives per-row
+  query ids through routing, sorts the rows by query and passes the sizes on.
+
+**Metadata keys.** Scorers and :class:`QueryGroupRanker` request two keys by default:
+``groups`` (scikit-learn's standard key, the one ``GroupKFold`` / ``GroupShuffleSplit`` already
+consume) and ``qid`` (explicit query ids). ``qid`` wins when both are given. Passing only
+``groups`` is the recommended setup, because one array then drives the splitter, the ranker and
+the scorer, and grouped splitters keep each query whole::
+
+    sklearn.set_config(enable_metadata_routing=True)
+    cross_validate(est, X, y, cv=GroupKFold(5), scoring=ndcg_scorer, params={"groups": qid})
+    GridSearchCV(est, grid, cv=GroupKFold(5), scoring=ndcg_scorer).fit(X, y, groups=qid)
+
+Pass ``qid`` as well when the CV groups are coarser than queries (e.g. split by user, several
+queries per user): ``params={"groups": user_id, "qid": qid}``.
+
+Requires scikit-learn >= 1.6.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+import sklearn
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
+from sklearn.metrics import make_scorer
+from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
+
+from . import metrics as _core
+from ._plan import parse_metric
+from ._validation import check_k, check_qid
+
+try:  # scikit-learn's make_scorer class (private; checked against 1.9): for the split check
+    from sklearn.metrics._scorer import _Scorer
+except ImportError:  # pragma: no cover - depends on the scikit-learn version
+    _Scorer = None
+
+__all__ = [
+    "QueryGroupRanker",
+    "RankingCVWarning",
+    "make_ranking_scorer",
+    "ranking_scorers",
+    "ndcg_scorer",
+    "ndcg_at_10_scorer",
+    "map_scorer",
+    "mrr_scorer",
+]
+
+_MIN_SKLEARN = (1, 6)
+
+
+def _sklearn_version() -> tuple[int, int]:
+    parts = sklearn.__version__.split(".")
+    try:
+        return int(parts[0]), int("".join(ch for ch in parts[1] if ch.isdigit()) or 0)
+    except (IndexError, ValueError):  # pragma: no cover - exotic version strings
+        return _MIN_SKLEARN
+
+
+if _sklearn_version() < _MIN_SKLEARN:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        f"rankmetrics.sklearn needs scikit-learn >= 1.6 (metadata routing, validate_data, "
+        f"estimator tags); found {sklearn.__version__}. Upgrade: pip install -U scikit-learn"
+    )
+
+#: Per-query core function (for option checking) and its mean form, by canonical metric name.
+_CORE: dict[str, tuple[Callable[..., Any], Callable[..., float]]] = {
+    "cg": (_core.cg, _core.cg_score),
+    "dcg": (_core.dcg, _core.dcg_score),
+    "ncg": (_core.ncg, _core.ncg_score),
+    "ndcg": (_core.ndcg, _core.ndcg_score),
+    "precision": (_core.precision, _core.precision_score),
+    "recall": (_core.recall, _core.recall_score),
+    "f1": (_core.f1, _core.f1_score),
+    "fbeta": (_core.fbeta, _core.fbeta_score),
+    "ap": (_core.average_precision, _core.average_precision_score),
+    "rr": (_core.reciprocal_rank, _core.reciprocal_rank_score),
+}
+_RESPONSE_METHODS = ("decision_function", "predict_proba", "predict")
+_DEFAULT_RESPONSE = _RESPONSE_METHODS
+_SPLIT_CHOICES = ("warn", "raise", "ignore")
+_ROUTING_HINT = (
+    "Enable metadata routing with sklearn.set_config(enable_metadata_routing=True) (or "
+    "sklearn.config_context) and pass the per-row query ids: "
+    "cross_validate(..., params={'groups': qid}) or GridSearchCV(...).fit(X, y, groups=qid)"
+)
+
+
+class RankingCVWarning(UserWarning):
+    """Warning about query layout in ranking cross-validation.
+
+    Issued for evaluated rows with single-row queries (whose metric value cannot depend on the
+    scores) and for query ids that occur both in the rows a :class:`QueryGroupRanker` was fitted
+    on and in the rows it is scored on (a splitter that cuts queries in two).
+    """
+
+
+def _routing_enabled() -> bool:
+    return bool(sklearn.get_config().get("enable_metadata_routing", False))
+
+
+def _resolve_qid(
+    qid: ArrayLike | None, groups: ArrayLike | None, who: str, direct: str
+) -> ArrayLike:
+    """The query ids to use: ``qid`` if given, else ``groups``; a clear error when neither is.
+
+    ``direct`` shows how to pass the ids by hand (e.g. ``"fit(X, y, qid=qid)"``).
+    """
+    if qid is not None:
+        return qid
+    if groups is not None:
+        return groups
+    if not _routing_enabled():
+        raise ValueError(
+            f"{who} needs per-row query ids, but scikit-learn metadata routing is not enabled, "
+            f"so none were passed. {_ROUTING_HINT}."
+        )
+    raise ValueError(
+        f"{who} needs per-row query ids and got neither 'qid' nor 'groups'. Metadata routing "
+        "is enabled; pass them with the data: cross_validate(..., params={'groups': qid}), "
+        "cross_val_score(..., params={'groups': qid}), GridSearchCV(...).fit(X, y, groups=qid), "
+        f"or {direct} when calling it directly."
+    )
+
+
+# ------------------------------------------------------------------------------------ scorers
+def _ranking_score(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    *,
+    qid: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
+    metric: str,
+    name: str | None = None,
+    **options: Any,
+) -> float:
+    """Score function behind every ranking scorer: mean over queries of a core metric.
+
+    ``qid`` / ``groups`` are the routed per-row query ids of the evaluated rows; ``metric`` is a
+    canonical core name (``"ndcg"``, ``"ap"``, ...), ``name`` the user's name for messages and
+    ``options`` the core function's keyword arguments.
+    """
+    label = metric if name is None else name
+    who = f"ranking scorer {label!r}"
+    q_raw = _resolve_qid(qid, groups, who, "scorer(estimator, X, y, qid=qid)")
+    q = check_qid(q_raw, _num_rows(y_true))
+    scores = np.asarray(y_score)
+    if scores.ndim == 2 and scores.shape[1] == 1:
+        scores = scores.ravel()
+    if scores.ndim != 1:
+        raise ValueError(
+            f"ranking scorer {label!r} needs one score per row, but the estimator's response "
+            f"has shape {scores.shape}. Use a regressor or ranker (response_method='predict'), "
+            "a binary classifier, or reduce the output to one column first."
+        )
+    _, sizes = np.unique(q, return_counts=True)
+    n_single = int(np.count_nonzero(sizes == 1))
+    if n_single:
+        warnings.warn(
+            f"ranking scorer {label!r}: {n_single} of {sizes.size} queries in the evaluated rows "
+            "have a single row; their value does not depend on the model's scores. If the "
+            "splitter cut queries apart, use GroupKFold or GroupShuffleSplit with groups=qid.",
+            RankingCVWarning,
+            stacklevel=2,
+        )
+    return float(_CORE[metric][1](y_true, scores, q, **options))
+
+
+def _training_layout(estimator: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """(query ids, rows per query) a fitted estimator was trained on, if it recorded them.
+
+    Looks through fitted searches (``best_estimator_``) and pipelines (last step).
+    """
+    for _ in range(8):
+        qids = getattr(estimator, "train_qids_", None)
+        if qids is not None:
+            return np.asarray(qids), np.asarray(getattr(estimator, "train_query_sizes_", []))
+        if hasattr(estimator, "best_estimator_"):
+            estimator = estimator.best_estimator_
+        elif hasattr(estimator, "steps") and estimator.steps:
+            estimator = estimator.steps[-1][1]
+        else:
+            return None
+    return None
+
+
+def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) -> None:
+    layout = None if action == "ignore" else _training_layout(estimator)
+    if layout is None:
+        return
+    train_qids, train_sizes = layout
+    test, test_sizes = np.unique(check_qid(q, _num_rows(q)), return_counts=True)
+    try:
+        shared, in_train, in_test = np.intersect1d(train_qids, test, return_indices=True)
+    except TypeError:  # ids of incomparable types cannot name the same query
+        return
+    if shared.size == 0 or (
+        train_sizes.shape == train_qids.shape
+        and np.array_equal(train_sizes[in_train], test_sizes[in_test])
+    ):
+        # no shared id, or every shared query is scored with exactly its training row count:
+        # training rows being scored (return_train_score=True), not a query cut in two
+        return
+    msg = (
+        f"ranking scorer {label!r}: {shared.size} of {test.size} query ids of the evaluated rows "
+        f"(e.g. {shared[:3].tolist()}) also occur in the rows the estimator was fitted on. If "
+        "they name the same queries, the splitter cut queries between train and test; use "
+        "GroupKFold or GroupShuffleSplit with groups=qid. If the evaluation set is independent "
+        "and only reuses ids, build the scorer with split_queries='ignore'."
+    )
+    if action == "raise":
+        raise ValueError(msg)
+    warnings.warn(msg, RankingCVWarning, stacklevel=3)
+
+
+if _Scorer is not None:
+
+    class _RankingScorer(_Scorer):  # type: ignore[misc, valid-type]
+        """A ``make_scorer`` scorer that also checks for queries split between train and test."""
+
+        _display_name = ""
+        _split_queries = "warn"
+
+        def _score(
+            self, method_caller: Any, estimator: Any, X: Any, y_true: Any, **kwargs: Any
+        ) -> float:
+            q = kwargs.get("qid")
+            if q is None:
+                q = kwargs.get("groups")
+            if q is not None:
+                _check_split_queries(estimator, q, self._display_name, self._split_queries)
+            return super()._score(method_caller, estimator, X, y_true, **kwargs)
+
+        def __repr__(self) -> str:
+            shown = {k: v for k, v in self._kwargs.items() if k not in ("metric", "name", "k")}
+            if self._split_queries != "warn":
+                shown["split_queries"] = self._split_queries
+            extra = "".join(f", {k}={v!r}" for k, v in shown.items())
+            return (
+                f"make_ranking_scorer({self._display_name!r}{extra}, "
+                f"response_method={self._response_method!r})"
+            )
+
+
+def _check_response_method(response_method: Any) -> str | tuple[str, ...]:
+    if isinstance(response_method, str):
+        methods: tuple[str, ...] = (response_method,)
+    elif isinstance(response_method, (list, tuple)) and response_method:
+        methods = tuple(response_method)
+    else:
+        raise ValueError(
+            f"response_method must be one of {_RESPONSE_METHODS} or a non-empty list/tuple of "
+            f"them in order of preference; got {response_method!r}"
+        )
+    bad = [m for m in methods if m not in _RESPONSE_METHODS]
+    if bad:
+        raise ValueError(
+            f"response_method must name methods among {_RESPONSE_METHODS}; got {bad[0]!r}"
+        )
+    return response_method if isinstance(response_method, str) else methods
+
+
+def make_ranking_scorer(
+    metric: str,
+    *,
+    k: int | None = None,
+    ties: str = "average",
+    response_method: str | Sequence[str] = _DEFAULT_RESPONSE,
+    split_queries: str = "warn",
+    **options: Any,
+) -> Any:
+    """Build a scikit-learn scorer for a tie-aware ranking metric averaged over queries.
+
+    The scorer calls ``estimator.<response_method>(X)`` and then the core mean function (e.g.
+    :func:`rankmetrics.ndcg_score`) on the evaluated rows, grouping them by the per-row query
+    ids it receives through metadata routing (keys ``qid`` or ``groups``, already sliced to the
+    test fold; rows of a query need not be contiguous). No metric arithmetic happens here.
+
+    Parameters
+    ----------
+    metric : str
+        Metric name as accepted by :meth:`rankmetrics.QueryPlan.evaluate`: ``"ndcg"``,
+        ``"ndcg@10"``, ``"dcg@5"``, ``"cg"``, ``"ncg"``, ``"p@5"`` / ``"precision@5"``,
+        ``"recall@10"``, ``"f1@10"``, ``"fbeta@10"``, ``"map"`` / ``"ap@100"``,
+        ``"mrr"`` / ``"rr@10"`` (case-insensitive).
+    k : int >= 1, optional
+        Cutoff; an alternative to ``"@k"`` in ``metric`` (both may be given only if equal).
+        None (default) with no ``"@k"`` means the whole list.
+    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        Tie rule of the core metric; "average" is the exact mean over all orderings of tied
+        scores (McSherry & Najork 2008).
+    response_method : str or sequence of str, default ("decision_function", "predict_proba", \
+"predict")
+        Estimator method giving the scores, or methods in order of preference (the first one
+        the estimator has is used). Regressors and rankers use ``predict``; binary classifiers
+        ``decision_function`` or the positive-class ``predict_proba`` column.
+    split_queries : {"warn", "raise", "ignore"}, default "warn"
+        What to do when the scored estimator is (or ends in) a fitted :class:`QueryGroupRanker`
+        whose training query ids overlap the evaluated ones, the sign of a splitter that cut
+        queries in two. Use "ignore" when scoring an independent set that reuses ids.
+    **options
+        Further keyword arguments of the core metric: ``gain``, ``discount``, ``log_base``,
+        ``empty`` (nDCG/DCG family); ``threshold``, ``empty``, ``beta`` (fbeta),
+        ``denominator`` (AP).
+
+    Returns
+    -------
+    scorer : callable
+        A ``sklearn.metrics.make_scorer`` scorer, ``scorer(estimator, X, y, qid=...)``, usable
+        as ``scoring=`` anywhere in scikit-learn; greater is better. It requests ``qid`` and
+        ``groups`` for its ``score`` method (change with ``set_score_request``).
+
+    Raises
+    ------
+    ValueError
+        Unknown metric name, conflicting cutoffs, bad option values (checked now, not deep
+        inside a search), an unknown ``response_method`` or ``split_queries``. When scoring:
+        no query ids (with a hint on enabling metadata routing), a response that is not one
+        score per row, or any input error of the core metric.
+    TypeError
+        An option the metric does not take (e.g. ``threshold`` for nDCG) or of the wrong type.
+
+    Warns
+    -----
+    RankingCVWarning
+        When scoring rows that contain single-row queries, or (``split_queries="warn"``) query
+        ids also seen in training.
+
+    See Also
+    --------
+    ranking_scorers : several scorers at once, for multi-metric ``scoring=``.
+    QueryGroupRanker : makes rankers that need group sizes usable in model selection.
+
+    Notes
+    -----
+    A test fold must hold whole queries: use ``GroupKFold`` / ``GroupShuffleSplit`` with
+    ``groups=qid``. Per-row ``qid`` cannot repair a fold that cut a query: its nDCG ideal would
+    be computed from the test rows only.
+
+    Examples
+    --------
+    >>> import numpy as np, sklearn
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from rankmetrics import ndcg_score
+    >>> from rankmetrics.sklearn import make_ranking_scorer
+    >>> X = np.array([[0.0], [1.0], [2.0], [0.0], [1.0], [1.0]])
+    >>> y = np.array([0, 1, 2, 1, 0, 2])
+    >>> qid = np.array([1, 1, 1, 2, 2, 2])
+    >>> model = LinearRegression().fit(X, y)
+    >>> scorer = make_ranking_scorer("ndcg@2")
+    >>> scorer
+    make_ranking_scorer('ndcg@2', ties='average', response_method=('decision_function', \
+'predict_proba', 'predict'))
+    >>> with sklearn.config_context(enable_metadata_routing=True):
+    ...     value = scorer(model, X, y, qid=qid)
+    >>> round(value, 4), value == ndcg_score(y, model.predict(X), qid, k=2)
+    (0.8369, True)
+    """
+    base, name_k = parse_metric(metric)
+    k = check_k(k)
+    if name_k is not None and k is not None and name_k != k:
+        raise ValueError(f"metric {metric!r} has cutoff {name_k} but k={k} was also given")
+    k = name_k if name_k is not None else k
+    display = metric.strip() if ("@" in metric or k is None) else f"{metric.strip()}@{k}"
+    methods = _check_response_method(response_method)
+    if split_queries not in _SPLIT_CHOICES:
+        raise ValueError(
+            f"split_queries must be one of {_SPLIT_CHOICES}; got {split_queries!r}"
+        )
+    per_query, mean_form = _CORE[base]
+    kwargs: dict[str, Any] = {"k": k, "ties": ties, **options}
+    params = inspect.signature(per_query).parameters
+    unknown = [o for o in kwargs if o not in params or o in ("y_true", "y_score", "qid")]
+    if unknown:
+        allowed = [p for p in params if p not in ("y_true", "y_score", "qid")]
+        raise TypeError(
+            f"make_ranking_scorer({metric!r}) got option {unknown[0]!r}, which "
+            f"rankmetrics.{per_query.__name__} does not take; its options: {', '.join(allowed)}"
+        )
+    # validate option values now, on a two-row query, rather than inside a long search
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mean_form([1, 0], [1.0, 0.0], None, **kwargs)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"make_ranking_scorer({metric!r}): {exc}") from exc
+
+    score_kwargs = {"metric": base, "name": display, **kwargs}
+    if _Scorer is not None:
+        scorer = _RankingScorer(_ranking_score, 1, score_kwargs, methods)
+        scorer._display_name = display
+        scorer._split_queries = split_queries
+    else:  # a future scikit-learn without the private _Scorer class: no split check
+        scorer = make_scorer(_ranking_score, response_method=methods, **score_kwargs)
+    with sklearn.config_context(enable_metadata_routing=True):
+        scorer.set_score_request(qid=True, groups=True)
+    return scorer
+
+
+def ranking_scorers(*metrics: str, **options: Any) -> dict[str, Any]:
+    """Scorers for several metrics, keyed by name, for multi-metric ``scoring=``.
+
+    Parameters
+    ----------
+    *metrics : str
+        Metric names as in :func:`make_ranking_scorer` (e.g. ``"ndcg@10"``, ``"map"``).
+    **options
+        Keyword arguments shared by every scorer (``ties``, ``response_method``, ``gain``, ...);
+        each must be accepted by every metric named.
+
+    Returns
+    -------
+    dict
+        ``{name: scorer}`` in the given order; pass it as ``scoring=`` and pick one name as
+        ``refit=``. With ``cross_validate`` the results are ``test_<name>``; with a search
+        ``mean_test_<name>`` and ``rank_test_<name>``.
+
+    Raises
+    ------
+    ValueError
+        No metric named, a name repeated, or any error of :func:`make_ranking_scorer`.
+
+    Examples
+    --------
+    >>> from rankmetrics.sklearn import ranking_scorers
+    >>> scoring = ranking_scorers("ndcg@10", "map", ties="average")
+    >>> list(scoring)
+    ['ndcg@10', 'map']
+    """
+    if not metrics:
+        raise ValueError("ranking_scorers needs at least one metric name, e.g. 'ndcg@10'")
+    if len(set(metrics)) != len(metrics):
+        raise ValueError(f"ranking_scorers got a metric name twice: {list(metrics)}")
+    return {m: make_ranking_scorer(m, **options) for m in metrics}
+
+
+#: nDCG over the whole list of each query (exponential gain, log2 discount, ties averaged).
+ndcg_scorer = make_ranking_scorer("ndcg")
+#: nDCG@10 (exponential gain, log2 discount, ties averaged).
+ndcg_at_10_scorer = make_ranking_scorer("ndcg@10")
+#: Mean average precision (relevant: label >= 1, ties averaged).
+map_scorer = make_ranking_scorer("map")
+#: Mean reciprocal rank (relevant: label >= 1, ties averaged).
+mrr_scorer = make_ranking_scorer("mrr")
+
+
+# ------------------------------------------------------------------------------ the wrapper
+def _group_layout(q: np.ndarray) -> tuple[NDArray[np.intp] | None, NDArray[np.int64]]:
+    """Row order that makes every query contiguous (None if it already is) and group sizes."""
+    n = q.shape[0]
+    new_run = np.empty(n, dtype=bool)
+    new_run[0] = True
+    np.not_equal(q[1:], q[:-1], out=new_run[1:])
+    starts = np.flatnonzero(new_run)
+    uniq, inverse, counts = np.unique(q, return_inverse=True, return_counts=True)
+    if starts.size == uniq.size:  # one run per query: keep the caller's row order
+        return None, np.diff(np.r_[starts, n]).astype(np.int64)
+    order = np.argsort(inverse.ravel(), kind="stable")
+    return order, counts.astype(np.int64)
+
+
+class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
+    """Make a ranker that needs query group sizes usable in scikit-learn model selection.
+
+    LightGBM's ``LGBMRanker.fit(X, y, group=sizes)`` (and XGBoost's ``XGBRanker``) want rows
+    grouped by query and a list of group sizes, which cross-validation cannot slice. This wrapper
+    takes per-row query ids instead (through metadata routing, keys ``qid`` or ``groups``), sorts
+    the rows by query when they are not grouped yet, and fits a clone of ``estimator`` with the
+    group sizes. It works inside ``GridSearchCV``, ``RandomizedSearchCV``, ``cross_validate`` and
+    ``Pipeline``; tune the inner model as ``estimator__<param>``.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        An unfitted ranker whose ``fit`` takes the grouping as the keyword ``group_param``, e.g.
+        ``lightgbm.LGBMRanker(n_estimators=50, verbose=-1)``. It is cloned on fit.
+    group_param : str, default "group"
+        Name of the keyword of ``estimator.fit`` that receives the grouping.
+    group_format : {"sizes", "qid"}, default "sizes"
+        Pass group sizes in row order (LightGBM ``group``, XGBoost ``group``) or the per-row
+        query ids of the grouped rows (XGBoost ``qid``, CatBoost ``group_id``).
+
+    Attributes
+    ----------
+    estimator_ : estimator object
+        The fitted clone of ``estimator``.
+    train_qids_ : ndarray of shape (n_train_queries,)
+        Distinct query ids of the training rows, sorted; scorers of this module compare them
+        with the scored ids to detect queries split between train and test.
+    train_query_sizes_ : ndarray of int, shape (n_train_queries,)
+        Training rows per query, aligned with ``train_qids_``. Scored queries that also occur
+        here with the same row count count as training rows scored again (no split warning).
+    n_features_in_ : int
+        Number of features seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of ``X`` in fit, when it had string column names.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: no query ids (with a hint on enabling metadata routing), lengths of ``X``,
+        ``y``, query ids or ``sample_weight`` that disagree, an unknown ``group_format``.
+
+    See Also
+    --------
+    make_ranking_scorer : the matching query-aware scorers.
+
+    Notes
+    -----
+    ``fit`` requests ``qid`` and ``groups`` by default, so under
+    ``sklearn.set_config(enable_metadata_routing=True)`` a single ``groups=qid`` feeds a grouped
+    splitter, this wrapper and the scorers. ``sample_weight`` is requested only after
+    ``set_fit_request(sample_weight=True)``; it is reordered with the rows. Without metadata
+    routing the ids can still be given by hand: ``fit(X, y, qid=qid)`` or, in a pipeline,
+    ``pipe.fit(X, y, querygroupranker__qid=qid)``.
+
+    ``X`` and ``y`` are passed to the inner estimator unconverted (pandas frames keep their
+    dtypes, e.g. LightGBM categorical columns); only their rows are reordered.
+
+    Examples
+    --------
+    >>> import numpy as np, sklearn
+    >>> from lightgbm import LGBMRanker
+    >>> from rankmetrics.sklearn import QueryGroupRanker
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 3))
+    >>> y = (X[:, 0] > 0).astype(int) + (X[:, 0] > 1)
+    >>> qid = np.tile(np.arange(6), 10)           # rows of a query are not contiguous
+    >>> ranker = QueryGroupRanker(
+    ...     LGBMRanker(n_estimators=5, min_child_samples=2, n_jobs=1, verbose=-1))
+    >>> ranker.fit(X, y, qid=qid).estimator_.n_estimators_
+    5
+    >>> ranker.predict(X).shape
+    (60,)
+    """
+
+    __metadata_request__fit = {"qid": True, "groups": True}
+
+    def __init__(
+        self, estimator: Any, *, group_param: str = "group", group_format: str = "sizes"
+    ) -> None:
+        self.estimator = estimator
+        self.group_param = group_param
+        self.group_format = group_format
+
+    def fit(
+        self,
+        X: Any,
+        y: ArrayLike,
+        qid: ArrayLike | None = None,
+        groups: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> QueryGroupRanker:
+        """Fit a clone of ``estimator`` on rows grouped by query.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+            Features, passed to the inner estimator unconverted (rows reordered if needed).
+        y : array-like of shape (n_samples,)
+            Graded relevance labels.
+        qid : array-like of shape (n_samples,), optional
+            Query id of each row (any sortable dtype; rows of a query need not be contiguous).
+        groups : array-like of shape (n_samples,), optional
+            Used as query ids when ``qid`` is None (scikit-learn's routing key for grouped
+            splitters).
+        sample_weight : array-like of shape (n_samples,), optional
+            Per-row weights, reordered with the rows and passed as ``sample_weight``.
+
+        Returns
+        -------
+        self : QueryGroupRanker
+
+        Raises
+        ------
+        ValueError
+            No query ids, inconsistent lengths, empty input, or a bad ``group_format``.
+        """
+        if self.group_format not in ("sizes", "qid"):
+            raise ValueError(
+                f"group_format must be 'sizes' or 'qid'; got {self.group_format!r}"
+            )
+        if not isinstance(self.group_param, str) or not self.group_param:
+            raise ValueError(
+                f"group_param must name a keyword of estimator.fit; got {self.group_param!r}"
+            )
+        if y is None:
+            raise ValueError(
+                "QueryGroupRanker requires y to be passed, but the target y is None; pass the "
+                "graded relevance labels"
+            )
+        _check_2d(X)
+        q_raw = _resolve_qid(qid, groups, "QueryGroupRanker.fit", "fit(X, y, qid=qid)")
+        validate_data(self, X, y, reset=True, skip_check_array=True)
+        check_consistent_length(X, y, q_raw, sample_weight)
+        n = _num_rows(X)
+        if n == 0:
+            raise ValueError("QueryGroupRanker.fit got 0 samples; at least one row is needed")
+        q = check_qid(q_raw, n)
+        if sample_weight is not None:
+            sample_weight = _check_weights(sample_weight, n)
+        order, sizes = _group_layout(q)
+        if order is not None:
+            X, y = _take_rows(X, order), _take_rows(y, order)
+            q = q[order]
+            if sample_weight is not None:
+                sample_weight = sample_weight[order]
+        fit_kwargs: dict[str, Any] = {
+            self.group_param: sizes if self.group_format == "sizes" else q
+        }
+        if sample_weight is not None:
+            fit_kwargs["sample_weight"] = sample_weight
+        self.estimator_ = clone(self.estimator).fit(X, y, **fit_kwargs)
+        self.train_qids_, self.train_query_sizes_ = np.unique(q, return_counts=True)
+        return self
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """Scores of the fitted inner estimator, one per row (higher ranks first).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix, DataFrame} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError
+            When ``X`` has a different number of features (or feature names) than in fit.
+        """
+        check_is_fitted(self)
+        _check_2d(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return np.asarray(self.estimator_.predict(X))
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.input_tags.sparse = inner.input_tags.sparse
+        tags.input_tags.allow_nan = inner.input_tags.allow_nan
+        tags.target_tags.required = True
+        return tags
+
+
+def _check_2d(X: Any) -> None:
+    """Reject 1-D (or 3-D) feature input without converting ``X``."""
+    ndim = getattr(X, "ndim", None)
+    if ndim is None:
+        ndim = np.asarray(X).ndim
+    if ndim != 2:
+        raise ValueError(
+            f"X must be 2-D (n_samples, n_features); got a {ndim}-D input. Reshape your data "
+            "with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample."
+        )
+
+
+def _num_rows(X: Any) -> int:
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X) if hasattr(X, "__len__") else int(np.asarray(X).shape[0])
+
+
+def _check_weights(sample_weight: ArrayLike, n: int) -> NDArray[np.float64]:
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight must have shape ({n},), one weight per row; got {w.shape}")
+    if not np.all(np.isfinite(w)) or w.min() < 0:
+        raise ValueError("sample_weight must be finite and >= 0")
+    if not w.any():
+        raise ValueError("sample_weight must not be all zero: no row would count in fit")
+    return w
+
+
+def _take_rows(A: Any, order: NDArray[np.intp]) -> Any:
+    """Rows ``order`` of ``A``, keeping its container type (array, list, DataFrame, sparse)."""
+    if sp.issparse(A):
+        if A.format not in ("csr", "csc"):
+            A = A.tocsr()  # formats such as dia/bsr have no row indexing
+        return A[order]
+    if not hasattr(A, "__getitem__"):
+        A = np.asarray(A)
+    return _safe_indexing(A, order)
