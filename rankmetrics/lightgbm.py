@@ -1,0 +1,841 @@
+"""Tie-aware ranking metrics for LightGBM: ``lgb.train(feval=...)``,
+``LGBMRanker.fit(eval_metric=...)`` and early stopping on them.
+
+LightGBM's built-in ``ndcg``/``map`` metrics break score ties by row order (a ``stable_sort`` of
+the validation rows), so the reported value changes when the validation rows are shuffled, and
+early boosting rounds, whose scores are heavily tied, are scored by an arbitrary order. The
+objects here report the exact expected value over all orderings of tied scores (McSherry &
+Najork 2008) -- or any other tie rule of the core -- computed by :class:`rankmetrics.QueryPlan`.
+
+This module is an adapter only: it turns LightGBM's inputs (labels, query group sizes, row
+weights, predictions) into core calls and the results into LightGBM's
+``(name, value, is_higher_better)`` tuples. Everything that depends on labels only is cached per
+evaluation set, so each boosting round only orders the new scores.
+
+Entry points
+------------
+:func:`make_feval`
+    ``feval(preds, eval_data)`` for :func:`lightgbm.train` / :func:`lightgbm.cv`.
+:func:`make_eval_metric`
+    ``eval_metric(y_true, y_pred, weight, group)`` for ``LGBMRanker.fit(eval_metric=...)``.
+:func:`early_stopping`
+    A callback that stops on one of *our* metrics whatever built-in metrics are also on.
+:func:`builtin_ndcg`
+    LightGBM's own ``ndcg@k`` on arbitrary scores (row-order ties), for side-by-side checks.
+
+Early stopping and ``first_metric_only``
+----------------------------------------
+LightGBM lists, for every evaluation set, the built-in metrics of ``params["metric"]`` *before*
+the ``feval`` results, and ``LGBMRanker`` turns on ``ndcg`` at ``eval_at=(1, 2, 3, 4, 5)`` by
+default. ``lgb.early_stopping(first_metric_only=True)`` therefore stops on the built-in metric
+unless ``metric="None"``; without ``first_metric_only`` it stops as soon as *any* metric (ours,
+the bounds or a built-in one) has not improved for ``stopping_rounds``. Two ways to stop on ours:
+
+* ``params["metric"] = "None"`` plus ``lgb.early_stopping(n, first_metric_only=True)``: the first
+  output of the feval (the first metric/cutoff given, see :attr:`Feval.names`) is used;
+* :func:`early_stopping` ``(n, feval)``: stops on the feval's first metric (or ``metric=``) on the
+  first validation set, with built-in metrics left on for comparison.
+
+Our names and LightGBM's built-in names must not coincide (``ndcg@10`` twice for one data set
+would be merged by ``record_evaluation`` and ``best_score``): pass ``prefix="tie_"`` when the
+built-in metric runs at the same cutoff. :func:`early_stopping` checks this.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._gains import DiscountLike, GainLike, discount_key, gain_key
+from ._plan import QueryPlan, parse_metric, weighted_mean
+from ._validation import (
+    check_choice,
+    check_empty,
+    check_ks,
+    check_positive_real,
+    check_threshold,
+    check_ties,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import lightgbm
+
+__all__ = [
+    "EarlyStopping",
+    "EvalMetric",
+    "Feval",
+    "builtin_ndcg",
+    "early_stopping",
+    "make_eval_metric",
+    "make_feval",
+]
+
+EvalTuple = tuple[str, float, bool]
+_BOUNDS = ("optimistic", "pessimistic")
+
+
+# ---------------------------------------------------------------------------------------------
+# label-side cache
+# ---------------------------------------------------------------------------------------------
+
+
+class _Entry:
+    """Cached label-side state of one evaluation set.
+
+    Holds strong references to the very label / group / weight objects it was built from: an
+    identity match then cannot be a recycled ``id()`` of a collected array.
+    """
+
+    __slots__ = ("labels", "group", "weight", "plan", "query_weight")
+
+    def __init__(self, labels: Any, group: Any, weight: Any, plan: QueryPlan,
+                 query_weight: NDArray[np.float64] | None) -> None:
+        self.labels = labels
+        self.group = group
+        self.weight = weight
+        self.plan = plan
+        self.query_weight = query_weight
+
+    def same_objects(self, labels: Any, group: Any, weight: Any) -> bool:
+        return self.labels is labels and self.group is group and self.weight is weight
+
+    def same_content(self, labels: Any, group: Any, weight: Any) -> bool:
+        return (
+            _equal(self.group, group)
+            and _equal(self.labels, labels)
+            and (self.weight is None) == (weight is None)
+            and (weight is None or _equal(self.weight, weight))
+        )
+
+
+def _equal(a: Any, b: Any) -> bool:
+    x, y = np.asarray(a), np.asarray(b)
+    return x.shape == y.shape and bool(np.array_equal(x, y))
+
+
+def _query_weights(weight: Any, sizes: NDArray[np.int64], rule: str) -> NDArray[np.float64]:
+    """Row weights -> one weight per query (``rule`` "mean", LightGBM's, or "first")."""
+    w = np.asarray(weight, dtype=np.float64)
+    n = int(sizes.sum())
+    if w.shape != (n,):
+        raise ValueError(f"weight must have one entry per row ({n},); got shape {w.shape}")
+    starts = np.zeros(sizes.shape[0], dtype=np.int64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    if rule == "first":
+        return w[starts]
+    return np.add.reduceat(w, starts) / sizes
+
+
+class _PlanCache:
+    """Most-recently-used list of :class:`_Entry`, looked up by identity, then by content."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self.entries: list[_Entry] = []
+        self.builds = 0  # number of plans built (for tests and diagnostics)
+
+    def get(self, labels: Any, group: Any, weight: Any, query_weight_rule: str) -> _Entry:
+        for i, e in enumerate(self.entries):
+            if e.same_objects(labels, group, weight):
+                if i:
+                    self.entries.insert(0, self.entries.pop(i))
+                return e
+        for i, e in enumerate(self.entries):
+            if e.same_content(labels, group, weight):
+                # same data in new objects (e.g. a reader that copies): adopt the new objects
+                e.labels, e.group, e.weight = labels, group, weight
+                self.entries.insert(0, self.entries.pop(i))
+                return e
+        if group is None:
+            raise ValueError(
+                "the evaluation data has no query groups; ranking metrics need them "
+                "(lgb.Dataset(..., group=sizes) or LGBMRanker.fit(..., eval_group=[sizes]))"
+            )
+        plan = QueryPlan.from_group_sizes(labels, group)
+        qw = None if weight is None else _query_weights(weight, plan.sizes, query_weight_rule)
+        entry = _Entry(labels, group, weight, plan, qw)
+        self.builds += 1
+        self.entries.insert(0, entry)
+        del self.entries[self.maxsize:]
+        return entry
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# the metric objects
+# ---------------------------------------------------------------------------------------------
+
+
+def _expand(metrics: str | Iterable[str], k: Any) -> list[str]:
+    """Metric names x cutoffs -> unique core metric names such as ``"ndcg@10"``."""
+    given = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not given:
+        raise ValueError("metrics must name at least one metric, e.g. 'ndcg' or 'map@10'")
+    ks = check_ks(k)
+    out: list[str] = []
+    for name in given:
+        _, cut = parse_metric(name)  # validates the name (TypeError / ValueError)
+        token = "".join(name.split()).lower()
+        if cut is not None:
+            out.append(token)
+            continue
+        out.extend(token if c is None else f"{token}@{c}" for c in ks)
+    dup = sorted({n for n in out if out.count(n) > 1})
+    if dup:
+        raise ValueError(f"metric names must be unique; {dup} requested more than once")
+    return out
+
+
+class _TieAwareMetric:
+    """Configuration, names and plan cache shared by :class:`Feval` and :class:`EvalMetric`."""
+
+    _cache: _PlanCache
+    _depth: int | None
+    metrics: list[str]
+
+    def __init__(
+        self,
+        metrics: str | Iterable[str] = "ndcg",
+        k: int | None | Sequence[int | None] = 10,
+        *,
+        ties: str = "average",
+        gain: GainLike = "exponential",
+        label_gain: Sequence[float] | None = None,
+        discount: DiscountLike = "log",
+        log_base: float = 2,
+        threshold: float = 1,
+        beta: float = 1.0,
+        empty: float | str = 1.0,
+        denominator: str = "relevant",
+        bounds: bool = False,
+        query_weight: str = "mean",
+        prefix: str = "",
+        cache_size: int = 16,
+    ) -> None:
+        self.metrics = _expand(metrics, k)
+        self.ties = check_ties(ties)
+        if label_gain is not None:
+            if not (isinstance(gain, str) and gain == "exponential"):
+                raise ValueError("pass either gain or label_gain, not both")
+            gain = [float(g) for g in label_gain]
+        gain_key(gain)  # validates now rather than at the first boosting round
+        discount_key(discount, log_base)
+        self.gain = gain
+        self.discount = discount
+        self.log_base = log_base
+        self.threshold = check_threshold(threshold)
+        self.beta = check_positive_real("beta", beta)
+        self.empty = check_empty(empty)
+        self.denominator = check_choice("denominator", denominator,
+                                        ("relevant", "min_k_relevant"))
+        if not isinstance(bounds, (bool, np.bool_)):
+            raise TypeError(f"bounds must be True or False; got {bounds!r}")
+        self.bounds = bool(bounds)
+        self.query_weight = check_choice("query_weight", query_weight, ("mean", "first"))
+        if not isinstance(prefix, str) or any(c.isspace() for c in prefix):
+            raise ValueError(f"prefix must be a string without whitespace; got {prefix!r}")
+        self.prefix = prefix
+        if isinstance(cache_size, bool) or not isinstance(cache_size, numbers.Integral) \
+                or cache_size < 1:
+            raise ValueError(f"cache_size must be an int >= 1; got {cache_size!r}")
+        self._cache = _PlanCache(int(cache_size))
+        cuts = [parse_metric(m)[1] for m in self.metrics]
+        self._depth = None if any(c is None for c in cuts) else max(c for c in cuts if c)
+
+    # -- names -----------------------------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        """Output names in LightGBM's order: every metric, then (``bounds=True``) for every
+        metric ``<name>_optimistic`` and ``<name>_pessimistic``."""
+        main = [self.prefix + m for m in self.metrics]
+        if not self.bounds:
+            return main
+        return main + [f"{n}_{b}" for n in main for b in _BOUNDS]
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(metrics={self.metrics!r}, ties={self.ties!r}, "
+                f"gain={self.gain!r}, empty={self.empty!r}, bounds={self.bounds})")
+
+    # -- copying: the cache is per object and never copied ---------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_cache"] = _PlanCache(self._cache.maxsize)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _TieAwareMetric:
+        # LGBMModel.fit deep-copies eval_metric; the copy starts with an empty cache.
+        new = type(self).__new__(type(self))
+        new.__setstate__(self.__getstate__())
+        memo[id(self)] = new
+        return new
+
+    def clear_cache(self) -> None:
+        """Drop every cached plan (and the references to label arrays it holds)."""
+        self._cache.clear()
+
+    # -- evaluation ------------------------------------------------------------------------
+    def _core_kwargs(self) -> dict[str, Any]:
+        return dict(gain=self.gain, discount=self.discount, log_base=self.log_base,
+                    threshold=self.threshold, beta=self.beta, empty=self.empty,
+                    denominator=self.denominator)
+
+    def _per_query(self, labels: Any, preds: ArrayLike, group: Any,
+                   weight: Any) -> tuple[dict[str, NDArray[np.float64]], _Entry]:
+        entry = self._cache.get(labels, group, weight, self.query_weight)
+        plan = entry.plan
+        kw = self._core_kwargs()
+        ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
+        values = plan.evaluate(ranking, self.metrics, ties=self.ties, **kw)
+        out = {self.prefix + m: values[m] for m in self.metrics}
+        if self.bounds:
+            # one ordering serves all tie rules except "stable", which fixes row order
+            tied = ranking if self.ties != "stable" else plan.rank(preds, depth=self._depth)
+            for rule in _BOUNDS:
+                vals = plan.evaluate(tied, self.metrics, ties=rule, **kw)
+                out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
+        return {n: out[n] for n in self.names}, entry
+
+    def _results(self, labels: Any, preds: ArrayLike, group: Any, weight: Any) -> list[EvalTuple]:
+        per_query, entry = self._per_query(labels, preds, group, weight)
+        nq = entry.plan.n_queries
+        return [(name, weighted_mean(v, entry.query_weight, nq), True)
+                for name, v in per_query.items()]
+
+
+class Feval(_TieAwareMetric):
+    """Tie-aware ranking metrics as a LightGBM ``feval``: ``feval(preds, eval_data)``.
+
+    Build it with :func:`make_feval`; the parameters are documented there.
+
+    Attributes
+    ----------
+    names : list of str
+        The metric names it reports, in order (the first one is what
+        ``lgb.early_stopping(first_metric_only=True)`` uses when ``metric="None"``).
+    """
+
+    def __call__(self, preds: ArrayLike, eval_data: lightgbm.Dataset) -> list[EvalTuple]:
+        """Evaluate one round's predictions on a constructed LightGBM Dataset.
+
+        Parameters
+        ----------
+        preds : ndarray of shape (n_rows,)
+            Raw scores of the rows of ``eval_data`` (higher ranks first).
+        eval_data : lightgbm.Dataset
+            Constructed Dataset with labels and query groups (``group=``); its weights, if
+            any, become query weights (see ``query_weight`` in :func:`make_feval`).
+
+        Returns
+        -------
+        list of (str, float, bool)
+            ``(name, (weighted) mean over queries, True)`` for every name of :attr:`names`.
+
+        Raises
+        ------
+        ValueError
+            The Dataset has no query groups, or labels/scores the core rejects (negative or
+            non-integer labels with exponential gain, NaN/inf scores, wrong lengths).
+        """
+        return self._results(eval_data.get_label(), preds, eval_data.get_group(),
+                             eval_data.get_weight())
+
+    def per_query(self, preds: ArrayLike,
+                  eval_data: lightgbm.Dataset) -> dict[str, NDArray[np.float64]]:
+        """Per-query values behind :meth:`__call__`: name -> array of shape (n_queries,),
+        queries in the Dataset's group order (NaN for queries left out by ``empty="skip"``)."""
+        return self._per_query(eval_data.get_label(), preds, eval_data.get_group(),
+                               eval_data.get_weight())[0]
+
+
+class EvalMetric(_TieAwareMetric):
+    """Tie-aware ranking metrics for ``LGBMRanker.fit(eval_metric=...)``.
+
+    LightGBM's scikit-learn wrapper calls a custom metric with 2, 3 or 4 positional arguments,
+    chosen by ``len(inspect.signature(f).parameters)``; :meth:`__call__` takes exactly four,
+    so it receives the query groups. Build it with :func:`make_eval_metric`.
+    """
+
+    def __call__(self, y_true: ArrayLike | None, y_pred: ArrayLike, weight: ArrayLike | None,
+                 group: ArrayLike | None) -> list[EvalTuple]:
+        """Evaluate predictions of one evaluation set.
+
+        Parameters
+        ----------
+        y_true : ndarray of shape (n_rows,)
+            Graded labels, rows grouped by query.
+        y_pred : ndarray of shape (n_rows,)
+            Raw scores.
+        weight : ndarray of shape (n_rows,) or None
+            Row weights (``eval_sample_weight``); turned into query weights.
+        group : ndarray of shape (n_queries,)
+            Query group sizes, summing to ``n_rows`` (``eval_group``).
+
+        Returns
+        -------
+        list of (str, float, bool)
+            ``(name, (weighted) mean over queries, True)`` for every name of :attr:`names`.
+
+        Raises
+        ------
+        ValueError
+            ``group`` is None or does not add up to the rows, or inputs the core rejects.
+        TypeError
+            ``y_true`` is None (a Dataset without labels).
+        """
+        return self._results(y_true, y_pred, group, weight)
+
+
+_FACTORY_DOC = """
+    Parameters
+    ----------
+    metrics : str or iterable of str, default "ndcg"
+        Core metric names: ``"ndcg"``, ``"dcg"``, ``"cg"``, ``"ncg"``, ``"precision"``/``"p"``,
+        ``"recall"``/``"r"``, ``"f1"``, ``"fbeta"``, ``"ap"``/``"map"``, ``"rr"``/``"mrr"``; a
+        name with its own cutoff (``"map@100"``) keeps it, the others get every cutoff of ``k``.
+    k : int, None or sequence of them, default 10
+        Cutoffs, e.g. ``(1, 3, 5, 10)``; None is the whole list (name without ``@``).
+    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        Tie rule. "average" is the exact mean over all orderings of tied scores; "stable" is
+        row order within ties, i.e. LightGBM's built-in behaviour.
+    gain : str, sequence, mapping or callable, default "exponential"
+        As in the core: "exponential" is ``2**label - 1``, LightGBM's default ``label_gain``.
+    label_gain : sequence of float, optional
+        LightGBM's ``label_gain`` parameter (gain of integer label ``i`` is ``label_gain[i]``);
+        use it instead of ``gain`` to match a model trained with a custom ``label_gain``.
+    discount, log_base : default "log", 2
+        Rank discount; the default ``1 / log2(rank + 1)`` is LightGBM's.
+    threshold : float, default 1
+        Binary metrics: relevant iff ``label >= threshold``.
+    beta : float, default 1.0
+        For ``"fbeta"``.
+    empty : float, "skip" or "error", default 1.0
+        Value of a query without relevant documents (nDCG/nCG: ideal gain 0; binary metrics:
+        no label >= threshold), for every metric. 1.0 is LightGBM's convention for ``ndcg``
+        (an all-zero-label query scores 1); 0.0 is scikit-learn's; "skip" leaves such
+        queries out of the mean.
+    denominator : {"relevant", "min_k_relevant"}, default "relevant"
+        Average-precision denominator (see :func:`rankmetrics.average_precision`).
+    bounds : bool, default False
+        Also report, for every metric, ``<name>_optimistic`` and ``<name>_pessimistic``: the
+        best and worst value over all orderings of the tied scores (after the main values).
+    query_weight : {"mean", "first"}, default "mean"
+        With row weights, the weight of a query is the mean of its rows' weights (LightGBM's
+        ``Metadata`` rule, equal to every row's weight when weights are constant per query)
+        or its first row's weight. The reported value is the weighted mean over queries.
+        (LightGBM's own weighted ``ndcg`` adds an all-zero-label query's 1.0 without its
+        weight; we weight every query alike, so the two differ when such queries exist.)
+    prefix : str, default ""
+        Prepended to every name (no whitespace); e.g. ``"tie_"`` when LightGBM's built-in
+        metric runs at the same cutoffs.
+    cache_size : int, default 16
+        Evaluation sets whose label-side plan is kept (most recently used first); raise it
+        above the number of sets evaluated per round (e.g. folds of ``lgb.cv``).
+
+    Raises
+    ------
+    ValueError
+        Unknown metric, gain, discount, tie or empty rule; non-positive cutoffs; duplicate
+        names; whitespace in ``prefix``; ``gain`` together with ``label_gain``.
+    TypeError
+        Non-integer cutoffs, non-string metric names, non-boolean ``bounds``.
+
+    Notes
+    -----
+    The label-side plan (query layout, gains, ideal DCG per cutoff) is built on the first call
+    for an evaluation set and kept, keyed by the label, group and weight objects (held, so a
+    recycled ``id`` cannot alias) and, failing that, by their content. Each later call ranks
+    the scores once (only the top ``max(k)`` when every metric has a cutoff) and evaluates all
+    metrics on that ranking; ``bounds`` reuse the same ranking. Labels changed *in place*
+    after the first call are not noticed: call :meth:`clear_cache`.
+"""
+
+
+def make_feval(
+    metrics: str | Iterable[str] = "ndcg",
+    k: int | None | Sequence[int | None] = 10,
+    *,
+    ties: str = "average",
+    gain: GainLike = "exponential",
+    label_gain: Sequence[float] | None = None,
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    threshold: float = 1,
+    beta: float = 1.0,
+    empty: float | str = 1.0,
+    denominator: str = "relevant",
+    bounds: bool = False,
+    query_weight: str = "mean",
+    prefix: str = "",
+    cache_size: int = 16,
+) -> Feval:
+    return Feval(metrics, k, ties=ties, gain=gain, label_gain=label_gain, discount=discount,
+                 log_base=log_base, threshold=threshold, beta=beta, empty=empty,
+                 denominator=denominator, bounds=bounds, query_weight=query_weight,
+                 prefix=prefix, cache_size=cache_size)
+
+
+make_feval.__doc__ = (
+    """Tie-aware ranking metrics as an eval function for ``lgb.train(..., feval=...)``.
+
+    The returned :class:`Feval` is called by LightGBM as ``feval(preds, eval_data)`` once per
+    evaluation set and round; it reads labels, query group sizes and weights from the Dataset
+    and returns ``[(name, value, True), ...]``.
+"""
+    + _FACTORY_DOC
+    + """
+    Returns
+    -------
+    Feval
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import lightgbm as lgb
+    >>> from rankmetrics.lightgbm import make_feval
+    >>> feval = make_feval("ndcg", k=(1, 3), bounds=True)
+    >>> feval.names
+    ['ndcg@1', 'ndcg@3', 'ndcg@1_optimistic', 'ndcg@1_pessimistic', \
+'ndcg@3_optimistic', 'ndcg@3_pessimistic']
+    >>> data = lgb.Dataset(np.zeros((5, 1)), label=[2, 0, 0, 1, 0], group=[3, 2],
+    ...                    params={"verbose": -1}).construct()
+    >>> [(n, round(v, 4)) for n, v, _ in feval(np.array([0.5, 0.5, 0.5, 0.1, 0.2]), data)][:4]
+    [('ndcg@1', 0.1667), ('ndcg@3', 0.6706), ('ndcg@1_optimistic', 0.5), \
+('ndcg@1_pessimistic', 0.0)]
+"""
+)
+
+
+def make_eval_metric(
+    metrics: str | Iterable[str] = "ndcg",
+    k: int | None | Sequence[int | None] = 10,
+    *,
+    ties: str = "average",
+    gain: GainLike = "exponential",
+    label_gain: Sequence[float] | None = None,
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    threshold: float = 1,
+    beta: float = 1.0,
+    empty: float | str = 1.0,
+    denominator: str = "relevant",
+    bounds: bool = False,
+    query_weight: str = "mean",
+    prefix: str = "",
+    cache_size: int = 16,
+) -> EvalMetric:
+    return EvalMetric(metrics, k, ties=ties, gain=gain, label_gain=label_gain,
+                      discount=discount, log_base=log_base, threshold=threshold, beta=beta,
+                      empty=empty, denominator=denominator, bounds=bounds,
+                      query_weight=query_weight, prefix=prefix, cache_size=cache_size)
+
+
+make_eval_metric.__doc__ = (
+    """Tie-aware ranking metrics for ``LGBMRanker.fit(..., eval_metric=...)``.
+
+    The returned :class:`EvalMetric` has ``__call__(y_true, y_pred, weight, group)`` (exactly
+    four parameters, which is how LightGBM knows to pass the query groups).
+"""
+    + _FACTORY_DOC
+    + """
+    Returns
+    -------
+    EvalMetric
+
+    Examples
+    --------
+    >>> import inspect
+    >>> from rankmetrics.lightgbm import make_eval_metric
+    >>> metric = make_eval_metric("ndcg", k=10, prefix="tie_")
+    >>> len(inspect.signature(metric).parameters)
+    4
+    >>> [(n, round(v, 4)) for n, v, _ in metric([2, 0, 0], [0.5, 0.5, 0.5], None, [3])]
+    [('tie_ndcg@10', 0.7103)]
+"""
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# early stopping on our metric
+# ---------------------------------------------------------------------------------------------
+
+
+class EarlyStopping:
+    """LightGBM callback: stop when one metric on one evaluation set stops improving.
+
+    Build it with :func:`early_stopping`. Unlike ``lgb.early_stopping``, which watches the
+    first metric (``first_metric_only=True``) or every metric, it watches the named metric
+    only, so built-in metrics can stay on for comparison.
+    """
+
+    order: int
+    before_iteration: bool
+    stopping_rounds: int
+    metric: str
+    data_name: str | None
+    min_delta: float
+    verbose: bool
+
+    def __init__(self, stopping_rounds: int, metric: str, *, data_name: str | None = None,
+                 min_delta: float = 0.0, verbose: bool = True) -> None:
+        if isinstance(stopping_rounds, bool) or not isinstance(stopping_rounds, numbers.Integral) \
+                or stopping_rounds < 1:
+            raise ValueError(f"stopping_rounds must be an int >= 1; got {stopping_rounds!r}")
+        if not isinstance(metric, str) or not metric:
+            raise TypeError(f"metric must be a metric name such as 'ndcg@10'; got {metric!r}")
+        if isinstance(min_delta, bool) or not isinstance(min_delta, numbers.Real) \
+                or not math.isfinite(min_delta) or min_delta < 0:
+            raise ValueError(f"min_delta must be a finite number >= 0; got {min_delta!r}")
+        # instance attributes: lgb.train overwrites an `order` missing from the instance dict;
+        # 30 runs it where lgb.early_stopping runs, after record_evaluation / log_evaluation
+        self.order = 30
+        self.before_iteration = False
+        self.stopping_rounds = int(stopping_rounds)
+        self.metric = metric
+        self.data_name = data_name
+        self.min_delta = float(min_delta)
+        self.verbose = verbose
+        self._reset()
+
+    def _reset(self) -> None:
+        self.best_iteration = -1
+        self.best_score = math.nan
+        self.best_results: list[Any] = []
+        self._index = -1
+        self._maximize = True
+        self.enabled = True
+
+    def _find(self, env: Any) -> None:
+        import lightgbm as lgb
+
+        results = list(env.evaluation_result_list or [])
+        if not results:
+            raise ValueError("early_stopping needs at least one validation set and metric")
+        is_cv = not isinstance(env.model, lgb.Booster)  # lgb.cv passes a CVBooster
+        train_name = getattr(env.model, "_train_data_name", "training")
+        seen: set[tuple[str, str]] = set()
+        for r in results:
+            key = (r[0], r[1])
+            if key in seen:
+                raise ValueError(
+                    f"metric {r[1]!r} is reported twice for data set {r[0]!r}: a built-in metric "
+                    "has the same name as a feval output; give the feval a prefix "
+                    "(make_feval(..., prefix='tie_'))"
+                )
+            seen.add(key)
+        wanted = self.data_name
+        for i, r in enumerate(results):
+            if r[1] != self.metric:
+                continue
+            if wanted is None:
+                if (is_cv and r[0] == "train") or (not is_cv and r[0] == train_name):
+                    continue  # never stop on the training data
+            elif r[0] != wanted:
+                continue
+            self._index, self._maximize = i, bool(r[3])
+            return
+        names = sorted({f"{r[0]}'s {r[1]}" for r in results})
+        where = "a validation set" if wanted is None else f"data set {wanted!r}"
+        raise ValueError(
+            f"early_stopping: metric {self.metric!r} not reported on {where}; available: {names}"
+        )
+
+    def __call__(self, env: Any) -> None:
+        import lightgbm as lgb
+
+        if env.iteration == env.begin_iteration:
+            self._reset()
+            boosting = [env.params.get(a) for a in ("boosting", "boosting_type", "boost")]
+            if "dart" in boosting:
+                self.enabled = False
+                print("early_stopping: not available in dart mode; disabled")
+                return
+            self._find(env)
+        if not self.enabled:
+            return
+        results = env.evaluation_result_list
+        score = float(results[self._index][2])
+        better = (score > self.best_score + self.min_delta if self._maximize
+                  else score < self.best_score - self.min_delta)
+        if self.best_iteration < 0 or better:
+            self.best_score, self.best_iteration, self.best_results = score, env.iteration, results
+        stop = env.iteration - self.best_iteration >= self.stopping_rounds
+        if stop or env.iteration == env.end_iteration - 1:
+            if self.verbose:
+                r = results[self._index]
+                how = "Early stopping" if stop else "Did not meet early stopping"
+                print(f"{how} on {r[0]}'s {r[1]}: best iteration is [{self.best_iteration + 1}] "
+                      f"with {self.best_score:.6g}")
+            raise lgb.callback.EarlyStopException(self.best_iteration, self.best_results)
+
+
+def early_stopping(
+    stopping_rounds: int,
+    feval: _TieAwareMetric | None = None,
+    *,
+    metric: str | None = None,
+    data_name: str | None = None,
+    min_delta: float = 0.0,
+    verbose: bool = True,
+) -> EarlyStopping:
+    """Callback that stops training on a tie-aware metric (built-in metrics may stay on).
+
+    Parameters
+    ----------
+    stopping_rounds : int
+        Stop when the metric has not improved for this many rounds (``>= 1``).
+    feval : Feval or EvalMetric, optional
+        Watch its first output (``feval.names[0]``) unless ``metric`` is given.
+    metric : str, optional
+        Name of the metric to watch, as reported (e.g. ``"tie_ndcg@10"``). Required without
+        ``feval``.
+    data_name : str, optional
+        Evaluation set to watch (``valid_names`` entry, ``"valid_0"`` by default in LightGBM).
+        Default: the first set reporting ``metric`` that is not the training data.
+    min_delta : float, default 0.0
+        Minimum improvement that counts.
+    verbose : bool, default True
+        Print the best iteration when training stops.
+
+    Returns
+    -------
+    EarlyStopping
+        Pass it in ``callbacks=[...]`` of ``lgb.train``, ``lgb.cv`` or ``LGBMRanker.fit``.
+        On stopping (and at the last round) it raises LightGBM's ``EarlyStopException``, so
+        ``booster.best_iteration`` and ``best_score`` are set as by ``lgb.early_stopping``.
+
+    Raises
+    ------
+    ValueError
+        Bad ``stopping_rounds`` / ``min_delta``; at the first round, the metric is not
+        reported on a validation set, or a data set reports the same metric name twice (a
+        built-in metric with the feval's name: use ``prefix``).
+    TypeError
+        Neither ``feval`` nor ``metric`` given.
+
+    Examples
+    --------
+    >>> from rankmetrics.lightgbm import early_stopping, make_feval
+    >>> feval = make_feval("ndcg", k=(5, 10), prefix="tie_")
+    >>> early_stopping(20, feval).metric
+    'tie_ndcg@5'
+    >>> early_stopping(20, feval, metric="tie_ndcg@10").metric
+    'tie_ndcg@10'
+    """
+    if metric is None:
+        if feval is None:
+            raise TypeError("early_stopping needs feval (to watch its first metric) or metric=")
+        metric = feval.names[0]
+    return EarlyStopping(stopping_rounds, metric, data_name=data_name, min_delta=min_delta,
+                         verbose=verbose)
+
+
+# ---------------------------------------------------------------------------------------------
+# LightGBM's own metric on given scores (for comparisons)
+# ---------------------------------------------------------------------------------------------
+
+
+def builtin_ndcg(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    group: ArrayLike,
+    k: int | Sequence[int] = 10,
+    *,
+    label_gain: Sequence[float] | None = None,
+    weight: ArrayLike | None = None,
+    per_query: bool = False,
+    num_threads: int = 1,
+) -> dict[str, Any]:
+    """LightGBM's built-in ``ndcg@k`` of arbitrary scores (ties broken by row order).
+
+    A Booster with zero trees predicts its Dataset's ``init_score``, so a Dataset carrying
+    ``init_score=y_score`` and evaluated with ``eval_train()`` yields LightGBM's own metric on
+    exactly these scores. For per-query values every query becomes its own validation set of
+    that Booster (LightGBM's ``ndcg`` of a one-query set is that query's value); one
+    ``eval_valid()`` call then evaluates them all.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        Integer labels (LightGBM requires ``0 <= label < len(label_gain)``).
+    y_score : array-like of shape (n_rows,)
+        Scores, rows grouped by query.
+    group : array-like of shape (n_queries,)
+        Query sizes, summing to ``n_rows``.
+    k : int or sequence of int, default 10
+        LightGBM's ``eval_at``.
+    label_gain : sequence of float, optional
+        LightGBM's ``label_gain`` (default ``2**i - 1``).
+    weight : array-like of shape (n_rows,), optional
+        Row weights (LightGBM averages them per query).
+    per_query : bool, default False
+        Return per-query arrays instead of means (one LightGBM Dataset per query: for small
+        data).
+    num_threads : int, default 1
+
+    Returns
+    -------
+    dict
+        ``"ndcg@k"`` -> float (mean over queries), or ndarray of shape (n_queries,) with
+        ``per_query=True``.
+
+    Raises
+    ------
+    ImportError
+        LightGBM is not installed.
+    ValueError
+        Inputs of different lengths, or LightGBM's own checks (``lightgbm.basic.LightGBMError``
+        for labels without a gain).
+
+    Examples
+    --------
+    >>> from rankmetrics.lightgbm import builtin_ndcg
+    >>> builtin_ndcg([2, 0, 0], [0.5, 0.5, 0.5], [3], k=1)  # the first tied row wins
+    {'ndcg@1': 1.0}
+    >>> builtin_ndcg([0, 0, 2], [0.5, 0.5, 0.5], [3], k=1)
+    {'ndcg@1': 0.0}
+    """
+    import lightgbm as lgb
+
+    y = np.asarray(y_true, dtype=np.float64)
+    s = np.asarray(y_score, dtype=np.float64)
+    g = np.asarray(group, dtype=np.int64)
+    ks = [int(k)] if isinstance(k, (int, np.integer)) else [int(c) for c in k]
+    if y.ndim != 1 or s.shape != y.shape or int(g.sum()) != y.shape[0]:
+        raise ValueError(
+            f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length and group "
+            f"must add up to it (sum {int(g.sum())})"
+        )
+    params: dict[str, Any] = {"objective": "lambdarank", "metric": "ndcg", "eval_at": ks,
+                              "verbose": -1, "num_threads": num_threads,
+                              "min_data_in_leaf": 1, "min_data_in_bin": 1}
+    if label_gain is not None:
+        params["label_gain"] = list(label_gain)
+    X = np.zeros((y.shape[0], 1))
+    w = None if weight is None else np.asarray(weight, dtype=np.float64)
+    train = lgb.Dataset(X, label=y, group=g, weight=w, init_score=s, params=params,
+                        free_raw_data=False)
+    booster = lgb.Booster(params, train)
+    if not per_query:
+        return {r[1]: float(r[2]) for r in booster.eval_train()}
+    starts = np.r_[0, np.cumsum(g)]
+    for i in range(g.shape[0]):
+        a, b = int(starts[i]), int(starts[i + 1])
+        part = lgb.Dataset(X[a:b], label=y[a:b], group=[b - a], init_score=s[a:b],
+                           weight=None if w is None else w[a:b], reference=train,
+                           params=params)
+        booster.add_valid(part, f"q{i}")
+    out: dict[str, Any] = {f"ndcg@{c}": np.empty(g.shape[0]) for c in ks}
+    for r in booster.eval_valid():
+        out[r[1]][int(r[0][1:])] = r[2]
+    return out
+

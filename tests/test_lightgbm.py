@@ -1,0 +1,405 @@
+"""Unit tests of rankmetrics.lightgbm: adapter output equals the core, names, cache, weights,
+the LGBMRanker signature, early stopping and error messages."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import pickle
+from typing import Any
+
+import numpy as np
+import pytest
+from _extras import require
+
+import rankmetrics as rm
+from rankmetrics.datasets import RankingData, make_ranking_data
+
+lgb = require("lightgbm")
+
+from rankmetrics.lightgbm import (  # noqa: E402
+    EvalMetric,
+    Feval,
+    builtin_ndcg,
+    early_stopping,
+    make_eval_metric,
+    make_feval,
+)
+
+QUIET = {"verbose": -1}
+PARAMS: dict[str, Any] = {"objective": "lambdarank", "num_leaves": 7, "learning_rate": 0.2,
+                          "min_data_in_leaf": 5, "num_threads": 1, "seed": 0,
+                          "deterministic": True, "force_row_wise": True, "verbose": -1}
+
+
+def _data(n_queries: int = 30, seed: int = 0) -> RankingData:
+    return make_ranking_data(n_queries, min_docs=3, max_docs=15, n_features=6, n_discrete=6,
+                             random_state=seed)
+
+
+def _dataset(d: RankingData, **kw: Any) -> Any:
+    ds = lgb.Dataset(d.X, d.y, group=d.group_sizes, params=QUIET, free_raw_data=False, **kw)
+    return ds.construct()
+
+
+def _tied_scores(d: RankingData, seed: int = 0) -> np.ndarray:
+    return np.round(np.random.default_rng(seed).normal(size=d.n_samples), 1)
+
+
+@pytest.fixture(scope="module")
+def small() -> RankingData:
+    return _data()
+
+
+# --------------------------------------------------------------------------- adapter == core
+@pytest.mark.parametrize("ties", ["average", "optimistic", "pessimistic", "stable"])
+def test_feval_equals_core_every_metric(small, ties) -> None:
+    scores = _tied_scores(small)
+    metrics = ["ndcg", "dcg", "cg", "ncg", "precision", "recall", "f1", "map", "rr"]
+    feval = make_feval(metrics, k=(1, 5), ties=ties, empty=0.0)
+    out = dict((n, v) for n, v, hib in feval(scores, _dataset(small)) if hib)
+    assert len(out) == 2 * len(metrics)
+    y, q = small.y, small.qid
+    kw: dict[str, Any] = {"ties": ties, "empty": 0.0}
+    for k in (1, 5):
+        assert out[f"ndcg@{k}"] == pytest.approx(rm.ndcg_score(y, scores, q, k=k, **kw))
+        assert out[f"dcg@{k}"] == pytest.approx(rm.dcg_score(y, scores, q, k=k, ties=ties))
+        assert out[f"cg@{k}"] == pytest.approx(rm.cg_score(y, scores, q, k=k, ties=ties))
+        assert out[f"ncg@{k}"] == pytest.approx(rm.ncg_score(y, scores, q, k=k, **kw))
+        assert out[f"precision@{k}"] == pytest.approx(rm.precision_score(y, scores, q, k=k, **kw))
+        assert out[f"recall@{k}"] == pytest.approx(rm.recall_score(y, scores, q, k=k, **kw))
+        assert out[f"f1@{k}"] == pytest.approx(rm.f1_score(y, scores, q, k=k, **kw))
+        assert out[f"map@{k}"] == pytest.approx(
+            rm.average_precision_score(y, scores, q, k=k, **kw))
+        assert out[f"rr@{k}"] == pytest.approx(rm.reciprocal_rank_score(y, scores, q, k=k, **kw))
+
+
+def test_core_options_are_passed_through(small) -> None:
+    scores = _tied_scores(small, 3)
+    y, q = small.y, small.qid
+    opts: dict[str, Any] = {"gain": "linear", "discount": "jarvelin2002", "log_base": 3}
+    feval = make_feval(["ndcg", "ap@10", "fbeta"], k=7, threshold=2, beta=2.0,
+                       denominator="min_k_relevant", empty="skip", **opts)
+    got = {n: v for n, v, _ in feval(scores, _dataset(small))}
+    assert got["ndcg@7"] == pytest.approx(rm.ndcg_score(y, scores, q, k=7, empty="skip", **opts))
+    assert got["ap@10"] == pytest.approx(rm.average_precision_score(
+        y, scores, q, k=10, threshold=2, denominator="min_k_relevant", empty="skip"))
+    assert got["fbeta@7"] == pytest.approx(
+        rm.fbeta_score(y, scores, q, k=7, beta=2.0, threshold=2, empty="skip"))
+    per_q = feval.per_query(scores, _dataset(small))
+    np.testing.assert_allclose(per_q["ndcg@7"],
+                               rm.ndcg(y, scores, q, k=7, empty="skip", **opts), equal_nan=True)
+
+
+def test_label_gain_is_level_weights(small) -> None:
+    scores = _tied_scores(small, 4)
+    label_gain = [0.0, 1.0, 3.0, 10.0, 40.0]
+    got = make_feval(k=5, label_gain=label_gain)(scores, _dataset(small))[0][1]
+    assert got == pytest.approx(
+        rm.ndcg_score(small.y, scores, small.qid, k=5, gain=label_gain, empty=1.0))
+
+
+def test_defaults_match_lightgbm_conventions() -> None:
+    # an all-zero-label query scores 1.0 (LightGBM); exponential gain, log2 discount, k=10
+    y = np.array([0, 0, 0, 3, 1, 0, 0])
+    group = [3, 4]
+    scores = np.array([0.1, 0.2, 0.3, 0.0, 0.5, 0.5, 0.2])
+    metric = make_eval_metric()
+    (name, value, higher_better), = metric(y, scores, None, group)
+    assert (name, higher_better) == ("ndcg@10", True)
+    q = np.repeat([0, 1], group)
+    assert value == pytest.approx(rm.ndcg_score(y, scores, q, k=10, empty=1.0))
+    assert value == pytest.approx((1.0 + rm.ndcg(y[3:], scores[3:], k=10)[0]) / 2)
+    stable = make_eval_metric(ties="stable")(y, scores, None, group)[0][1]
+    assert stable == pytest.approx(builtin_ndcg(y, scores, group, k=10)["ndcg@10"], abs=1e-12)
+
+
+def test_bounds_bracket_the_average(small) -> None:
+    scores = _tied_scores(small, 5)
+    for ties in ("average", "stable"):
+        res = dict((n, v) for n, v, _ in make_feval(k=(3, 10), ties=ties, bounds=True)(
+            scores, _dataset(small)))
+        for k in (3, 10):
+            name = f"ndcg@{k}"
+            lo, mid, hi = res[name + "_pessimistic"], res[name], res[name + "_optimistic"]
+            assert lo <= mid <= hi and lo < hi
+            assert hi == pytest.approx(rm.ndcg_score(small.y, scores, small.qid, k=k,
+                                                     ties="optimistic", empty=1.0))
+            assert lo == pytest.approx(rm.ndcg_score(small.y, scores, small.qid, k=k,
+                                                     ties="pessimistic", empty=1.0))
+
+
+# ------------------------------------------------------------------------------------ names
+def test_names() -> None:
+    assert make_feval().names == ["ndcg@10"]
+    assert make_feval("NDCG", k=(1, 3, 5, 10)).names == ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"]
+    assert make_feval(["ndcg @ 5", "map", "p"], k=(None, 2)).names == [
+        "ndcg@5", "map", "map@2", "p", "p@2"]
+    assert make_feval("mrr", k=None, prefix="tie_", bounds=True).names == [
+        "tie_mrr", "tie_mrr_optimistic", "tie_mrr_pessimistic"]
+    for name in make_feval(["ndcg", "recall", "f1"], k=(1, 20), bounds=True).names:
+        assert not any(c.isspace() for c in name)
+
+
+# ------------------------------------------------------------------------------------ cache
+def test_plan_built_once_per_dataset(small) -> None:
+    feval = make_feval(k=(1, 5))
+    ds = _dataset(small)
+    for seed in range(4):
+        scores = _tied_scores(small, seed)
+        assert feval(scores, ds)[1][1] == pytest.approx(
+            rm.ndcg_score(small.y, scores, small.qid, k=5, empty=1.0))
+    assert feval._cache.builds == 1
+
+
+def test_cache_keeps_datasets_apart() -> None:
+    a, b = _data(20, seed=1), _data(25, seed=2)
+    da, db = _dataset(a), _dataset(b)
+    feval = make_feval(k=5)
+    for seed in range(3):  # alternate: every call must use its own Dataset's plan
+        for d, ds in ((a, da), (b, db)):
+            s = _tied_scores(d, seed)
+            expected = rm.ndcg_score(d.y, s, d.qid, k=5, empty=1.0)
+            assert feval(s, ds)[0][1] == pytest.approx(expected)
+    assert feval._cache.builds == 2
+
+
+def test_cache_survives_id_reuse() -> None:
+    # Datasets created and dropped in turn often get the same id(); the plan must follow the
+    # data, not the address.
+    feval = make_feval(k=3, cache_size=2)
+    for seed in range(6):
+        d = _data(10 + seed, seed=seed)
+        s = _tied_scores(d, seed)
+        assert feval(s, _dataset(d))[0][1] == pytest.approx(  # the Dataset dies right here
+            rm.ndcg_score(d.y, s, d.qid, k=3, empty=1.0))
+    assert len(feval._cache.entries) == 2
+
+
+def test_cache_follows_set_label(small) -> None:
+    ds = _dataset(small)
+    feval = make_feval(k=5)
+    s = _tied_scores(small)
+    feval(s, ds)
+    new_y = small.y[::-1].copy()  # same groups, different labels
+    ds.set_label(new_y)
+    assert feval(s, ds)[0][1] == pytest.approx(rm.ndcg_score(new_y, s, small.qid, k=5, empty=1.0))
+
+
+def test_cache_matches_equal_content(small) -> None:
+    metric = make_eval_metric(k=5)
+    s = _tied_scores(small)
+    first = metric(small.y, s, None, small.group_sizes)
+    second = metric(small.y.copy(), s, None, small.group_sizes.copy())  # new objects, same data
+    assert first == second and metric._cache.builds == 1
+    metric(small.y, s, np.ones(small.n_samples), small.group_sizes)  # weights: another plan
+    assert metric._cache.builds == 2
+
+
+def test_copies_start_with_an_empty_cache(small) -> None:
+    feval = make_feval(k=(3, 5), bounds=True, prefix="x_")
+    feval(_tied_scores(small), _dataset(small))
+    for clone in (copy.deepcopy(feval), pickle.loads(pickle.dumps(feval))):
+        assert isinstance(clone, Feval) and clone.names == feval.names
+        assert clone._cache.entries == []
+        assert clone(_tied_scores(small), _dataset(small)) == feval(_tied_scores(small),
+                                                                    _dataset(small))
+    feval.clear_cache()
+    assert feval._cache.entries == []
+
+
+# ---------------------------------------------------------------------------------- weights
+def test_query_weights(small) -> None:
+    s = _tied_scores(small, 6)
+    rng = np.random.default_rng(0)
+    qw = rng.uniform(0.5, 2.0, small.n_queries)
+    row_w = np.repeat(qw, small.group_sizes)
+    got = make_feval(k=5)(s, _dataset(small, weight=row_w))[0][1]
+    assert got == pytest.approx(
+        rm.ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=qw))
+
+    # weights varying inside a query: LightGBM averages them ("mean"); "first" is offered too
+    row_w = rng.uniform(0.5, 2.0, small.n_samples)
+    starts = np.r_[0, np.cumsum(small.group_sizes)[:-1]]
+    mean_w = np.add.reduceat(row_w, starts) / small.group_sizes
+    ds = _dataset(small, weight=row_w)
+    got_mean = make_feval(k=5)(s, ds)[0][1]
+    got_first = make_feval(k=5, query_weight="first")(s, ds)[0][1]
+    assert got_mean == pytest.approx(
+        rm.ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=mean_w))
+    assert got_first == pytest.approx(
+        rm.ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=row_w[starts]))
+
+    # LightGBM agrees (ties="stable") on queries with a relevant document. It adds an all-zero
+    # query's 1.0 *unweighted* while dividing by the sum of query weights (rank_metric.hpp), so
+    # with such queries its weighted mean is not a weighted mean; we do not copy that quirk.
+    has_rel = np.add.reduceat(small.y, starts) > 0
+    assert not has_rel.all()
+    rows = np.repeat(has_rel, small.group_sizes)
+    y, sz, w, sc = small.y[rows], small.group_sizes[has_rel], row_w[rows], s[rows]
+    ours = make_eval_metric(k=5, ties="stable")(y, sc, w, sz)[0][1]
+    lgb_value = builtin_ndcg(y, sc, sz, k=5, weight=w)["ndcg@5"]
+    assert ours == pytest.approx(lgb_value, abs=1e-7)  # LightGBM keeps float32 weights
+
+
+# ------------------------------------------------------------------------ LGBMRanker / sklearn
+def test_eval_metric_signature_has_four_parameters() -> None:
+    metric = make_eval_metric(k=(1, 5))
+    assert isinstance(metric, EvalMetric)
+    params = inspect.signature(metric).parameters
+    assert list(params) == ["y_true", "y_pred", "weight", "group"]
+    assert all(p.default is inspect.Parameter.empty for p in params.values())
+    assert len(inspect.signature(make_feval()).parameters) == 2
+
+
+def test_lgbmranker_fit_reports_core_values() -> None:
+    train, valid = _data(60, seed=3).split(test_size=0.3, random_state=0)
+    metric = make_eval_metric("ndcg", k=(3, 10), prefix="tie_", bounds=True)
+    model = lgb.LGBMRanker(n_estimators=8, **{k: v for k, v in PARAMS.items()
+                                               if k != "objective"})
+    if "eval_X" in inspect.signature(model.fit).parameters:  # lightgbm >= 4.7
+        evals: dict[str, Any] = {"eval_X": (valid.X,), "eval_y": (valid.y,)}
+    else:
+        evals = {"eval_set": [(valid.X, valid.y)]}
+    model.fit(train.X, train.y, group=train.group_sizes, eval_group=[valid.group_sizes],
+              eval_at=[10], eval_metric=metric, **evals)
+    rec = model.evals_result_["valid_0"]
+    assert list(rec) == ["ndcg@10", *metric.names]  # LightGBM's built-in comes first
+    for it in (1, 4, 8):
+        pred = model.predict(valid.X, num_iteration=it)
+        for k in (3, 10):
+            assert rec[f"tie_ndcg@{k}"][it - 1] == pytest.approx(
+                rm.ndcg_score(valid.y, pred, valid.qid, k=k, empty=1.0), abs=1e-12)
+        assert rec["ndcg@10"][it - 1] == pytest.approx(
+            rm.ndcg_score(valid.y, pred, valid.qid, k=10, ties="stable", empty=1.0), abs=1e-9)
+
+
+# --------------------------------------------------------------------------- early stopping
+def _train(d_train: Any, d_valid: Any, feval: Any, callbacks: list, metric: str = "ndcg",
+           rounds: int = 60) -> tuple[Any, dict]:
+    record: dict = {}
+    booster = lgb.train({**PARAMS, "metric": metric, "eval_at": [5]}, d_train,
+                        num_boost_round=rounds, valid_sets=[d_train, d_valid],
+                        valid_names=["train", "valid"], feval=feval,
+                        callbacks=[*callbacks, lgb.record_evaluation(record)])
+    return booster, record
+
+
+def test_early_stopping_callback_stops_on_named_metric(capsys) -> None:
+    train, valid = _data(80, seed=4).split(test_size=0.3, random_state=1)
+    dt = lgb.Dataset(train.X, train.y, group=train.group_sizes, params=QUIET)
+    dv = lgb.Dataset(valid.X, valid.y, group=valid.group_sizes, reference=dt)
+    feval = make_feval("ndcg", k=(5, 1), prefix="tie_", bounds=True)
+    booster, record = _train(dt, dv, feval, [early_stopping(4, feval)])
+    curve = np.asarray(record["valid"]["tie_ndcg@5"])
+    best = booster.best_iteration
+    assert best == int(np.argmax(curve)) + 1
+    assert len(curve) == min(best + 4, 60)
+    assert booster.best_score["valid"]["tie_ndcg@5"] == curve[best - 1]
+    assert "tie_ndcg@5" in capsys.readouterr().out
+
+    stop_on_1 = early_stopping(3, metric="tie_ndcg@1", verbose=False)
+    booster, record = _train(dt, dv, feval, [stop_on_1])
+    curve = np.asarray(record["valid"]["tie_ndcg@1"])
+    assert booster.best_iteration == int(np.argmax(curve)) + 1
+    assert len(curve) == min(booster.best_iteration + 3, 60)
+
+
+def test_early_stopping_in_cv() -> None:
+    d = _data(60, seed=5)
+    ds = lgb.Dataset(d.X, d.y, group=d.group_sizes, params=QUIET)
+    feval = make_feval(k=5, prefix="tie_")
+    res = lgb.cv({**PARAMS, "metric": "None"}, ds, num_boost_round=40, nfold=3, feval=feval,
+                 stratified=False, callbacks=[early_stopping(3, feval, verbose=False)])
+    curve = np.asarray(res["valid tie_ndcg@5-mean"])
+    assert len(curve) == int(np.argmax(curve)) + 1  # cv truncates at the best round
+
+
+def test_early_stopping_detects_name_collision() -> None:
+    train, valid = _data(40, seed=6).split(test_size=0.3, random_state=0)
+    dt = lgb.Dataset(train.X, train.y, group=train.group_sizes, params=QUIET)
+    dv = lgb.Dataset(valid.X, valid.y, group=valid.group_sizes, reference=dt)
+    feval = make_feval(k=5)  # "ndcg@5", like the built-in metric at eval_at=[5]
+    with pytest.raises(ValueError, match=r"reported twice .* prefix"):
+        _train(dt, dv, feval, [early_stopping(3, feval)])
+    with pytest.raises(ValueError, match=r"'nope@3' not reported on a validation set"):
+        _train(dt, dv, make_feval(k=5, prefix="t_"), [early_stopping(3, metric="nope@3")])
+    with pytest.raises(ValueError, match=r"not reported on data set 'other'"):
+        _train(dt, dv, make_feval(k=5, prefix="t_"),
+               [early_stopping(3, metric="t_ndcg@5", data_name="other")])
+
+
+# ------------------------------------------------------------------------------- builtin_ndcg
+def test_builtin_ndcg_per_query_is_stable_ties(small) -> None:
+    s = _tied_scores(small, 7)
+    lgb_q = builtin_ndcg(small.y, s, small.group_sizes, k=(1, 5), per_query=True)
+    lgb_mean = builtin_ndcg(small.y, s, small.group_sizes, k=(1, 5))
+    for k in (1, 5):
+        ours = rm.ndcg(small.y, s, small.qid, k=k, ties="stable", empty=1.0)
+        np.testing.assert_allclose(lgb_q[f"ndcg@{k}"], ours, atol=1e-12)
+        assert lgb_mean[f"ndcg@{k}"] == pytest.approx(ours.mean(), abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"metrics": "nope"}, ValueError, r"unknown metric 'nope'"),
+        ({"metrics": []}, ValueError, r"at least one metric"),
+        ({"metrics": ["ndcg@5", "ndcg"], "k": 5}, ValueError, r"unique.*'ndcg@5'"),
+        ({"k": 0}, ValueError, r"k must be a positive int or None; got 0"),
+        ({"k": 2.5}, TypeError, r"k must be a positive int or None; got 2.5"),
+        ({"k": ()}, ValueError, r"k must not be an empty sequence"),
+        ({"ties": "random"}, ValueError, r"ties must be one of .*'random'"),
+        ({"gain": "cubic"}, ValueError, r"gain must be one of .*'cubic'"),
+        ({"discount": "exp"}, ValueError, r"discount must be one of .*'exp'"),
+        ({"empty": "zero"}, ValueError, r"empty must be one of .*'zero'"),
+        ({"gain": "linear", "label_gain": [0, 1]}, ValueError, r"either gain or label_gain"),
+        ({"bounds": "yes"}, TypeError, r"bounds must be True or False; got 'yes'"),
+        ({"query_weight": "max"}, ValueError, r"query_weight must be one of .*'max'"),
+        ({"prefix": "my metric "}, ValueError, r"prefix must be a string without whitespace"),
+        ({"cache_size": 0}, ValueError, r"cache_size must be an int >= 1; got 0"),
+        ({"beta": -1.0}, ValueError, r"beta must be > 0; got -1.0"),
+    ],
+)
+def test_construction_errors(kwargs, exc, match) -> None:
+    with pytest.raises(exc, match=match):
+        make_feval(**kwargs)
+    with pytest.raises(exc, match=match):
+        make_eval_metric(**kwargs)
+
+
+def test_call_errors(small) -> None:
+    feval = make_feval(k=5)
+    no_group = lgb.Dataset(small.X, small.y, params=QUIET).construct()
+    with pytest.raises(ValueError, match=r"no query groups"):
+        feval(_tied_scores(small), no_group)
+    with pytest.raises(ValueError, match=r"no query groups"):
+        make_eval_metric()(small.y, _tied_scores(small), None, None)
+    with pytest.raises(ValueError, match=r"y_score must have one score per row"):
+        feval(np.zeros(3), _dataset(small))
+    bad = _tied_scores(small)
+    bad[0] = np.nan
+    with pytest.raises(ValueError, match=r"y_score must be finite"):
+        feval(bad, _dataset(small))
+    with pytest.raises(ValueError, match=r"group_sizes add up to"):
+        make_eval_metric()(small.y, _tied_scores(small), None, small.group_sizes[:-1])
+    with pytest.raises(ValueError, match=r"weight must have one entry per row"):
+        make_eval_metric()(small.y, _tied_scores(small), np.ones(2), small.group_sizes)
+    with pytest.raises(ValueError, match=r"labels must be integers"):
+        make_eval_metric()(small.y + 0.5, _tied_scores(small), None, small.group_sizes)
+    with pytest.raises(TypeError, match=r"y_true must be array-like, got None"):
+        make_eval_metric()(None, _tied_scores(small), None, small.group_sizes)
+    with pytest.raises(ValueError, match=r"undefined for queries without relevant"):
+        make_eval_metric(empty="error")([0, 0, 1], [1.0, 2.0, 3.0], None, [2, 1])
+
+
+def test_early_stopping_argument_errors() -> None:
+    with pytest.raises(TypeError, match=r"needs feval .* or metric="):
+        early_stopping(5)
+    with pytest.raises(ValueError, match=r"stopping_rounds must be an int >= 1; got 0"):
+        early_stopping(0, metric="x")
+    with pytest.raises(ValueError, match=r"min_delta must be a finite number >= 0; got -1"):
+        early_stopping(3, metric="x", min_delta=-1)
+    with pytest.raises(TypeError, match=r"metric must be a metric name"):
+        early_stopping(3, metric="")
