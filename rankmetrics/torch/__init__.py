@@ -1,0 +1,63 @@
+"""PyTorch integration: tie-aware ranking metrics on tensors and a training-loop monitor.
+
+Needs the optional extra ``rankmetrics[torch]`` (PyTorch); :class:`RankingMetric` also needs
+torchmetrics (``rankmetrics[torchmetrics]``) and is imported only when first used.
+
+* :mod:`rankmetrics.torch.functional` -- :func:`cg`, :func:`dcg`, :func:`ncg`, :func:`ndcg`,
+  :func:`precision`, :func:`recall`, :func:`f1`, :func:`fbeta`, :func:`average_precision`,
+  :func:`reciprocal_rank` and :func:`evaluate`: per-query values for flat ``(N,)`` input with
+  ``indexes`` or padded ``(B, L)`` input with ``mask``, on the input's device.
+* :class:`RankingMonitor` -- running means (loss, metrics, tie bounds) for a training loop, with
+  sum-reducible state for ``torch.distributed.all_reduce``.
+* :class:`RankingMetric` -- the same as a ``torchmetrics.Metric`` (Lightning ``self.log``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    import torch as _torch  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "rankmetrics.torch needs PyTorch; install the extra: pip install 'rankmetrics[torch]'"
+    ) from exc
+
+from .functional import (
+    average_precision,
+    cg,
+    dcg,
+    evaluate,
+    f1,
+    fbeta,
+    ncg,
+    ndcg,
+    precision,
+    recall,
+    reciprocal_rank,
+)
+from .monitor import RankingMonitor
+
+__all__ = [
+    "average_precision",
+    "cg",
+    "dcg",
+    "evaluate",
+    "f1",
+    "fbeta",
+    "ncg",
+    "ndcg",
+    "precision",
+    "recall",
+    "reciprocal_rank",
+    "RankingMonitor",
+    "RankingMetric",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RankingMetric":
+        from .metric import RankingMetric
+
+        return RankingMetric
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,909 @@
+"""Tie-aware ranking metrics on torch tensors: one value per query, on the input's device.
+
+The same metrics, names and options as the numpy core (:mod:`rankmetrics`), for the two layouts
+neural learning-to-rank code uses:
+
+* **flat** ``preds, target, indexes`` of shape ``(N,)`` (torchmetrics' retrieval convention): rows
+  of a query need not be contiguous; the output follows the sorted distinct indexes
+  (``torch.unique(indexes)``), like ``np.unique(qid)`` in the core. Without ``indexes`` all rows
+  are one query.
+* **padded** ``preds, target`` of shape ``(B, L)``, one query per row, with an optional boolean
+  ``mask`` (True = a real document): the output has shape ``(B,)``.
+
+There is no Python loop over queries. Scores are compared (sorted, tested for ties) in their own
+precision (float16/bfloat16 widen exactly to float32); sums run in float32, or float64 when the
+scores are float64 (or integers). Outputs never carry gradients.
+
+Host synchronisations: the data checks (one sync for all of them, skipped with
+``validate=False``); with flat input, one to see whether ``indexes`` are sorted and two for the
+distinct indexes and the longest query (output shapes depend on them), plus one per length block
+when query lengths are so skewed that one padded block would more than double the rows;
+``empty="error"`` (one, to look for empty queries); a callable ``gain`` (runs on the host, as in
+the core). Padded input with ``validate=False`` and built-in gains runs without any (discount
+tables and gain weights are copied to the device once and cached).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from .._gains import DiscountLike, GainLike, discount_key, gain_key
+from .._plan import parse_metric
+from .._validation import (
+    check_choice,
+    check_empty,
+    check_k,
+    check_positive_real,
+    check_threshold,
+    check_ties,
+)
+from . import _kernel
+from ._kernel import _INT_EXACT, _MAX_EXP_LABEL, Cutoff, Evaluator, Layout
+
+__all__ = [
+    "cg",
+    "dcg",
+    "ncg",
+    "ndcg",
+    "precision",
+    "recall",
+    "f1",
+    "fbeta",
+    "average_precision",
+    "reciprocal_rank",
+    "evaluate",
+]
+
+_GAIN_METRICS = ("cg", "dcg", "ncg", "ndcg")
+
+
+# ------------------------------------------------------------------------------- inputs
+def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    if x is None:
+        raise TypeError(f"{name} must be a tensor, got None")
+    try:
+        return torch.as_tensor(np.asarray(x), device=device)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TypeError(f"{name} could not be converted to a tensor: {exc}") from exc
+
+
+def _ranking_dtype(preds: Tensor) -> torch.dtype:
+    """float64 scores (and integers, bools) rank in float64; every other float in float32
+    (float16/bfloat16 widen exactly, so ties stay those of the input dtype)."""
+    if preds.dtype == torch.float64 or not preds.dtype.is_floating_point:
+        return torch.float64
+    return torch.float32
+
+
+def _check_gain_spec(gain: GainLike | None) -> None:
+    """Host-side checks of level weights or a mapping (the core's messages)."""
+    if gain is None:
+        return
+    key = gain_key(gain)
+    if isinstance(key, tuple) and key[0] == "levels":
+        w = np.asarray(key[1], dtype=np.float64)
+        if w.size == 0 or not np.all(np.isfinite(w)) or w.min() < 0:
+            raise ValueError("gain weights must be a non-empty sequence of finite numbers >= 0")
+    if isinstance(key, tuple) and key[0] == "map":
+        w = np.asarray([b for _, b in key[1]], dtype=np.float64)
+        if not np.all(np.isfinite(w)):
+            raise ValueError("gain mapping returned a non-finite gain")
+        if w.size and w.min() < 0:
+            raise ValueError(
+                f"gain mapping returned a negative gain ({w.min():g}); gains must be >= 0"
+            )
+
+
+def _is_numeric(dtype: torch.dtype) -> bool:
+    return dtype.is_floating_point or dtype in (
+        torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_target: bool,
+                gain: GainLike | None) -> int | None:
+    """Data checks with one host synchronisation; returns the largest label when the labels are
+    small integers (<= 63), which lets the ideal DCG come from label counts.
+
+    ``labels`` is float64 with padding already set to 0 (a valid label).
+    """
+    key = None if gain is None else gain_key(gain)
+    stats: list[Tensor] = []
+    checked = preds if real is None else torch.where(real, preds, 0)
+    if preds.dtype.is_floating_point or preds.dtype == torch.int64:
+        stats.extend(t.to(torch.float64) for t in torch.aminmax(checked))
+    stats.extend(torch.aminmax(labels))
+    if not integer_target:
+        stats.append((labels != torch.round(labels)).any().to(torch.float64))
+    if isinstance(key, tuple) and key[0] == "map":
+        levels = torch.tensor([a for a, _ in key[1]], dtype=labels.dtype, device=labels.device)
+        miss = ~torch.isin(labels, levels)
+        stats.append((miss if real is None else miss & real).any().to(torch.float64))
+    values = torch.stack(stats).tolist()  # the one host sync of the checks
+    if preds.dtype.is_floating_point:
+        p_lo, p_hi = values[:2]
+        values = values[2:]
+        if not (np.isfinite(p_lo) and np.isfinite(p_hi)):
+            bad = checked[~torch.isfinite(checked)].reshape(-1)[0].item()
+            raise ValueError(f"preds must be finite (no NaN or inf); found {bad}")
+    elif preds.dtype == torch.int64:
+        p_lo, p_hi = values[:2]
+        values = values[2:]
+        if max(abs(p_lo), abs(p_hi)) >= _INT_EXACT:
+            raise ValueError(
+                "preds has integers beyond 2**53 that float64 cannot rank exactly; "
+                "rescale them first"
+            )
+    l_lo, l_hi = values[0], values[1]
+    if not (np.isfinite(l_lo) and np.isfinite(l_hi)):
+        bad = labels[~torch.isfinite(labels)][0].item()
+        raise ValueError(f"target must be finite; found {bad}")
+    if l_lo < 0:
+        raise ValueError(
+            f"target must be non-negative graded labels; found {l_lo:g}. "
+            "Map negative judgements (e.g. trec -1) to 0 first."
+        )
+    integer = integer_target or not values[2]
+    if key == "exponential" or (isinstance(key, tuple) and key[0] == "levels"):
+        if not integer:
+            bad = labels[labels != torch.round(labels)][0].item()
+            why = ('with gain="exponential" (2**l - 1); use gain="linear" or weights'
+                   if key == "exponential" else "to index per-level gain weights")
+            raise ValueError(f"labels must be integers {why}; found {bad:g}")
+        if key == "exponential" and l_hi > _MAX_EXP_LABEL:
+            raise ValueError(
+                f"label {l_hi:g} is too large for gain 2**l - 1 in float64 "
+                f"(max {_MAX_EXP_LABEL}); use gain='linear' or per-level weights"
+            )
+        if isinstance(key, tuple) and l_hi >= len(key[1]):
+            n_w = len(key[1])
+            raise ValueError(
+                f"label {l_hi:g} has no gain weight: {n_w} weights given (levels 0..{n_w - 1})"
+            )
+    if isinstance(key, tuple) and key[0] == "map" and values[-1]:
+        lab = labels if real is None else labels[real.reshape(-1)]
+        levels = torch.tensor([a for a, _ in key[1]], dtype=lab.dtype, device=lab.device)
+        missing = torch.unique(lab[~torch.isin(lab, levels)])[:5].tolist()
+        raise ValueError(f"gain mapping has no weight for label(s) {missing}")
+    return int(l_hi) if integer and l_hi <= 63 else None
+
+
+def prepare(
+    preds: Any,
+    target: Any,
+    indexes: Any = None,
+    mask: Any = None,
+    *,
+    gain: GainLike | None = None,
+    validate: bool = True,
+) -> Layout:
+    """Validate the inputs and lay them out as padded rows (one per query).
+
+    ``gain``, when given, adds its label checks (integer labels, range, known levels) to the
+    single data-check synchronisation.
+    """
+    _check_gain_spec(gain)
+    dev = preds.device if isinstance(preds, Tensor) else None
+    preds = _tensor(preds, "preds", dev)
+    dev = preds.device
+    target = _tensor(target, "target", dev)
+    if target.device != dev:
+        raise ValueError(
+            f"target is on {target.device} but preds on {dev}; move both to one device"
+        )
+    if not _is_numeric(preds.dtype):
+        raise TypeError(f"preds must be numeric, got dtype {preds.dtype}")
+    if not _is_numeric(target.dtype):
+        raise TypeError(f"target must be numeric, got dtype {target.dtype}")
+    if tuple(preds.shape) != tuple(target.shape):
+        raise ValueError(
+            "preds and target must have the same shape; "
+            f"got {tuple(preds.shape)} and {tuple(target.shape)}"
+        )
+    if preds.ndim not in (1, 2):
+        raise ValueError(
+            f"preds must be 1-D (flat, with indexes) or 2-D (padded (B, L)); got {preds.ndim}-D"
+        )
+    if preds.numel() == 0:
+        raise ValueError("preds is empty: at least one document is needed")
+    rdt = _ranking_dtype(preds)
+    preds = preds.detach()
+    labels = target.detach().to(torch.float64)
+    real: Tensor | None = None
+    if preds.ndim == 2:
+        if indexes is not None:
+            raise ValueError(
+                "indexes is for flat (N,) input; a padded (B, L) batch has one query per row "
+                "(mark padding with mask)"
+            )
+        if mask is not None:
+            mask = _tensor(mask, "mask", dev)
+            if mask.dtype != torch.bool:
+                raise TypeError(
+                    f"mask must be a bool tensor (True = real document); got {mask.dtype}"
+                )
+            if tuple(mask.shape) != tuple(preds.shape):
+                raise ValueError(
+                    f"mask must have the shape of preds {tuple(preds.shape)}; "
+                    f"got {tuple(mask.shape)}"
+                )
+            if mask.device != dev:
+                raise ValueError(f"mask is on {mask.device} but preds on {dev}")
+            real = mask
+            labels = torch.where(mask, labels, 0.0)
+    else:
+        if mask is not None:
+            raise ValueError("mask is for padded (B, L) input; flat (N,) input uses indexes")
+        if indexes is not None:
+            indexes = _tensor(indexes, "indexes", dev)
+            if indexes.dtype.is_floating_point or indexes.dtype.is_complex or \
+                    indexes.dtype == torch.bool:
+                raise TypeError(
+                    f"indexes must be an integer tensor (e.g. torch.long); got {indexes.dtype}"
+                )
+            if tuple(indexes.shape) != tuple(preds.shape):
+                raise ValueError(
+                    f"indexes must have one entry per row ({preds.shape[0]},); "
+                    f"got shape {tuple(indexes.shape)}"
+                )
+            if indexes.device != dev:
+                raise ValueError(f"indexes is on {indexes.device} but preds on {dev}")
+    label_max = None
+    if validate:
+        label_max = _check_data(preds, labels, real, not target.dtype.is_floating_point, gain)
+    elif dev.type == "cpu" and not target.dtype.is_floating_point:
+        # no synchronisation cost on the host: small integer labels allow the ideal DCG from
+        # label counts instead of a row top-k
+        lo, hi = torch.aminmax(labels)
+        if 0 <= lo.item() and hi.item() <= 63:
+            label_max = int(hi.item())
+    scores = preds.to(rdt)
+    if preds.ndim == 2:
+        return _kernel.padded_layout(scores, labels, real, rdt, label_max)
+    if indexes is None:
+        return _kernel.padded_layout(scores[None, :], labels[None, :], None, rdt, label_max)
+    return _kernel.flat_layout(scores, labels, indexes, rdt, label_max)
+
+
+# ------------------------------------------------------------------------- metric values
+class Options:
+    """Validated options shared by every metric of one call."""
+
+    def __init__(self, *, gain: GainLike = "exponential", discount: DiscountLike = "log",
+                 log_base: float = 2, threshold: float = 1, beta: float = 1.0,
+                 empty: float | str = 0.0, denominator: str = "relevant") -> None:
+        gain_key(gain)
+        self.gain = gain
+        self.discount = discount
+        self.log_base = log_base
+        self.threshold = check_threshold(threshold)
+        self.beta = check_positive_real("beta", beta)
+        self.empty = check_empty(empty)
+        self.denominator = check_choice("denominator", denominator,
+                                        ("relevant", "min_k_relevant"))
+
+    def dkey(self) -> Any:
+        return discount_key(self.discount, self.log_base)
+
+
+def _finish(ev: Evaluator, values: Tensor, empty_mask: Tensor, empty: float | str,
+            what: str) -> Tensor:
+    if empty == "error":
+        if bool(empty_mask.any()):  # host sync, only for empty="error"
+            rows = torch.nonzero(empty_mask.any(dim=0) if empty_mask.ndim == 2
+                                 else empty_mask).reshape(-1)[:5]
+            ids = rows if ev.batch.index is None else ev.batch.index[rows]
+            raise ValueError(
+                f"{what} is undefined for queries without relevant documents "
+                f"(queries {ids.tolist()}); pass empty=0.0, 1.0 or 'skip'"
+            )
+        return values
+    fill = torch.nan if empty == "skip" else float(empty)
+    return torch.where(empty_mask, fill, values)
+
+
+def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
+                 opt: Options) -> Tensor:
+    g = ev.batch.gains(opt.gain)
+    dkey = opt.dkey() if base in ("dcg", "ndcg") else None
+    vals = ev.at(ev.cumulative(mode, "gain", gain_key(opt.gain), g, dkey), ks)
+    if base in ("cg", "dcg"):
+        return vals
+    ideal = ev.ideal(opt.gain, dkey, ks)
+    pos = ideal > 0
+    out = torch.where(pos, vals / torch.where(pos, ideal, 1.0), 0.0)
+    return _finish(ev, out, ~pos, opt.empty, "nDCG/nCG")
+
+
+def _binary_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
+                   opt: Options) -> Tensor:
+    rel, n_rel = ev.batch.relevance(opt.threshold)
+    kind = base if base in ("ap", "rr") else "rel"
+    sums = ev.at(ev.cumulative(mode, kind, ("rel", opt.threshold), rel, None), ks)
+    dt = sums.dtype
+    n_docs = ev.batch.n.to(dt)
+    k_eff = torch.stack([n_docs if k is None else torch.full_like(n_docs, float(k)) for k in ks])
+    safe_r = torch.where(n_rel > 0, n_rel, 1.0)[None, :]
+    if base == "precision":
+        out = sums / k_eff
+    elif base == "recall":
+        out = sums / safe_r
+    elif base in ("fbeta", "f1"):
+        b2 = 1.0 if base == "f1" else opt.beta * opt.beta
+        out = (1.0 + b2) * sums / (b2 * n_rel[None, :] + k_eff)
+    elif base == "ap":
+        denom = safe_r if opt.denominator == "relevant" else torch.minimum(k_eff, safe_r)
+        out = sums / denom
+    else:
+        out = sums
+    names = {"precision": "precision", "recall": "recall", "fbeta": "F-measure",
+             "f1": "F-measure", "ap": "average precision", "rr": "reciprocal rank"}
+    empty_mask = (n_rel == 0)[None, :].expand_as(out)
+    return _finish(ev, out, empty_mask, opt.empty, names[base])
+
+
+def parse_names(metrics: str | Iterable[str]) -> list[tuple[str, str, Cutoff]]:
+    """``["ndcg@10", "MAP", "f1@5"]`` -> ``[(name as given, base, k), ...]``."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
+        raise ValueError("metrics must name at least one metric")
+    out = []
+    for name in names:
+        base, k = parse_metric(name)
+        out.append((name, base, k))
+    return out
+
+
+def width_for(parsed: Sequence[tuple[str, str, Cutoff]], extra: Sequence[Cutoff],
+              length: int) -> int:
+    ks = [k for _, _, k in parsed] + list(extra)
+    if any(k is None for k in ks):
+        return length
+    return min(length, max(k for k in ks if k is not None))
+
+
+def compute_values(ev: Evaluator, parsed: Sequence[tuple[str, str, Cutoff]],
+                   modes: Sequence[str], opt: Options) -> dict[tuple[str, str], Tensor]:
+    """Per-query values of every (mode, metric name): shape (Q,), compute dtype."""
+    groups: dict[str, list[int]] = {}
+    for i, (_, base, _) in enumerate(parsed):
+        groups.setdefault(base, []).append(i)
+    out: dict[tuple[str, str], Tensor] = {}
+    for mode in modes:
+        for base, idx in groups.items():
+            ks = [parsed[i][2] for i in idx]
+            if base in _GAIN_METRICS:
+                vals = _gain_values(ev, mode, base, ks, opt)
+            else:
+                vals = _binary_values(ev, mode, base, ks, opt)
+            for j, i in enumerate(idx):
+                out[(mode, parsed[i][0])] = vals[j]
+    return out
+
+
+def evaluate_layout(
+    layout: Layout,
+    parsed: Sequence[tuple[str, str, Cutoff]],
+    modes: Sequence[str],
+    opt: Options,
+    tied: Sequence[Cutoff] = (),
+) -> tuple[dict[tuple[str, str], Tensor], dict[Cutoff, Tensor]]:
+    """Values of every (mode, metric) and tie flags per cutoff in ``tied``, all of shape (Q,)."""
+    if len(layout.blocks) == 1 and layout.blocks[0][0] is None:
+        batch = layout.blocks[0][1]
+        ev = Evaluator(batch, width_for(parsed, tied, batch.length))
+        return (compute_values(ev, parsed, modes, opt), {k: ev.tied(k) for k in tied})
+    values: dict[tuple[str, str], Tensor] = {}
+    flags: dict[Cutoff, Tensor] = {}
+    for where, batch in layout.blocks:
+        ev = Evaluator(batch, width_for(parsed, tied, batch.length))
+        part = compute_values(ev, parsed, modes, opt)
+        for key, v in part.items():
+            if key not in values:
+                values[key] = v.new_empty(layout.n_queries)
+            values[key][where] = v
+        for k in tied:
+            if k not in flags:
+                flags[k] = torch.zeros(layout.n_queries, dtype=torch.bool, device=v.device)
+            flags[k][where] = ev.tied(k)
+    return values, flags
+
+
+def _run(preds: Any, target: Any, indexes: Any, mask: Any, metrics: str | Iterable[str],
+         ties: str, validate: bool, **options: Any) -> dict[str, Tensor]:
+    check_ties(ties)
+    parsed = parse_names(metrics)
+    opt = Options(**options)
+    if any(base in ("dcg", "ndcg") for _, base, _ in parsed):
+        opt.dkey()  # validate discount / log_base before touching data
+    uses_gain = any(base in _GAIN_METRICS for _, base, _ in parsed)
+    with torch.no_grad():
+        layout = prepare(preds, target, indexes, mask, gain=opt.gain if uses_gain else None,
+                         validate=validate)
+        vals, _ = evaluate_layout(layout, parsed, (ties,), opt)
+    return {name: vals[(ties, name)] for name, _, _ in parsed}
+
+
+def _one(name: str, preds: Any, target: Any, indexes: Any, mask: Any, k: Any, ties: str,
+         validate: bool, **options: Any) -> Tensor:
+    k = check_k(k)
+    metric = name if k is None else f"{name}@{k}"
+    return _run(preds, target, indexes, mask, metric, ties, validate, **options)[metric]
+
+
+# ------------------------------------------------------------------------------ docs
+_PARAMS = {
+    "inputs": """preds : Tensor of shape (N,) or (B, L)
+        Model scores (float16/bfloat16/float32/float64, int or bool); a higher score ranks first.
+        Ties are detected in the scores' own precision. Gradients are not tracked.
+    target : Tensor of the shape of ``preds``
+        Graded relevance labels >= 0 (int, float or bool), on the device of ``preds``.
+    indexes : Tensor of int of shape (N,), optional
+        Flat input only: the query of each row (torchmetrics' convention; rows of a query need
+        not be contiguous). None: all rows are one query.""",
+    "mask": """mask : Tensor of bool of shape (B, L), optional
+        Padded input only: True for real documents, False for padding (whose preds and target
+        are ignored). None: every entry is a document.""",
+    "k": """k : int >= 1, optional
+        Cutoff: only ranks 1..k count. None (default) is the whole list.""",
+    "gain": """gain : {"exponential", "linear"}, sequence, mapping or callable
+        Default "exponential" (2**l - 1, integer labels 0..1023); "linear" is l; a sequence w
+        gives w[l] for integer levels; a mapping {label: weight}; a callable gets the labels as
+        a float64 numpy array, as in :func:`rankmetrics.dcg` (it runs on the host).""",
+    "discount": """discount : {"log", "jarvelin2002", "jarvelin2008", "none"} or callable
+        Default "log" (1/log_b(i+1)); see :func:`rankmetrics.dcg`. A callable gets 1-based int
+        ranks as numpy (the table is built on the host once per call and moved to the device).
+    log_base : float > 1, default 2
+        The base b of the logarithm.""",
+    "ties": """ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        "average": the exact mean over every ordering of tied scores (McSherry & Najork 2008);
+        "optimistic"/"pessimistic": the best/worst such ordering; "stable": input order within
+        ties (LightGBM/XGBoost).""",
+    "threshold": """threshold : float, default 1
+        A document is relevant when its label is >= threshold.""",
+    "empty": """empty : float, "skip" or "error", default 0.0
+        Value of a query without relevant documents (nDCG/nCG: zero ideal gain up to k);
+        "skip" gives NaN for it (``torch.nanmean`` leaves it out); "error" raises ValueError.""",
+    "validate": """validate : bool, default True
+        Check the data (finite scores, labels >= 0, integer labels for exponential gain, ...),
+        which costs one host synchronisation. False trusts the data.""",
+    "returns": """Returns
+    -------
+    Tensor of shape (n_queries,)
+        float64 for float64 (or integer) preds, float32 otherwise, on the device of ``preds``.
+        Flat input: one value per distinct index, in ``torch.unique(indexes)`` order; padded
+        input: one per row.""",
+    "raises": """Raises
+    ------
+    ValueError
+        Mismatched shapes or devices, empty input, NaN/inf scores, negative labels,
+        non-integer labels with exponential gain or level weights, k <= 0, unknown names of
+        gain/discount/ties, an empty query when ``empty="error"``.
+    TypeError
+        Non-numeric input, non-integer ``indexes``, a non-bool ``mask``, a non-int cutoff.""",
+}
+
+
+def _doc(text: str) -> Any:
+    def deco(fn: Any) -> Any:
+        fn.__doc__ = text.format(**_PARAMS)
+        return fn
+
+    return deco
+
+
+# ------------------------------------------------------------------------ public functions
+@_doc("""Cumulated gain at k per query (Järvelin & Kekäläinen 2002, eq. 1), tie-averaged.
+
+    Torch mirror of :func:`rankmetrics.cg`.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {gain}
+    {ties}
+    {validate}
+
+    {returns}
+        Units of gain.
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import cg
+    >>> cg(torch.tensor([0.9, 0.5, 0.5]), torch.tensor([3, 2, 0]), k=2, gain="linear")
+    tensor([4.])
+    """)
+def cg(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, k: int | None = None,
+       gain: GainLike = "exponential", ties: str = "average", validate: bool = True) -> Tensor:
+    return _one("cg", preds, target, indexes, mask, k, ties, validate, gain=gain)
+
+
+@_doc("""Discounted cumulated gain at k per query, exact under tied scores.
+
+    Torch mirror of :func:`rankmetrics.dcg`: DCG@k = sum_(i<=k) G(l_i) D(i); with
+    ties="average" every position of a tie group gets the group's mean gain (McSherry & Najork
+    2008, Sec. 2.6).
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {gain}
+    {discount}
+    {ties}
+    {validate}
+
+    {returns}
+        Units of gain.
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import dcg
+    >>> dcg(torch.tensor([1.0, 1.0, 1.0]), torch.tensor([2, 0, 0]), k=1)   # mean of 3, 0, 0
+    tensor([1.])
+    """)
+def dcg(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, k: int | None = None,
+        gain: GainLike = "exponential", discount: DiscountLike = "log", log_base: float = 2,
+        ties: str = "average", validate: bool = True) -> Tensor:
+    return _one("dcg", preds, target, indexes, mask, k, ties, validate, gain=gain,
+                discount=discount, log_base=log_base)
+
+
+@_doc("""Normalised cumulated gain at k per query: CG@k / ideal CG@k (JK 2002, eq. 5).
+
+    Torch mirror of :func:`rankmetrics.ncg`; the ideal uses every document of the query.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {gain}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import ncg
+    >>> ncg(torch.tensor([0.9, 0.1, 0.5]), torch.tensor([0, 3, 1]), k=2, gain="linear")
+    tensor([0.2500])
+    """)
+def ncg(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, k: int | None = None,
+        gain: GainLike = "exponential", ties: str = "average", empty: float | str = 0.0,
+        validate: bool = True) -> Tensor:
+    return _one("ncg", preds, target, indexes, mask, k, ties, validate, gain=gain, empty=empty)
+
+
+@_doc("""Normalised discounted cumulated gain at k per query, exact under tied scores.
+
+    Torch mirror of :func:`rankmetrics.ndcg`: DCG@k over the DCG@k of the ideal ordering of
+    every document of the query (JK 2002, eq. 4-5; ties do not change the ideal).
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {gain}
+    {discount}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    Flat input with ``indexes`` (two queries; the first has three tied documents):
+
+    >>> import torch
+    >>> from rankmetrics.torch import ndcg
+    >>> preds = torch.tensor([1.0, 1.0, 1.0, 0.2, 0.7], dtype=torch.float64)
+    >>> target = torch.tensor([2, 0, 0, 1, 0])
+    >>> indexes = torch.tensor([7, 7, 7, 9, 9])
+    >>> ndcg(preds, target, indexes, k=1)
+    tensor([0.3333, 0.0000], dtype=torch.float64)
+
+    Padded ``(B, L)`` input, the second row holding two documents:
+
+    >>> preds = torch.tensor([[0.1, 0.2, 0.3], [0.5, 0.5, 0.0]])
+    >>> target = torch.tensor([[3, 2, 0], [0, 1, 0]])
+    >>> mask = torch.tensor([[True, True, True], [True, True, False]])
+    >>> ndcg(preds, target, mask=mask)
+    tensor([0.6064, 0.8155])
+    """)
+def ndcg(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+         k: int | None = None, gain: GainLike = "exponential", discount: DiscountLike = "log",
+         log_base: float = 2, ties: str = "average", empty: float | str = 0.0,
+         validate: bool = True) -> Tensor:
+    return _one("ndcg", preds, target, indexes, mask, k, ties, validate, gain=gain,
+                discount=discount, log_base=log_base, empty=empty)
+
+
+@_doc("""Precision at k per query: expected relevant documents in the top k, divided by k.
+
+    Torch mirror of :func:`rankmetrics.precision` (McSherry & Najork 2008, Sec. 2.1); the
+    divisor is k even for shorter lists (trec_eval); k=None uses the list length.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import precision
+    >>> precision(torch.tensor([0.9, 0.5, 0.5, 0.5]), torch.tensor([1, 0, 1, 0]), k=2)
+    tensor([0.6667])
+    """)
+def precision(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+              k: int | None = None, threshold: float = 1, ties: str = "average",
+              empty: float | str = 0.0, validate: bool = True) -> Tensor:
+    return _one("precision", preds, target, indexes, mask, k, ties, validate,
+                threshold=threshold, empty=empty)
+
+
+@_doc("""Recall at k per query: expected relevant documents in the top k over all relevant ones.
+
+    Torch mirror of :func:`rankmetrics.recall` (McSherry & Najork 2008, Sec. 2.2).
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import recall
+    >>> recall(torch.tensor([0.9, 0.5, 0.5, 0.5]), torch.tensor([1, 0, 1, 0]), k=2)
+    tensor([0.6667])
+    """)
+def recall(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+           k: int | None = None, threshold: float = 1, ties: str = "average",
+           empty: float | str = 0.0, validate: bool = True) -> Tensor:
+    return _one("recall", preds, target, indexes, mask, k, ties, validate,
+                threshold=threshold, empty=empty)
+
+
+@_doc("""F-beta at k per query: (1 + beta^2) c / (beta^2 R + k).
+
+    Torch mirror of :func:`rankmetrics.fbeta`; c is the expected number of relevant documents
+    in the top k, R the relevant documents of the query.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    beta : float > 0, default 1.0
+        Weight of recall relative to precision.
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import fbeta
+    >>> fbeta(torch.tensor([3.0, 2.0, 1.0]), torch.tensor([1, 0, 1]), k=1, beta=2.0)
+    tensor([0.5556])
+    """)
+def fbeta(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, beta: float = 1.0,
+          k: int | None = None, threshold: float = 1, ties: str = "average",
+          empty: float | str = 0.0, validate: bool = True) -> Tensor:
+    return _one("fbeta", preds, target, indexes, mask, k, ties, validate, beta=beta,
+                threshold=threshold, empty=empty)
+
+
+@_doc("""F1 at k per query: 2 c / (R + k) (McSherry & Najork 2008, Sec. 2.3).
+
+    Torch mirror of :func:`rankmetrics.f1`.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import f1
+    >>> f1(torch.tensor([3.0, 2.0, 1.0]), torch.tensor([1, 0, 1]), k=2)
+    tensor([0.5000])
+    """)
+def f1(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, k: int | None = None,
+       threshold: float = 1, ties: str = "average", empty: float | str = 0.0,
+       validate: bool = True) -> Tensor:
+    return _one("f1", preds, target, indexes, mask, k, ties, validate, threshold=threshold,
+                empty=empty)
+
+
+@_doc("""Average precision (at k) per query, exact under tied scores.
+
+    Torch mirror of :func:`rankmetrics.average_precision`: position j of tie group i adds
+    (r_i/n_i) (R_i + 1 + (j - t_i - 1)(r_i - 1)/(n_i - 1)) / j (McSherry & Najork 2008,
+    Sec. 2.4), divided by d.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    denominator : {{"relevant", "min_k_relevant"}}, default "relevant"
+        d = R (trec_eval) or min(k, R) (AP@k of the lecture slides).
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import average_precision
+    >>> average_precision(torch.tensor([1.0, 1.0, 1.0]), torch.tensor([1, 1, 0]))
+    tensor([0.8056])
+    """)
+def average_precision(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+                      k: int | None = None, threshold: float = 1, ties: str = "average",
+                      empty: float | str = 0.0, denominator: str = "relevant",
+                      validate: bool = True) -> Tensor:
+    return _one("ap", preds, target, indexes, mask, k, ties, validate, threshold=threshold,
+                empty=empty, denominator=denominator)
+
+
+@_doc("""Reciprocal rank (at k) per query: 1 / rank of the first relevant document, 0 if none.
+
+    Torch mirror of :func:`rankmetrics.reciprocal_rank`: with ties, the expectation over the
+    orderings of the first tie group holding a relevant document (McSherry & Najork 2008,
+    Sec. 2.5, with the difference of adjacent f(x, r, n)).
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import reciprocal_rank
+    >>> reciprocal_rank(torch.tensor([2.0, 2.0, 2.0]), torch.tensor([1, 1, 0]))
+    tensor([0.8333])
+    """)
+def reciprocal_rank(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+                    k: int | None = None, threshold: float = 1, ties: str = "average",
+                    empty: float | str = 0.0, validate: bool = True) -> Tensor:
+    return _one("rr", preds, target, indexes, mask, k, ties, validate, threshold=threshold,
+                empty=empty)
+
+
+def evaluate(
+    preds: Any,
+    target: Any,
+    indexes: Any = None,
+    *,
+    mask: Any = None,
+    metrics: str | Iterable[str],
+    ties: str = "average",
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    threshold: float = 1,
+    beta: float = 1.0,
+    empty: float | str = 0.0,
+    denominator: str = "relevant",
+    validate: bool = True,
+) -> dict[str, Tensor]:
+    """Several metrics from one ranking of ``preds`` (scores are ordered once).
+
+    Torch mirror of :meth:`rankmetrics.QueryPlan.evaluate`.
+
+    Parameters
+    ----------
+    preds, target, indexes, mask
+        As in :func:`ndcg`: flat ``(N,)`` with ``indexes``, or padded ``(B, L)`` with ``mask``.
+    metrics : str or iterable of str
+        Names such as ``"ndcg@10"``, ``"dcg"``, ``"p@5"``, ``"recall@20"``, ``"f1@10"``,
+        ``"map"``, ``"ap@100"``, ``"mrr"``, ``"rr@10"`` (case-insensitive).
+    ties, gain, discount, log_base, threshold, beta, empty, denominator, validate
+        As in the per-metric functions; shared by all metrics of the call.
+
+    Returns
+    -------
+    dict of str to Tensor
+        Metric name as given -> per-query values, shape (n_queries,), as in :func:`ndcg`.
+
+    Raises
+    ------
+    ValueError
+        Unknown metric names, bad cutoffs, or any input error of the metrics.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import evaluate
+    >>> out = evaluate(torch.tensor([[2.0, 2.0, 1.0]]), torch.tensor([[1, 0, 1]]),
+    ...                metrics=["ndcg@1", "p@2", "mrr"])
+    >>> {name: round(v.item(), 4) for name, v in out.items()}
+    {'ndcg@1': 0.5, 'p@2': 0.5, 'mrr': 0.75}
+    """
+    return _run(preds, target, indexes, mask, metrics, ties, validate, gain=gain,
+                discount=discount, log_base=log_base, threshold=threshold, beta=beta,
+                empty=empty, denominator=denominator)

@@ -1,0 +1,192 @@
+"""``torchmetrics.Metric`` wrapper of the tie-aware ranking metrics (optional extra).
+
+Imported lazily by ``rankmetrics.torch.RankingMetric``; needs ``rankmetrics[torchmetrics]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .._gains import DiscountLike, GainLike
+from . import functional as _f
+from .monitor import _Spec, split_last_query
+
+try:
+    from torchmetrics import Metric
+    from torchmetrics.utilities.data import dim_zero_cat
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "rankmetrics.torch.RankingMetric needs torchmetrics; install the extra: "
+        "pip install 'rankmetrics[torchmetrics]'"
+    ) from exc
+
+__all__ = ["RankingMetric"]
+
+
+class RankingMetric(Metric):
+    """Tie-aware ranking metrics as a ``torchmetrics.Metric`` (Lightning ``self.log`` ready).
+
+    A thin stateful shell over :func:`rankmetrics.torch.evaluate`: ``update`` adds the sums of
+    every batch to one float64 state tensor (``dist_reduce_fx="sum"``, so DDP synchronisation
+    is a single all-reduce), ``compute`` divides. Memory does not grow with the batches (unlike
+    torchmetrics' retrieval metrics, which keep every prediction until ``compute``).
+
+    Parameters
+    ----------
+    metrics : str or iterable of str, default "ndcg@10"
+        Metric names as in :func:`rankmetrics.torch.evaluate`. A single name (a str) with
+        ``bounds=False`` and ``count_ties=False`` makes :meth:`compute` return one scalar
+        tensor (what ``self.log(name, metric)`` and ``EarlyStopping(monitor=name)`` need);
+        otherwise it returns a dict (use ``self.log_dict(metric.compute())``).
+    bounds : bool, default False
+        Add ``"<name>_min"`` / ``"<name>_max"``: the means under the pessimistic/optimistic
+        ordering of tied scores.
+    ties, gain, discount, log_base, threshold, beta, empty, denominator
+        As in :func:`rankmetrics.torch.evaluate`; ``empty="skip"`` leaves queries without a
+        relevant document out of the mean.
+    count_ties : bool, default False
+        Add ``"tied@<k>"``: queries whose top k holds tied scores, and ``"queries"``.
+    spanning : bool, default False
+        Flat input whose queries may continue into the next batch (rows of a query consecutive
+        in the stream): each batch's last query is held back until the next update or
+        :meth:`compute`. With DDP every process must get whole queries (shard the data by
+        query); the rows each process still holds are gathered and scored at ``compute``.
+    validate : bool, default True
+        Check every batch's data (one host synchronisation per batch).
+    **kwargs
+        Passed to ``torchmetrics.Metric`` (``sync_on_compute``, ``dist_sync_on_step``, ...).
+
+    Raises
+    ------
+    ValueError
+        Unknown metric names or options.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import RankingMetric
+    >>> metric = RankingMetric("ndcg@2")
+    >>> metric.update(torch.tensor([1.0, 1.0, 0.0, 0.3, 0.2]), torch.tensor([0, 1, 0, 2, 0]),
+    ...               indexes=torch.tensor([0, 0, 0, 1, 1]))
+    >>> metric.compute()
+    tensor(0.9077, dtype=torch.float64)
+    """
+
+    is_differentiable = False
+    higher_is_better = True
+    full_state_update = False
+
+    state: Tensor
+
+    def __init__(
+        self,
+        metrics: str | Iterable[str] = "ndcg@10",
+        *,
+        bounds: bool = False,
+        ties: str = "average",
+        gain: GainLike = "exponential",
+        discount: DiscountLike = "log",
+        log_base: float = 2,
+        threshold: float = 1,
+        beta: float = 1.0,
+        empty: float | str = 0.0,
+        denominator: str = "relevant",
+        count_ties: bool = False,
+        spanning: bool = False,
+        validate: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._spec = _Spec(metrics, bounds=bounds, ties=ties, count_ties=count_ties,
+                           validate=validate, with_loss=False, gain=gain, discount=discount,
+                           log_base=log_base, threshold=threshold, beta=beta, empty=empty,
+                           denominator=denominator)
+        self._single = isinstance(metrics, str) and not bounds and not count_ties
+        self._count_ties = bool(count_ties)
+        self.spanning = bool(spanning)
+        self.add_state("state", default=torch.zeros(len(self._spec.slots), dtype=torch.float64),
+                       dist_reduce_fx="sum")
+        if self.spanning:
+            # held-back rows: replaced at every update, gathered across processes
+            self.add_state("held_preds", default=[], dist_reduce_fx="cat")
+            self.add_state("held_target", default=[], dist_reduce_fx="cat")
+            self.add_state("held_indexes", default=[], dist_reduce_fx="cat")
+
+    def _held(self) -> tuple[Tensor, Tensor, Tensor] | None:
+        parts = (self.held_preds, self.held_target, self.held_indexes)
+        if any(isinstance(p, list) and len(p) == 0 for p in parts):
+            return None
+        preds, target, indexes = (dim_zero_cat(p) for p in parts)
+        if preds.numel() == 0:
+            return None
+        return preds, target, indexes.to(torch.int64)
+
+    def update(self, preds: Tensor, target: Tensor, indexes: Tensor | None = None,
+               mask: Tensor | None = None) -> None:
+        """Add one batch: flat ``(N,)`` with ``indexes`` or padded ``(B, L)`` with ``mask``
+        (see :func:`rankmetrics.torch.ndcg`)."""
+        if self.spanning and indexes is not None:
+            rows = _f._tensor(preds, "preds", None).detach()
+            target = _f._tensor(target, "target", rows.device)
+            indexes = _f._tensor(indexes, "indexes", rows.device)
+            held = self._held()
+            if held is not None:
+                rows = torch.cat([held[0].to(rows.dtype), rows])
+                target = torch.cat([held[1].to(target.dtype), target])
+                indexes = torch.cat([held[2].to(indexes.dtype), indexes])
+            if rows.ndim != 1 or rows.shape != target.shape or rows.shape != indexes.shape:
+                raise ValueError(
+                    "spanning=True needs flat preds, target and indexes of one shape (N,)"
+                )
+            done, (hp, ht, hi) = split_last_query(rows, target, indexes)
+            self.held_preds, self.held_target, self.held_indexes = [hp], [ht], [hi]
+            if done[0].shape[0] == 0:
+                return
+            preds, target, indexes = done
+        self.state += self._spec.batch_state(preds, target, indexes, mask).to(self.state.device)
+
+    def forward(self, preds: Tensor, target: Tensor, indexes: Tensor | None = None,
+                mask: Tensor | None = None) -> Any:
+        """Update with one batch and return the metric on that batch alone.
+
+        With ``spanning=True`` the batch value treats the batch's queries as whole (its held-back
+        query included); the running state is updated as by :meth:`update`.
+        """
+        if not self.spanning:
+            return super().forward(preds, target, indexes, mask)
+        self.update(preds, target, indexes, mask)
+        part = self._spec.batch_state(preds, target, indexes, mask)
+        value = self._output(part)
+        self._forward_cache = value  # type: ignore[assignment]
+        return value
+
+    def compute(self) -> Tensor | dict[str, Tensor]:
+        """Mean of each metric over the queries seen (held-back rows count as whole queries).
+
+        Returns
+        -------
+        Tensor or dict of str to Tensor
+            A 0-d float64 tensor for a single metric name; else a dict of them (metric names,
+            ``_min``/``_max`` bounds, ``"queries"`` and ``"tied@<k>"`` with ``count_ties``).
+        """
+        st = self.state
+        if self.spanning:
+            held = self._held()
+            if held is not None:
+                st = st + self._spec.batch_state(*held, None).to(st.device)
+        return self._output(st)
+
+    def _output(self, st: Tensor) -> Tensor | dict[str, Tensor]:
+        values = self._spec.finalize(st.tolist(), "")
+        if not self._count_ties:
+            values = {k: v for k, v in values.items()
+                      if k != "queries" and not k.startswith("tied")}
+        out = {k: torch.tensor(v, dtype=torch.float64, device=st.device)
+               for k, v in values.items()}
+        if self._single:
+            return out[self._spec.parsed[0][0]]
+        return out

@@ -1,0 +1,343 @@
+"""A training-loop monitor: running means of tie-aware ranking metrics (and the loss).
+
+The state is one float64 tensor of sums (loss sum and count, queries, per metric the sum of its
+per-query values and the count of non-NaN ones, the sums of its tie bounds, tied-query counts):
+adding two states merges two monitors, so ``torch.distributed.all_reduce(monitor.state)`` (sum)
+combines workers. Memory does not grow with the number of batches.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from .._gains import DiscountLike, GainLike
+from .._validation import check_ties
+from . import functional as _f
+from ._kernel import Cutoff
+
+__all__ = ["RankingMonitor"]
+
+
+class _Spec:
+    """What to accumulate: metric names, tie modes, options; state slots and their meaning."""
+
+    def __init__(self, metrics: str | Iterable[str], *, bounds: bool, ties: str,
+                 count_ties: bool, validate: bool, with_loss: bool, **options: Any) -> None:
+        self.ties = check_ties(ties)
+        self.parsed = _f.parse_names(metrics)
+        if len({name for name, _, _ in self.parsed}) != len(self.parsed):
+            raise ValueError(f"metric names must be distinct; got {metrics!r}")
+        self.opt = _f.Options(**options)
+        if any(base in ("dcg", "ndcg") for _, base, _ in self.parsed):
+            self.opt.dkey()
+        self.bounds = bool(bounds)
+        self.validate = bool(validate)
+        self.with_loss = with_loss
+        self.modes: tuple[str, ...] = (self.ties,)
+        if self.bounds:
+            self.modes += tuple(m for m in ("pessimistic", "optimistic") if m != self.ties)
+        ks: list[Cutoff] = []
+        if count_ties:
+            for _, _, k in self.parsed:
+                if k not in ks:
+                    ks.append(k)
+        self.tied_ks: tuple[Cutoff, ...] = tuple(ks)
+        self.uses_gain = any(base in ("cg", "dcg", "ncg", "ndcg") for _, base, _ in self.parsed)
+        slots = ["loss_sum", "loss_count"] if with_loss else []
+        slots.append("queries")
+        for name, _, _ in self.parsed:
+            slots += [f"{name}:sum", f"{name}:count"]
+            if self.bounds:
+                slots += [f"{name}:min_sum", f"{name}:max_sum"]
+        slots += [_tied_name(k) for k in self.tied_ks]
+        self.slots: tuple[str, ...] = tuple(slots)
+        self.key = (self.slots, self.ties, self.bounds, repr(sorted(options.items(), key=str)))
+
+    def batch_state(self, preds: Any, target: Any, indexes: Any, mask: Any) -> Tensor:
+        """Sums of one batch of whole queries, float64 of shape (len(slots),)."""
+        with torch.no_grad():
+            layout = _f.prepare(preds, target, indexes, mask,
+                                gain=self.opt.gain if self.uses_gain else None,
+                                validate=self.validate)
+            vals, tied = _f.evaluate_layout(layout, self.parsed, self.modes, self.opt,
+                                            self.tied_ks)
+            first = vals[(self.ties, self.parsed[0][0])]
+            parts: list[Tensor] = []
+            if self.with_loss:
+                parts += [first.new_zeros(()), first.new_zeros(())]
+            parts.append(first.new_full((), float(layout.n_queries)))
+            for name, _, _ in self.parsed:
+                v = vals[(self.ties, name)]
+                ok = ~torch.isnan(v)
+                parts += [torch.where(ok, v, 0.0).sum(), ok.sum()]
+                if self.bounds:
+                    lo = vals[("pessimistic", name)]
+                    hi = vals[("optimistic", name)]
+                    parts += [torch.where(ok, lo, 0.0).sum(), torch.where(ok, hi, 0.0).sum()]
+            parts += [tied[k].sum() for k in self.tied_ks]
+            return torch.stack([p.to(torch.float64) for p in parts])
+
+    def finalize(self, values: Sequence[float], prefix: str) -> dict[str, float]:
+        """Means from a state read to the host."""
+        s = dict(zip(self.slots, values, strict=True))
+        out: dict[str, float] = {}
+        if self.with_loss and s["loss_count"] > 0:
+            out[prefix + "loss"] = s["loss_sum"] / s["loss_count"]
+        for name, _, _ in self.parsed:
+            c = s[f"{name}:count"]
+            out[prefix + name] = s[f"{name}:sum"] / c if c > 0 else math.nan
+            if self.bounds:
+                out[prefix + name + "_min"] = s[f"{name}:min_sum"] / c if c > 0 else math.nan
+                out[prefix + name + "_max"] = s[f"{name}:max_sum"] / c if c > 0 else math.nan
+        out[prefix + "queries"] = s["queries"]
+        for k in self.tied_ks:
+            out[prefix + _tied_name(k)] = s[_tied_name(k)]
+        return out
+
+
+def _tied_name(k: Cutoff) -> str:
+    return "tied" if k is None else f"tied@{k}"
+
+
+def split_last_query(preds: Tensor, target: Tensor, indexes: Tensor
+                     ) -> tuple[tuple[Tensor, Tensor, Tensor], tuple[Tensor, Tensor, Tensor]]:
+    """(rows of every query but the one of the last row, rows of that query).
+
+    Boolean indexing: one host synchronisation on an accelerator.
+    """
+    keep = indexes == indexes[-1]
+    done = ~keep
+    return (preds[done], target[done], indexes[done]), (preds[keep], target[keep], indexes[keep])
+
+
+class RankingMonitor:
+    """Running means of tie-aware ranking metrics and of the loss, fed once per batch.
+
+    Parameters
+    ----------
+    metrics : str or iterable of str, default "ndcg@10"
+        Metric names as in :func:`rankmetrics.torch.evaluate` (``"ndcg@10"``, ``"map"``,
+        ``"p@5"``, ``"mrr"``, ...).
+    bounds : bool, default False
+        Also report each metric's tie bounds: ``"<name>_min"`` (pessimistic ordering of tied
+        scores) and ``"<name>_max"`` (optimistic).
+    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        Tie rule of the main value (see :func:`rankmetrics.torch.ndcg`).
+    gain, discount, log_base, threshold, beta, empty, denominator
+        As in :func:`rankmetrics.torch.evaluate`. With ``empty="skip"`` queries without a
+        relevant document are left out of the means (each metric counts its own queries).
+    count_ties : bool, default True
+        Count the queries whose top k holds a tie group of two or more documents
+        (``"tied@<k>"`` for every cutoff k of ``metrics``; ``"tied"`` for whole lists).
+    spanning : bool, default False
+        Flat input only. False: every batch holds whole queries (padded batches always do).
+        True: the rows of a query are consecutive in the stream but may continue into the next
+        batch; the rows of each batch's last query are held back (one query's rows at most) and
+        evaluated with the next batch, or by :meth:`compute` / :meth:`flush`.
+    prefix : str, default ""
+        Prepended to every key of :meth:`compute` (e.g. ``"val_"``).
+    validate : bool, default True
+        Check every batch's data (one host synchronisation per batch); False trusts it.
+    device : torch.device or str, optional
+        Where the state lives; default: the device of the first batch. Set it when a worker may
+        get no batch before an ``all_reduce``.
+
+    Attributes
+    ----------
+    state : Tensor of float64, shape (len(state_names),)
+        The running sums; sum-reducible (see Notes).
+    state_names : tuple of str
+        What each entry of ``state`` holds.
+
+    Raises
+    ------
+    ValueError
+        Unknown metric names or options (as :func:`rankmetrics.torch.evaluate`).
+
+    Notes
+    -----
+    Per batch, :meth:`update` adds the batch's sums to ``state`` on the device (no host
+    synchronisation beyond those of the functional kernels: one for the data checks, three for
+    flat ``indexes``, one more to split off the held-back query with ``spanning=True``).
+    :meth:`compute` reads ``state`` once and divides.
+
+    Merging: the state of several monitors over disjoint queries is the sum of their states.
+    :meth:`merge` adds another monitor's state (and held-back rows); across processes call
+    :meth:`flush` and then ``torch.distributed.all_reduce(monitor.state)``. Every process (or
+    merged monitor) must see whole queries: with ``spanning=True`` a query may cross batches of
+    one stream, not streams.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import RankingMonitor
+    >>> mon = RankingMonitor("ndcg@2", bounds=True)
+    >>> mon.update(torch.tensor([[1.0, 1.0, 0.0]]), torch.tensor([[0, 1, 0]]), loss=0.5)
+    >>> mon.update(torch.tensor([[0.3, 0.2, 0.1]]), torch.tensor([[2, 0, 1]]), loss=0.25)
+    >>> {k: round(v, 4) for k, v in mon.compute().items()}
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'loss': 0.375, 'ndcg@2': 0.8208, 'ndcg@2_min': 0.7286, 'ndcg@2_max': 0.9131,
+     'queries': 2.0, 'tied@2': 1.0}
+    """
+
+    def __init__(
+        self,
+        metrics: str | Iterable[str] = "ndcg@10",
+        *,
+        bounds: bool = False,
+        ties: str = "average",
+        gain: GainLike = "exponential",
+        discount: DiscountLike = "log",
+        log_base: float = 2,
+        threshold: float = 1,
+        beta: float = 1.0,
+        empty: float | str = 0.0,
+        denominator: str = "relevant",
+        count_ties: bool = True,
+        spanning: bool = False,
+        prefix: str = "",
+        validate: bool = True,
+        device: torch.device | str | None = None,
+    ) -> None:
+        self._spec = _Spec(metrics, bounds=bounds, ties=ties, count_ties=count_ties,
+                           validate=validate, with_loss=True, gain=gain, discount=discount,
+                           log_base=log_base, threshold=threshold, beta=beta, empty=empty,
+                           denominator=denominator)
+        self.spanning = bool(spanning)
+        self.prefix = str(prefix)
+        self._device = None if device is None else torch.device(device)
+        self._state: Tensor | None = None
+        self._held: tuple[Tensor, Tensor, Tensor] | None = None
+
+    # ------------------------------------------------------------------------------ state
+    @property
+    def state_names(self) -> tuple[str, ...]:
+        return self._spec.slots
+
+    @property
+    def state(self) -> Tensor:
+        if self._state is None:
+            self._state = torch.zeros(len(self._spec.slots), dtype=torch.float64,
+                                      device=self._device)
+        return self._state
+
+    def _add(self, part: Tensor) -> None:
+        if self._state is None and self._device is None:
+            self._device = part.device
+        st = self.state
+        st += part.to(st.device)
+
+    # ----------------------------------------------------------------------------- update
+    def update(self, preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+               loss: Any = None) -> None:
+        """Add one batch.
+
+        Parameters
+        ----------
+        preds, target : Tensor of shape (N,) or (B, L)
+            Scores and labels as in :func:`rankmetrics.torch.ndcg` (gradients are ignored).
+        indexes : Tensor of int of shape (N,), optional
+            Query of each row for flat input (None: the batch is one query).
+        mask : Tensor of bool of shape (B, L), optional
+            Real documents of a padded batch.
+        loss : Tensor or float, optional
+            The batch's loss: a scalar counts once, a tensor of per-item losses counts each
+            item; ``compute()["loss"]`` is the mean over everything counted.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Invalid inputs (see :func:`rankmetrics.torch.ndcg`).
+        """
+        with torch.no_grad():
+            self._update_metrics(preds, target, indexes, mask)
+            if loss is not None:
+                dev = self.state.device
+                lt = (loss.detach().to(dev, torch.float64) if isinstance(loss, Tensor)
+                      else torch.tensor(float(loss), dtype=torch.float64, device=dev))
+                self.state[0] += lt.sum()
+                self.state[1] += lt.numel()
+
+    def _update_metrics(self, preds: Any, target: Any, indexes: Any, mask: Any) -> None:
+        if self.spanning and indexes is not None:
+            rows = _f._tensor(preds, "preds", None).detach()
+            target = _f._tensor(target, "target", rows.device)
+            indexes = _f._tensor(indexes, "indexes", rows.device)
+            if self._held is not None:
+                hp, ht, hi = self._held
+                self._held = None
+                rows = torch.cat([hp.to(rows.dtype), rows])
+                target = torch.cat([ht.to(target.dtype), target])
+                indexes = torch.cat([hi.to(indexes.dtype), indexes])
+            if rows.ndim != 1 or rows.shape != target.shape or rows.shape != indexes.shape:
+                raise ValueError(
+                    "spanning=True needs flat preds, target and indexes of one shape (N,)"
+                )
+            if rows.shape[0] == 0:
+                return
+            done, self._held = split_last_query(rows, target, indexes)
+            if done[0].shape[0] == 0:
+                return
+            preds, target, indexes = done
+        self._add(self._spec.batch_state(preds, target, indexes, mask))
+
+    def flush(self) -> None:
+        """Evaluate held-back rows (``spanning=True``) as complete queries; call before
+        reducing ``state`` across processes."""
+        if self._held is not None:
+            held, self._held = self._held, None
+            self._add(self._spec.batch_state(*held, None))
+
+    # ---------------------------------------------------------------------------- results
+    def compute(self) -> dict[str, float]:
+        """Means so far (held-back rows count as complete queries; the state is unchanged).
+
+        Returns
+        -------
+        dict of str to float
+            ``"loss"`` (when a loss was given), every metric name, ``"<name>_min"`` and
+            ``"<name>_max"`` with ``bounds=True``, ``"queries"``, and ``"tied@<k>"`` with
+            ``count_ties=True``, each prefixed with ``prefix``. A metric without any scored
+            query is NaN.
+        """
+        st = self.state
+        if self._held is not None:
+            st = st + self._spec.batch_state(*self._held, None).to(st.device)
+        return self._spec.finalize(st.tolist(), self.prefix)
+
+    def reset(self) -> None:
+        """Forget every batch (start of an epoch)."""
+        if self._state is not None:
+            self._state.zero_()
+        self._held = None
+
+    def merge(self, other: RankingMonitor) -> RankingMonitor:
+        """Add the batches of ``other`` (same configuration, disjoint queries) to this monitor.
+
+        Raises
+        ------
+        ValueError
+            ``other`` was configured differently.
+        """
+        if not isinstance(other, RankingMonitor) or other._spec.key != self._spec.key:
+            raise ValueError("can only merge a RankingMonitor with the same metrics and options")
+        if other._state is not None:
+            self._add(other._state)
+        if other._held is not None:
+            if self._held is None:
+                self._held = other._held
+            else:
+                self._held = tuple(  # type: ignore[assignment]
+                    torch.cat([a, b.to(a.device, a.dtype)])
+                    for a, b in zip(self._held, other._held, strict=True)
+                )
+        return self
+
+    def __repr__(self) -> str:
+        names = [n for n, _, _ in self._spec.parsed]
+        return f"RankingMonitor({names!r}, bounds={self._spec.bounds}, ties={self._spec.ties!r})"

@@ -1,0 +1,351 @@
+"""rankmetrics.torch functional kernels: agreement with the numpy core, layouts, dtypes, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from _extras import require
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankmetrics as rm
+
+torch = require("torch")
+F = require("rankmetrics.torch.functional")
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+METRICS = ["cg", "dcg", "ncg", "ndcg", "precision", "recall", "f1", "fbeta",
+           "average_precision", "reciprocal_rank"]
+TIES = ["average", "optimistic", "pessimistic", "stable"]
+CUTOFFS = [None, 1, 3, 8]
+TOL = {torch.float64: dict(rtol=0, atol=1e-12), torch.float32: dict(rtol=1e-5, atol=1e-5)}
+
+
+def tied_case(seed: int, n_queries: int = 40, max_docs: int = 24, levels: int = 5,
+              score_levels: int = 6):
+    """Flat labels/scores/qids with many tied scores, rows of the queries interleaved."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_docs + 1, n_queries)
+    qid = np.repeat(rng.permutation(n_queries * 7)[:n_queries], sizes)
+    n = qid.size
+    y = rng.choice(levels, n, p=np.r_[0.45, np.full(levels - 1, 0.55 / (levels - 1))])
+    s = rng.integers(0, score_levels, n) / score_levels + np.repeat(rng.normal(size=n_queries),
+                                                                    sizes)
+    perm = rng.permutation(n)
+    return y[perm], s[perm], qid[perm]
+
+
+def assert_close(torch_values, core_values, dtype):
+    got = torch_values.detach().cpu().to(torch.float64).numpy()
+    np.testing.assert_allclose(got, core_values, equal_nan=True, **TOL[dtype])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("ties", TIES)
+def test_flat_agrees_with_core(device, dtype, ties):
+    y, s, q = tied_case(1)
+    s = s.astype(np.float32) if dtype == torch.float32 else s
+    preds = torch.tensor(s, dtype=dtype, device=device)
+    target = torch.tensor(y, device=device)
+    indexes = torch.tensor(q, device=device)
+    for name in METRICS:
+        for k in CUTOFFS:
+            core = getattr(rm, name)(y, s, q, k=k, ties=ties)
+            got = getattr(F, name)(preds, target, indexes, k=k, ties=ties)
+            assert got.device.type == device and got.dtype == dtype
+            assert_close(got, core, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("ties", TIES)
+def test_padded_mask_agrees_with_core(device, dtype, ties):
+    rng = np.random.default_rng(2)
+    b, length = 30, 16
+    n = rng.integers(1, length + 1, b)
+    mask = np.zeros((b, length), dtype=bool)
+    for i in range(b):  # real documents anywhere in the row
+        mask[i, rng.permutation(length)[: n[i]]] = True
+    y = rng.integers(0, 4, (b, length))
+    s = (rng.integers(0, 5, (b, length)) / 4).astype(np.float32 if dtype == torch.float32
+                                                     else np.float64)
+    qid = np.repeat(np.arange(b), mask.sum(1))
+    preds = torch.tensor(np.where(mask, s, np.nan), dtype=dtype, device=device)
+    target = torch.tensor(np.where(mask, y, -1), device=device)  # padding junk is ignored
+    m = torch.tensor(mask, device=device)
+    for name in METRICS:
+        for k in CUTOFFS:
+            core = getattr(rm, name)(y[mask], s[mask], qid, k=k, ties=ties)
+            got = getattr(F, name)(preds, target, mask=m, k=k, ties=ties)
+            assert got.shape == (b,)
+            assert_close(got, core, dtype)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_padded_without_mask_is_one_query_per_row(device):
+    y, s = np.array([[3, 2, 0, 1], [0, 1, 1, 0]]), np.array([[1.0, 1.0, 0.5, 0.5], [2, 2, 2, 1]])
+    got = F.ndcg(torch.tensor(s, device=device), torch.tensor(y, device=device), k=2)
+    np.testing.assert_allclose(got.cpu().numpy(), rm.ndcg(y, s, k=2), atol=1e-12)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_precision_ties_in_input_dtype(device, dtype):
+    y, s, q = tied_case(3)
+    half = torch.tensor(s * 37.0, dtype=dtype, device=device)  # rounding creates extra ties
+    as_f32 = half.float().cpu().numpy()  # exact widening: the same ties
+    for name in ["ndcg", "average_precision", "reciprocal_rank", "precision"]:
+        for ties in ["average", "optimistic"]:
+            got = getattr(F, name)(half, torch.tensor(y, device=device),
+                                   torch.tensor(q, device=device), k=5, ties=ties)
+            assert got.dtype == torch.float32
+            assert_close(got, getattr(rm, name)(y, as_f32, q, k=5, ties=ties), torch.float32)
+
+
+def test_float64_scores_are_not_collapsed_to_float32():
+    y = np.array([1, 0])
+    s = np.array([1.0, 1.0 + 1e-12])  # equal in float32, distinct in float64
+    got = F.precision(torch.tensor(s), torch.tensor(y), k=1)
+    assert got.item() == 0.0
+    assert F.precision(torch.tensor(s, dtype=torch.float32), torch.tensor(y), k=1).item() == 0.5
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(gain="linear"),
+        dict(gain=[0.0, 1.0, 10.0, 100.0, 1000.0]),
+        dict(gain=[5.0, 1.0, 0.0, 3.0, 2.0]),  # not monotone in the label
+        dict(gain={0: 0.0, 1: 0.5, 2: 2.0, 3: 4.0, 4: 9.0}),
+        dict(gain=lambda lab: np.sqrt(lab)),
+        dict(discount="jarvelin2002", log_base=3),
+        dict(discount="jarvelin2008", log_base=4),
+        dict(discount="none"),
+        dict(discount=lambda r: 1.0 / r),
+        dict(log_base=10),
+    ],
+)
+def test_gain_and_discount_options_agree(options):
+    y, s, q = tied_case(4, n_queries=25)
+    args = torch.tensor(s), torch.tensor(y), torch.tensor(q)
+    for name in ["cg", "dcg", "ncg", "ndcg"]:
+        kw = {key: v for key, v in options.items()
+              if name in ("dcg", "ndcg") or key == "gain"}
+        for k in [None, 4]:
+            for ties in ["average", "pessimistic"]:
+                core = getattr(rm, name)(y, s, q, k=k, ties=ties, **kw)
+                assert_close(getattr(F, name)(*args, k=k, ties=ties, **kw), core, torch.float64)
+
+
+def test_float_labels_with_linear_gain_and_threshold():
+    y, s, q = tied_case(5)
+    y = y * 0.75  # non-integer grades
+    args = torch.tensor(s), torch.tensor(y), torch.tensor(q)
+    assert_close(F.ndcg(*args, k=5, gain="linear"), rm.ndcg(y, s, q, k=5, gain="linear"),
+                 torch.float64)
+    for name in ["precision", "recall", "average_precision", "reciprocal_rank"]:
+        core = getattr(rm, name)(y, s, q, k=6, threshold=1.5)
+        assert_close(getattr(F, name)(*args, k=6, threshold=1.5), core, torch.float64)
+
+
+@pytest.mark.parametrize("empty", [0.0, 1.0, "skip"])
+def test_empty_rule_beta_and_denominator(empty):
+    y, s, q = tied_case(6)
+    y[q == q[0]] = 0  # at least one query without relevant documents
+    args = torch.tensor(s), torch.tensor(y), torch.tensor(q)
+    for name in ["ncg", "ndcg", "precision", "recall", "f1", "average_precision",
+                 "reciprocal_rank"]:
+        core = getattr(rm, name)(y, s, q, k=3, empty=empty)
+        got = getattr(F, name)(*args, k=3, empty=empty)
+        assert_close(got, core, torch.float64)
+        assert torch.isnan(got).any().item() == (empty == "skip")
+    assert_close(F.fbeta(*args, beta=0.5, k=4), rm.fbeta(y, s, q, beta=0.5, k=4), torch.float64)
+    assert_close(F.average_precision(*args, k=4, denominator="min_k_relevant"),
+                 rm.average_precision(y, s, q, k=4, denominator="min_k_relevant"),
+                 torch.float64)
+
+
+def test_empty_error_names_the_queries():
+    y = torch.tensor([0, 0, 1, 0])
+    with pytest.raises(ValueError, match=r"undefined for queries without relevant documents "
+                                         r"\(queries \[4\]\)"):
+        F.ndcg(torch.tensor([1.0, 2.0, 3.0, 4.0]), y, torch.tensor([4, 4, 9, 9]), empty="error")
+    with pytest.raises(ValueError, match=r"reciprocal rank is undefined.*\[0\]"):
+        F.reciprocal_rank(torch.zeros(2, 2), torch.tensor([[0, 0], [1, 0]]), empty="error")
+
+
+def test_evaluate_shares_one_ranking_and_matches_plan():
+    y, s, q = tied_case(7)
+    names = ["ndcg@10", "ndcg@3", "dcg", "p@5", "r@5", "f1@5", "map", "ap@4", "mrr", "rr@2",
+             "ncg@4", "cg"]
+    for ties in TIES:
+        core = rm.QueryPlan(y, q).evaluate(s, names, ties=ties)
+        got = F.evaluate(torch.tensor(s), torch.tensor(y), torch.tensor(q), metrics=names,
+                         ties=ties)
+        assert list(got) == names
+        for name in names:
+            assert_close(got[name], core[name], torch.float64)
+
+
+def test_skewed_query_lengths_use_length_blocks():
+    rng = np.random.default_rng(8)
+    sizes = np.r_[rng.integers(1, 4, 300), [500, 70]]  # padding to 500 would waste >2x
+    q = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, 3, q.size)
+    s = rng.integers(0, 8, q.size).astype(np.float64)
+    perm = rng.permutation(q.size)
+    y, s, q = y[perm], s[perm], q[perm]
+    layout = F.prepare(torch.tensor(s), torch.tensor(y), torch.tensor(q))
+    assert len(layout.blocks) > 1
+    for ties in TIES:
+        got = F.evaluate(torch.tensor(s), torch.tensor(y), torch.tensor(q),
+                         metrics=["ndcg@10", "map", "rr"], ties=ties)
+        core = rm.QueryPlan(y, q).evaluate(s, ["ndcg@10", "map", "rr"], ties=ties)
+        for name, v in got.items():
+            assert_close(v, core[name], torch.float64)
+
+
+def test_large_labels_fall_back_from_level_counts():
+    y = np.array([70, 3, 0, 65, 1])
+    s = np.array([0.1, 0.9, 0.9, 0.3, 0.2])
+    got = F.ndcg(torch.tensor(s), torch.tensor(y), k=2, gain="linear")
+    assert_close(got, rm.ndcg(y, s, k=2, gain="linear"), torch.float64)
+
+
+def test_single_query_integer_and_bool_scores():
+    y = np.array([2, 0, 1, 1, 0])
+    for s in [np.array([3, 3, 1, 0, 0]), np.array([True, True, False, True, False])]:
+        got = F.ndcg(torch.tensor(s), torch.tensor(y), k=3)
+        assert got.dtype == torch.float64 and got.shape == (1,)
+        assert_close(got, rm.ndcg(y, s, k=3), torch.float64)
+
+
+def test_lists_accepted_and_bool_target():
+    got = F.precision([0.3, 0.3, 0.1], [True, False, True], k=2)
+    assert_close(got, rm.precision([1, 0, 1], [0.3, 0.3, 0.1], k=2), torch.float64)
+
+
+def test_no_gradients_and_grad_modes():
+    preds = torch.tensor([0.5, 0.5, 0.2], requires_grad=True)
+    target = torch.tensor([1, 0, 1])
+    out = F.ndcg(preds, target)
+    assert not out.requires_grad
+    with torch.no_grad():
+        assert torch.equal(F.ndcg(preds, target), out)
+    with torch.inference_mode():
+        assert torch.equal(F.ndcg(preds, target), out)
+
+
+def test_validate_false_gives_the_same_values():
+    y, s, q = tied_case(9)
+    args = torch.tensor(s), torch.tensor(y), torch.tensor(q)
+    for name in ["ndcg", "average_precision"]:
+        a = getattr(F, name)(*args, k=5)
+        b = getattr(F, name)(*args, k=5, validate=False)
+        assert torch.equal(a, b)
+
+
+def test_output_order_follows_sorted_indexes():
+    got = F.precision(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1, 0, 1]),
+                      torch.tensor([30, -5, 7]), k=1)
+    assert got.tolist() == [0.0, 1.0, 1.0]  # queries -5, 7, 30
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 2)),
+                  min_size=1, max_size=30),
+    k=st.one_of(st.none(), st.integers(1, 6)),
+    ties=st.sampled_from(TIES),
+)
+def test_hypothesis_agreement(data, k, ties):
+    y = np.array([d[0] for d in data])
+    s = np.array([d[1] for d in data], dtype=np.float64)
+    q = np.array([d[2] for d in data])
+    got = F.evaluate(torch.tensor(s), torch.tensor(y), torch.tensor(q), ties=ties,
+                     metrics=[f"{m}@{k}" if k else m for m in ["ndcg", "ap", "rr", "p", "f1"]])
+    core = rm.QueryPlan(y, q).evaluate(s, list(got), ties=ties)
+    for name, v in got.items():
+        assert_close(v, core[name], torch.float64)
+
+
+# ------------------------------------------------------------------------------ errors
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: F.ndcg(torch.ones(3), torch.ones(4)), ValueError,
+         r"preds and target must have the same shape; got \(3,\) and \(4,\)"),
+        (lambda: F.ndcg(torch.ones(2, 2, 2), torch.ones(2, 2, 2)), ValueError, r"got 3-D"),
+        (lambda: F.ndcg(torch.ones(0), torch.ones(0)), ValueError, r"preds is empty"),
+        (lambda: F.ndcg(torch.tensor([1.0, math.nan]), torch.ones(2)), ValueError,
+         r"preds must be finite \(no NaN or inf\); found nan"),
+        (lambda: F.ndcg(torch.tensor([1.0, math.inf]), torch.ones(2)), ValueError,
+         r"preds must be finite"),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([1.0, -1.0])), ValueError,
+         r"target must be non-negative graded labels; found -1"),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([1.0, math.nan])), ValueError,
+         r"target must be finite; found nan"),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([1.5, 1.0])), ValueError,
+         r'labels must be integers with gain="exponential".*found 1.5'),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([1024, 1])), ValueError,
+         r"label 1024 is too large for gain 2\*\*l - 1"),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([3, 1]), gain=[0, 1]), ValueError,
+         r"label 3 has no gain weight: 2 weights given \(levels 0..1\)"),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([3, 1]), gain={1: 1.0}), ValueError,
+         r"gain mapping has no weight for label\(s\) \[3.0\]"),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([3, 1]), gain="squared"), ValueError,
+         r"gain must be one of 'exponential', 'linear'"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), discount="log3"), ValueError,
+         r"discount must be one of"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), log_base=1), ValueError,
+         r"log_base must be > 1"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), ties="random"), ValueError,
+         r"ties must be one of 'average', 'optimistic', 'pessimistic', 'stable'; got 'random'"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), k=0), ValueError,
+         r"k must be a positive int or None; got 0"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), k=2.5), TypeError,
+         r"k must be a positive int or None; got 2.5"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), empty="drop"), ValueError,
+         r"empty must be one of 'skip', 'error'; got 'drop'"),
+        (lambda: F.fbeta(torch.ones(2), torch.ones(2), beta=0), ValueError, r"beta must be > 0"),
+        (lambda: F.average_precision(torch.ones(2), torch.ones(2), denominator="k"), ValueError,
+         r"denominator must be one of 'relevant', 'min_k_relevant'; got 'k'"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), torch.tensor([0.0, 1.0])), TypeError,
+         r"indexes must be an integer tensor \(e.g. torch.long\); got torch.float32"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), torch.tensor([0, 1, 1])), ValueError,
+         r"indexes must have one entry per row \(2,\); got shape \(3,\)"),
+        (lambda: F.ndcg(torch.ones(2, 2), torch.ones(2, 2), torch.tensor([0, 1])), ValueError,
+         r"indexes is for flat \(N,\) input"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), mask=torch.ones(2, dtype=torch.bool)),
+         ValueError, r"mask is for padded \(B, L\) input"),
+        (lambda: F.ndcg(torch.ones(2, 2), torch.ones(2, 2), mask=torch.ones(2, 2)), TypeError,
+         r"mask must be a bool tensor \(True = real document\); got torch.float32"),
+        (lambda: F.ndcg(torch.ones(2, 2), torch.ones(2, 2),
+                        mask=torch.ones(2, 3, dtype=torch.bool)), ValueError,
+         r"mask must have the shape of preds \(2, 2\); got \(2, 3\)"),
+        (lambda: F.ndcg(torch.ones(2), torch.tensor([1 + 1j, 0j])), TypeError,
+         r"target must be numeric, got dtype torch.complex64"),
+        (lambda: F.ndcg(torch.tensor([2**60, 1]), torch.ones(2)), ValueError,
+         r"preds has integers beyond 2\*\*53"),
+        (lambda: F.ndcg(None, torch.ones(2)), TypeError, r"preds must be a tensor, got None"),
+        (lambda: F.evaluate(torch.ones(2), torch.ones(2), metrics=["ndcg@10", "hits@3"]),
+         ValueError, r"unknown metric 'hits@3'"),
+        (lambda: F.evaluate(torch.ones(2), torch.ones(2), metrics=[]), ValueError,
+         r"metrics must name at least one metric"),
+        (lambda: F.ndcg(torch.ones(2), torch.ones(2), gain=lambda lab: -lab), ValueError,
+         r"gain callable returned a negative gain"),
+    ],
+)
+def test_errors(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_gain_weight_errors():
+    with pytest.raises(ValueError, match=r"gain weights must be a non-empty sequence"):
+        F.ndcg(torch.ones(2), torch.ones(2), gain=[])
+    with pytest.raises(ValueError, match=r"gain mapping returned a negative gain"):
+        F.ndcg(torch.ones(2), torch.ones(2), gain={1: -1.0})

@@ -1,0 +1,110 @@
+"""RankingMetric (torchmetrics.Metric): update/compute/reset/forward equal the numpy core."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _extras import require
+
+import rankmetrics as rm
+
+torch = require("torch")
+torchmetrics = require("torchmetrics")
+rmt = require("rankmetrics.torch")
+RankingMetric = rmt.RankingMetric
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+def case(seed: int, n_queries: int = 40):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 25, n_queries)
+    q = np.repeat(np.arange(n_queries), sizes)
+    y = rng.choice(4, q.size, p=[0.5, 0.3, 0.15, 0.05])
+    s = rng.integers(0, 5, q.size) / 5.0
+    return y, s, q, sizes
+
+
+def batches(sizes, per_batch):
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    for i in range(0, sizes.size, per_batch):
+        yield slice(starts[i], ends[min(i + per_batch, sizes.size) - 1])
+
+
+def mean(values):
+    return float(np.nanmean(values))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_single_metric_update_compute_reset(device):
+    y, s, q, sizes = case(0)
+    metric = RankingMetric("ndcg@10").to(device)
+    assert isinstance(metric, torchmetrics.Metric)
+    for sl in batches(sizes, 6):
+        metric.update(torch.tensor(s[sl], device=device), torch.tensor(y[sl], device=device),
+                      indexes=torch.tensor(q[sl], device=device))
+    value = metric.compute()
+    assert value.ndim == 0 and value.device.type == device  # what Lightning's self.log needs
+    assert value.item() == pytest.approx(mean(rm.ndcg(y, s, q, k=10)), abs=1e-12)
+    metric.reset()
+    assert metric.state.abs().sum().item() == 0
+
+
+def test_dict_output_bounds_and_forward():
+    y, s, q, sizes = case(1)
+    names = ["ndcg@5", "map", "p@3"]
+    metric = RankingMetric(names, bounds=True, count_ties=True)
+    first = None
+    for sl in batches(sizes, 8):
+        out = metric(torch.tensor(s[sl]), torch.tensor(y[sl]), torch.tensor(q[sl]))
+        if first is None:
+            first = (sl, out)
+    sl, out = first
+    batch_ref = rm.QueryPlan(y[sl], q[sl]).evaluate(s[sl], names)
+    for name in names:  # forward returns the value of the batch alone
+        assert out[name].item() == pytest.approx(mean(batch_ref[name]), abs=1e-12)
+    total = metric.compute()
+    plan = rm.QueryPlan(y, q)
+    for ties, suffix in [("average", ""), ("pessimistic", "_min"), ("optimistic", "_max")]:
+        ref = plan.evaluate(s, names, ties=ties)
+        for name in names:
+            assert total[name + suffix].item() == pytest.approx(mean(ref[name]), abs=1e-12)
+    assert total["queries"].item() == sizes.size
+    assert {"tied@5", "tied@3", "tied"} <= set(total)
+
+
+def test_padded_input_and_options():
+    rng = np.random.default_rng(2)
+    b, length = 16, 10
+    mask = np.arange(length)[None, :] < rng.integers(1, length + 1, b)[:, None]
+    y = rng.integers(0, 3, (b, length))
+    s = rng.integers(0, 4, (b, length)).astype(np.float64)
+    metric = RankingMetric("ndcg@3", gain="linear", discount="jarvelin2008", log_base=3,
+                           ties="pessimistic", empty="skip")
+    metric.update(torch.tensor(s), torch.tensor(y), mask=torch.tensor(mask))
+    qid = np.repeat(np.arange(b), mask.sum(1))
+    ref = rm.ndcg(y[mask], s[mask], qid, k=3, gain="linear", discount="jarvelin2008",
+                  log_base=3, ties="pessimistic", empty="skip")
+    assert metric.compute().item() == pytest.approx(mean(ref), abs=1e-12)
+
+
+def test_spanning_batches_and_forward():
+    y, s, q, sizes = case(3)
+    metric = RankingMetric(["ndcg@10", "mrr"], spanning=True)
+    cuts = np.sort(np.random.default_rng(3).choice(np.arange(1, q.size), 25, replace=False))
+    for sl in np.split(np.arange(q.size), cuts):
+        metric(torch.tensor(s[sl]), torch.tensor(y[sl]), torch.tensor(q[sl]))
+    out = metric.compute()
+    assert out["ndcg@10"].item() == pytest.approx(mean(rm.ndcg(y, s, q, k=10)), abs=1e-12)
+    assert out["mrr"].item() == pytest.approx(mean(rm.reciprocal_rank(y, s, q)), abs=1e-12)
+    metric.reset()
+    assert metric.held_preds == []
+
+
+def test_metric_errors():
+    with pytest.raises(ValueError, match=r"unknown metric 'ndcg10'"):
+        RankingMetric("ndcg10")
+    metric = RankingMetric("map")
+    with pytest.raises(ValueError, match=r"preds and target must have the same shape"):
+        metric.update(torch.ones(3), torch.ones(2), torch.zeros(3, dtype=torch.long))
