@@ -38,8 +38,19 @@ from .vectors import average_normalised, avg_pos, avg_vect, norm_vect
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    """Lazy attributes: ``rankmetrics.evaluate`` imports pandas/pyarrow only when used."""
+    if name == "evaluate":
+        from .trec import evaluate
+
+        return evaluate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "QueryPlan",
+    "evaluate",
     "parse_metric",
     "average_precision",
     "average_precision_score",

@@ -1,0 +1,149 @@
+"""``rankmetrics eval QRELS RUN -m nDCG@10 -m P@5 ...``: trec_eval-style evaluation."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+DEFAULT_MEASURES = ("AP", "Rprec", "RR", "P@5", "P@10", "nDCG", "nDCG@10", "R@100")
+#: inputs at least this large (bytes, qrels + run) get a progress bar on a terminal
+PROGRESS_BYTES = 20_000_000
+FORMATS = ("table", "csv", "json", "trec")
+
+
+def _gain(text: str) -> Any:
+    """``linear`` | ``exponential`` | ``1=3,2=9,4=4.5`` (level=gain) | ``0,1,10,100`` (weights)."""
+    t = text.strip()
+    if t.lower() in ("linear", "exponential"):
+        return t.lower()
+    try:
+        if "=" in t:
+            return {float(a): float(b) for a, b in (p.split("=") for p in t.split(","))}
+        return [float(x) for x in t.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--gain must be 'linear', 'exponential', level=gain pairs like '1=3,2=9' or "
+            f"per-level weights like '0,1,10,100'; got {text!r}"
+        ) from None
+
+
+def _empty(text: str) -> Any:
+    if text in ("skip", "error"):
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--empty must be a number, 'skip' or 'error'; got {text!r}"
+        ) from None
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register the ``eval`` sub-command (pandas and pyarrow are imported only when it runs)."""
+    from ._validation import TIES as CORE_TIES
+
+    ties = (*CORE_TIES, "docno")
+    p = subparsers.add_parser(
+        "eval",
+        help="evaluate a TREC run against qrels (trec_eval-compatible options)",
+        description=(
+            "Evaluate a TREC run (qid Q0 docno rank score tag) against qrels (qid iter docno "
+            "rel). Measures use ir_measures names (nDCG@10, P@5, AP, RR, Rprec, R@100, "
+            "Success@10, IPrec@0.1, 11pt_avg, ...) or trec_eval names (ndcg_cut_10, P_5, map, "
+            "recip_rank, ...). Use --ties docno --gain linear to reproduce trec_eval."
+        ),
+    )
+    p.add_argument("qrels", help="qrels file (.gz accepted)")
+    p.add_argument("run", help="run file (.gz accepted)")
+    p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
+                   help="measure name; repeat or separate with commas (default: "
+                        + ", ".join(DEFAULT_MEASURES) + ")")
+    p.add_argument("--ties", choices=ties, default="average",
+                   help="order of tied scores: exact average over orderings (default), "
+                        "optimistic, pessimistic, stable (file order), docno (trec_eval)")
+    p.add_argument("-q", "--per-query", action="store_true",
+                   help="print every query, not only the aggregate")
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="output: aligned table (default), csv, json, or trec_eval's three "
+                        "columns")
+    p.add_argument("--gain", type=_gain, default="exponential",
+                   help="gain of a label: exponential (2^l-1, default), linear (trec_eval), "
+                        "'1=3,2=9' (level=gain, others linear) or '0,1,10,100' (per level)")
+    p.add_argument("--discount", default="log",
+                   choices=("log", "jarvelin2002", "jarvelin2008", "none"),
+                   help="rank discount (default log: 1/log_b(rank+1))")
+    p.add_argument("--log-base", type=float, default=2.0, help="logarithm base b (default 2)")
+    p.add_argument("-l", "--threshold", type=float, default=1.0,
+                   help="relevance level: labels >= it are relevant (trec_eval -l; default 1)")
+    p.add_argument("-c", "--complete", action="store_true",
+                   help="score qrels queries missing from the run as 0 (trec_eval -c)")
+    p.add_argument("-M", "--max-depth", type=int, default=None, metavar="M",
+                   help="read only the top M documents of each query (trec_eval -M)")
+    p.add_argument("--beta", type=float, default=1.0, help="F-measure beta (default 1)")
+    p.add_argument("--empty", type=_empty, default=0.0,
+                   help="value of queries without relevant documents: a number (default 0), "
+                        "'skip' (left out of the mean) or 'error'")
+    p.add_argument("--digits", type=int, default=4,
+                   help="decimals in table and csv output (default 4)")
+    bar = p.add_mutually_exclusive_group()
+    bar.add_argument("--progress", dest="progress", action="store_true", default=None,
+                     help="always show a progress bar on stderr")
+    bar.add_argument("--no-progress", dest="progress", action="store_false",
+                     help="never show a progress bar")
+    p.set_defaults(func=run)
+    return p
+
+
+def _measures(values: list[str] | None) -> list[str]:
+    from ._trec_measures import split_measure_list
+
+    if not values:
+        return list(DEFAULT_MEASURES)
+    return [m for v in values for m in split_measure_list(v)]
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    if args.progress is not None:
+        return bool(args.progress)
+    if not sys.stderr.isatty():
+        return False
+    size = 0
+    for path in (args.qrels, args.run):
+        try:
+            size += os.path.getsize(path)
+        except OSError:
+            pass
+    return size >= PROGRESS_BYTES
+
+
+def render(result: Any, fmt: str, per_query: bool, digits: int = 4) -> str:
+    """Text of an :class:`~rankmetrics.trec.EvalResult` in one of :data:`FORMATS`."""
+    if fmt == "trec":
+        return result.to_trec(per_query=per_query)
+    if fmt == "json":
+        return result.to_json(per_query=per_query)
+    frame = result.to_frame(per_query=per_query)
+    for name in result.count_measures:  # counts print as integers, as in trec_eval
+        frame[name] = frame[name].round().astype("Int64")
+    if fmt == "csv":
+        return frame.to_csv(float_format=f"%.{digits}f").rstrip("\n")
+    return frame.reset_index().to_string(index=False, float_format=lambda v: f"{v:.{digits}f}")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the ``eval`` command; returns the exit status."""
+    from .trec import evaluate
+
+    if args.digits < 0:
+        raise ValueError(f"--digits must be >= 0; got {args.digits}")
+    result = evaluate(
+        args.qrels, args.run, _measures(args.measures), ties=args.ties, gain=args.gain,
+        discount=args.discount, log_base=args.log_base, threshold=args.threshold,
+        complete=args.complete, max_depth=args.max_depth, beta=args.beta, empty=args.empty,
+        progress=_show_progress(args),
+    )
+    text = render(result, args.format, args.per_query, args.digits)
+    sys.stdout.write(text + "\n")
+    return 0

@@ -1,0 +1,376 @@
+"""Per-query values of the TREC measures, on top of the core ranking kernel.
+
+The retrieved documents of every query are ranked once by :class:`~rankmetrics.QueryPlan`
+(with the qrels as its ``recall_base``); every measure is then a prefix sum of the kernel read at
+an *effective cutoff* ``c = min(k, M)`` (``M`` = ``max_depth``, trec_eval's ``-M``), while the
+denominators keep their own definition (``k`` for P@k, R and the ideal DCG at ``k`` from the
+recall base). With ``ties="average"`` a tie group straddling ``c`` is handled exactly by the
+kernel (McSherry & Najork 2008), so ``-M`` needs no arbitrary truncation order either.
+
+Only this module touches the kernel's private helpers (``QueryPlan._ideal_at``, ``_discount``
+and ``_max_width``; ``_metrics.at_cutoffs`` and ``cumulative``), all in the class under "core
+adapter"; ``tests/test_trec_eval.py`` checks the result against the public
+``QueryPlan(..., recall_base=...).evaluate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import _metrics
+from ._gains import DiscountLike, GainLike, apply_gain, discount_key
+from ._plan import QueryPlan
+from ._trec_match import Matched
+from ._trec_measures import COUNT_KINDS, RECALL_LEVELS, Measure
+
+Values = NDArray[np.float64]
+Cut = int | None
+#: evaluations with at least this many retrieved rows compute their kernel sums in two threads
+PARALLEL_ROWS = 200_000
+
+
+# ------------------------------------------------------------------------------ core adapter
+class _Core:
+    """The kernel calls of one evaluation, with caches keyed by (kind, values, cutoff)."""
+
+    def __init__(self, m: Matched, ties: str, depth: Cut) -> None:
+        self.ties = "stable" if ties == "docno" else ties
+        self.plan = QueryPlan(m.run_labels, qid=m.run_qidx,
+                              recall_base=(m.base_labels, m.base_qidx))
+        # trec_eval keeps scores as C floats: docno order compares them in single precision
+        scores = m.run_scores.astype(np.float32) if ties == "docno" else m.run_scores
+        self.ranking = self.plan.rank(scores, depth=depth, ties=self.ties)
+        self.width = int(self.plan.sizes.max())
+        self._ext: dict[Any, Values] = {}
+        self._sums: dict[Any, Values] = {}
+
+    @property
+    def queries(self) -> NDArray[np.int64]:
+        """Evaluated-query index of each plan query."""
+        return np.asarray(self.plan.qids, dtype=np.int64)
+
+    def relevance(self, t: float) -> Values:
+        key = ("rel", t)
+        if key not in self._ext:
+            rel = (self.plan.labels >= t).astype(np.float64)
+            self._ext[key] = np.append(rel, 0.0)
+        return self._ext[key]
+
+    def gains(self, gain: GainLike) -> Values:
+        key = ("gain", _gain_id(gain))
+        if key not in self._ext:
+            self._ext[key] = np.append(apply_gain(gain, self.plan.labels), 0.0)
+        return self._ext[key]
+
+    def discount(self, discount: DiscountLike | None, log_base: float) -> Values:
+        if discount is None:
+            return np.ones(self.plan._max_width)
+        return self.plan._discount(discount, log_base)
+
+    def sums(self, kind: str, values: Values, vkey: Any, ks: Sequence[Cut],
+             disc: Values | None = None, dkey: Any = None) -> Values:
+        """Kernel prefix sums at each cutoff: shape (len(ks), n_plan_queries), cached."""
+        todo = [k for k in dict.fromkeys(ks) if (kind, vkey, dkey, k) not in self._sums]
+        if todo:
+            vals = _metrics.at_cutoffs(self.ranking, self.plan.n_queries, kind, values,
+                                       self.ties, todo, disc)
+            for k, row in zip(todo, vals, strict=True):
+                self._sums[(kind, vkey, dkey, k)] = row
+        return np.stack([self._sums[(kind, vkey, dkey, k)] for k in ks])
+
+    def ideal(self, gain: GainLike, discount: DiscountLike | None, log_base: float,
+              ks: Sequence[Cut]) -> Values:
+        """Ideal DCG (CG when ``discount`` is None) of the recall base at each cutoff."""
+        disc = self.discount(discount, log_base)
+        dkey = ("none",) if discount is None else discount_key(discount, log_base)
+        return self.plan._ideal_at(gain, disc, dkey, list(ks))
+
+    def prefix(self, values: Values, width: Cut):
+        """Yield (plan query indices, expected relevant documents in ranks 1..i, (qb, w))."""
+        for rb, cum in _metrics.cumulative(self.ranking, "rel", values, self.ties, width):
+            yield rb.queries, cum
+
+
+def _gain_id(gain: GainLike) -> Any:
+    from ._gains import gain_key
+
+    return gain_key(gain)
+
+
+# ------------------------------------------------------------------------------ measures
+def trec_gain(gain: GainLike, labels: NDArray[np.float64]) -> GainLike:
+    """A mapping gain completed for every label present: unlisted levels keep their linear gain
+    (trec_eval's ``-m ndcg.L=G`` rule). Other gain specifications are returned unchanged."""
+    if isinstance(gain, dict) or (hasattr(gain, "items") and not isinstance(gain, str)):
+        table = {float(a): float(b) for a, b in gain.items()}  # type: ignore[union-attr]
+        for level in np.unique(labels).tolist():
+            table.setdefault(float(level), float(level))
+        return table
+    return gain
+
+
+def depth_needed(measures: Sequence[Measure], max_depth: Cut) -> Cut:
+    """The deepest rank any measure reads (None: the whole list)."""
+    if max_depth is not None:
+        return max_depth
+    cut_only = ("ndcg", "dcg", "cg", "ncg", "p", "r", "f", "ap", "rr", "success", "numrel")
+    if all(m.kind in cut_only and (m.k is not None or m.kind == "numrel") for m in measures):
+        ks = [m.k for m in measures if m.k is not None]
+        return max(ks) if ks else 1
+    return None
+
+
+class _Evaluation:
+    """Per-query values of the measures of one evaluation (arrays over evaluated queries)."""
+
+    def __init__(self, matched: Matched, measures: Sequence[Measure], ties: str,
+                 max_depth: Cut) -> None:
+        self.m = matched
+        self.n = int(matched.qids.shape[0])
+        self.max_depth = max_depth
+        self.core = (_Core(matched, ties, depth_needed(measures, max_depth))
+                     if matched.run_qidx.size else None)
+        self.pq = self.core.queries if self.core is not None else np.zeros(0, dtype=np.int64)
+        self.n_ret = np.zeros(self.n)
+        if self.core is not None:
+            sizes = self.core.plan.sizes.astype(np.float64)
+            self.n_ret[self.pq] = sizes if max_depth is None else np.minimum(sizes, max_depth)
+        self.all_labels = np.concatenate([matched.base_labels, matched.run_labels])
+        self._R: dict[float, Values] = {}
+
+    def cut(self, k: Cut) -> Cut:
+        """Effective cutoff min(k, M)."""
+        if self.max_depth is None:
+            return k
+        return self.max_depth if k is None else min(k, self.max_depth)
+
+    def n_relevant(self, t: float) -> Values:
+        """R: judged documents with label >= t, per evaluated query."""
+        if t not in self._R:
+            self._R[t] = np.bincount(self.m.base_qidx, weights=self.m.base_labels >= t,
+                                     minlength=self.n).astype(np.float64)
+        return self._R[t]
+
+    def scatter(self, plan_values: Values) -> Values:
+        out = np.zeros(self.n)
+        out[self.pq] = plan_values
+        return out
+
+    def _requests(self, measures: Sequence[Measure], gain: GainLike, discount: DiscountLike,
+                  log_base: float, threshold: float) -> dict[Any, tuple[Any, ...]]:
+        """The kernel sums the measures will ask for, grouped into one call per values array."""
+        assert self.core is not None
+        core = self.core
+        groups: dict[Any, tuple[Any, ...]] = {}
+
+        def add(kind: str, values: Values, vkey: Any, k: Cut, disc: Values | None,
+                dkey: Any) -> None:
+            key = (kind, vkey, dkey)
+            cuts = groups[key][2] if key in groups else []
+            groups[key] = (kind, values, [*cuts, self.cut(k)], disc, vkey, dkey)
+
+        for m in measures:
+            t = threshold if m.rel is None else m.rel
+            if m.kind in ("ndcg", "dcg", "cg", "ncg"):
+                g = trec_gain(dict(m.gains) if m.gains is not None else gain, self.all_labels)
+                spec = None if m.kind in ("cg", "ncg") else discount
+                dkey = ("none",) if spec is None else discount_key(spec, log_base)
+                add("gain", core.gains(g), _gain_id(g), m.k, core.discount(spec, log_base),
+                    dkey)
+            elif m.kind in ("p", "r", "f", "numrelret", "ap", "rr", "success"):
+                kind = {"ap": "ap", "rr": "rr", "success": "rr"}.get(m.kind, "rel")
+                k = None if m.kind == "numrelret" else m.k
+                ranks = np.arange(1, core.width + 1, dtype=np.float64)
+                disc, dkey = (ranks, ("ranks",)) if m.kind == "success" else (None, None)
+                add(kind, core.relevance(t), ("rel", t), k, disc, dkey)
+        return groups
+
+    def warm(self, measures: Sequence[Measure], gain: GainLike, discount: DiscountLike,
+             log_base: float, threshold: float) -> None:
+        """Compute the kernel sums of large evaluations in two threads (numpy releases the
+        GIL); the measures then read them from the cache."""
+        if self.core is None or self.core.plan.n_rows < PARALLEL_ROWS:
+            return
+        groups = self._requests(measures, gain, discount, log_base, threshold)
+        if len(groups) < 2:
+            return
+        core = self.core
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            jobs = [pool.submit(core.sums, kind, values, vkey, cuts, disc, dkey)
+                    for kind, values, cuts, disc, vkey, dkey in groups.values()]
+            for job in jobs:
+                job.result()
+
+    def rel_sum(self, kind: str, t: float, k: Cut, disc: Values | None = None,
+                dkey: Any = None) -> Values:
+        """Kernel sum ("rel", "ap" or "rr") of the binary relevance at cutoff ``cut(k)``."""
+        if self.core is None:
+            return np.zeros(self.n)
+        rel = self.core.relevance(t)
+        return self.scatter(self.core.sums(kind, rel, ("rel", t), [self.cut(k)], disc, dkey)[0])
+
+    def gain_measure(self, m: Measure, gain: GainLike, discount: DiscountLike,
+                     log_base: float) -> tuple[Values, NDArray[np.bool_]]:
+        g = trec_gain(dict(m.gains) if m.gains is not None else gain, self.all_labels)
+        disc_spec = None if m.kind in ("cg", "ncg") else discount
+        num = np.zeros(self.n)
+        ideal = np.zeros(self.n)
+        if self.core is not None:
+            d = self.core.discount(disc_spec, log_base)
+            dkey = ("none",) if disc_spec is None else discount_key(disc_spec, log_base)
+            num[self.pq] = self.core.sums("gain", self.core.gains(g), _gain_id(g),
+                                          [self.cut(m.k)], d, dkey)[0]
+            if m.kind in ("ndcg", "ncg"):
+                ideal[self.pq] = self.core.ideal(g, disc_spec, log_base, [m.k])[0]
+        if m.kind in ("dcg", "cg"):
+            return num, np.zeros(self.n, dtype=bool)
+        missing = np.ones(self.n, dtype=bool)
+        missing[self.pq] = False
+        if missing.any():  # queries the run misses (-c): empty iff no judged gain > 0
+            gmax = np.zeros(self.n)
+            np.maximum.at(gmax, self.m.base_qidx, apply_gain(g, self.m.base_labels))
+            ideal[missing] = gmax[missing]
+        zero = ideal <= 0
+        return np.divide(num, ideal, out=np.zeros(self.n), where=~zero), zero
+
+    def binary_measure(self, m: Measure, t: float, beta: float) -> Values:
+        R = self.n_relevant(t)
+        safe_r = np.where(R == 0, 1.0, R)
+        k_or_ret = np.full(self.n, float(m.k)) if m.k is not None else self.n_ret
+        if m.kind == "p":
+            return np.divide(self.rel_sum("rel", t, m.k), k_or_ret, out=np.zeros(self.n),
+                             where=k_or_ret > 0)
+        if m.kind == "r":
+            return self.rel_sum("rel", t, m.k) / safe_r
+        if m.kind == "f":
+            b2 = (beta if m.beta is None else m.beta) ** 2
+            denom = b2 * R + k_or_ret
+            return np.divide((1.0 + b2) * self.rel_sum("rel", t, m.k), denom,
+                             out=np.zeros(self.n), where=denom > 0)
+        if m.kind == "ap":
+            return self.rel_sum("ap", t, m.k) / safe_r
+        if m.kind == "rr":
+            return self.rel_sum("rr", t, m.k)
+        if m.kind == "success":
+            # the rr terms are P(first relevant at rank i) / i; times i they sum to
+            # P(a relevant document within the cutoff), exact under tie averaging
+            width = self.core.width if self.core is not None else 0
+            ranks = np.arange(1, width + 1, dtype=np.float64)
+            return self.rel_sum("rr", t, m.k, ranks, ("ranks",))
+        if m.kind == "numrelret":
+            return self.rel_sum("rel", t, None)
+        rel = self.core.relevance(t) if self.core is not None else None
+        if m.kind == "rprec":
+            return _rprec(self.core, rel, R, self.max_depth, self.n)
+        if m.kind == "iprec":
+            levels = [float(m.level or 0.0)]
+        else:  # 11pt
+            levels = list(m.levels or RECALL_LEVELS)
+        return _iprec(self.core, rel, R, self.max_depth, self.n, levels, m.rule).mean(axis=0)
+
+
+def compute(
+    measures: Sequence[Measure],
+    matched: Matched,
+    *,
+    ties: str,
+    gain: GainLike,
+    discount: DiscountLike,
+    log_base: float,
+    threshold: float,
+    max_depth: Cut,
+    beta: float,
+) -> tuple[dict[str, Values], dict[str, NDArray[np.bool_]]]:
+    """Raw per-query values of every measure and, per measure, the mask of *empty* queries
+    (no relevant document; for nDCG/nCG an ideal gain of 0 up to the cutoff)."""
+    ev = _Evaluation(matched, measures, ties, max_depth)
+    ev.warm(measures, gain, discount, log_base, threshold)
+    values: dict[str, Values] = {}
+    empty: dict[str, NDArray[np.bool_]] = {}
+    never = np.zeros(ev.n, dtype=bool)
+    for m in measures:
+        t = threshold if m.rel is None else m.rel
+        if m.kind in ("ndcg", "dcg", "cg", "ncg"):
+            values[m.name], empty[m.name] = ev.gain_measure(m, gain, discount, log_base)
+        elif m.kind == "numret":
+            values[m.name], empty[m.name] = ev.n_ret.copy(), never
+        elif m.kind == "numrel":
+            values[m.name], empty[m.name] = ev.n_relevant(t).copy(), never
+        elif m.kind == "numrelret":
+            values[m.name], empty[m.name] = ev.binary_measure(m, t, beta), never
+        else:
+            values[m.name] = ev.binary_measure(m, t, beta)
+            empty[m.name] = ev.n_relevant(t) == 0
+    return values, empty
+
+
+def _rprec(core: _Core | None, rel: Values | None, R: Values, max_depth: Cut,
+           n_eval: int) -> Values:
+    """Expected relevant documents in ranks 1..R (capped at -M and the list) / R."""
+    out = np.zeros(n_eval)
+    if core is None or rel is None:
+        return out
+    for qs, cum in core.prefix(rel, max_depth):
+        ev = core.queries[qs]
+        r = R[ev].astype(np.int64)
+        col = np.minimum(r, cum.shape[1]) - 1
+        ok = r > 0
+        out[ev[ok]] = cum[np.flatnonzero(ok), col[ok]] / r[ok]
+    return out
+
+
+def level_counts(level: float, R: Values, rule: str) -> NDArray[np.int64]:
+    """Relevant documents a query must have retrieved to reach recall ``level``.
+
+    ``"trec"``: ``lround(level * R)`` (trec_eval 10.0); ``"trec9"``: ``(long)(level * R + 0.9)``
+    (trec_eval 9.x and pytrec_eval); ``"recall"``: the least j with ``j / R >= level`` (the
+    textbook definition, the slides' "AP alternative 2").
+    """
+    v = level * R
+    if rule == "trec":
+        j = np.floor(v)
+        j = j + (v - j >= 0.5)  # lround: halves away from zero
+    elif rule == "trec9":
+        j = np.floor(v + 0.9)
+    else:
+        j = np.ceil(v)
+        safe = np.where(R > 0, R, 1.0)
+        j = np.where((j >= 1) & ((j - 1) / safe >= level), j - 1, j)
+        j = np.where(j / safe < level, j + 1, j)
+    return j.astype(np.int64)
+
+
+def _iprec(core: _Core | None, rel: Values | None, R: Values, max_depth: Cut, n_eval: int,
+           levels: Sequence[float], rule: str) -> Values:
+    """Interpolated precision at each recall level: the maximum precision at or below the rank
+    where the query reaches the level's count of relevant documents (0 when it never does);
+    shape (len(levels), n_eval)."""
+    out = np.zeros((len(levels), n_eval))
+    if core is None or rel is None:
+        return out
+    for qs, cum in core.prefix(rel, max_depth):
+        ev = core.queries[qs]
+        r = R[ev]
+        ok = r > 0
+        if not ok.any():
+            continue
+        cum, ev, r = cum[ok], ev[ok], r[ok]
+        prec = cum / np.arange(1, cum.shape[1] + 1, dtype=np.float64)
+        best_after = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+        rows = np.arange(cum.shape[0])
+        for j, level in enumerate(levels):
+            need = level_counts(level, r, rule)
+            hit = cum >= need[:, None] - 1e-9
+            first = hit.argmax(axis=1)
+            out[j, ev] = np.where(hit[rows, first], best_after[rows, first], 0.0)
+    return out
+
+
+def count_kind(m: Measure) -> bool:
+    """Count measures are summed over queries (trec_eval's "all" row), the others averaged."""
+    return m.kind in COUNT_KINDS

@@ -1,0 +1,474 @@
+"""Evaluate TREC runs against qrels: readers, :func:`evaluate` and :class:`EvalResult`.
+
+A *run* lists, per query, retrieved documents with scores; *qrels* give graded relevance
+judgements. The ideal ranking of nDCG/nCG and the number of relevant documents R come from the
+*recall base* -- every judged document of the topic, retrieved or not (Järvelin & Kekäläinen
+2002, eq. 4) -- and unjudged retrieved documents have gain 0.
+
+Needs the ``io`` extra (pandas, pyarrow; tqdm for progress bars).
+
+Examples
+--------
+>>> from rankmetrics.trec import evaluate
+>>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}
+>>> run = {"q1": {"d1": 0.9, "d2": 0.9, "d3": 0.1, "d9": 0.5}, "q2": {"d5": 1.0, "d4": 0.5}}
+>>> res = evaluate(qrels, run, ["nDCG@2", "P@2", "AP", "RR"], gain="linear")
+>>> res.per_query.round(4)  # doctest: +NORMALIZE_WHITESPACE
+     nDCG@2  P@2     AP    RR
+qid
+q1   0.6199  0.5  0.625  0.75
+q2   0.6309  0.5  0.500  0.50
+>>> res.mean["AP"]
+0.5625
+
+d1 and d2 tie at 0.9: with the default ties="average", AP and RR take the exact mean over both
+orders (McSherry & Najork 2008); the ideal DCG uses every judged document (recall base).
+
+``ties="docno"`` reproduces trec_eval, which breaks the tie of d1 and d2 by docno descending
+(d2 first):
+
+>>> evaluate(qrels, run, ["RR"], ties="docno").per_query["RR"].tolist()
+[0.5, 0.5]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _trec_io
+from ._gains import DiscountLike, GainLike, discount_key, gain_key
+from ._trec_compute import compute
+from ._trec_match import match, prepare
+from ._trec_measures import ORDER_ONLY_KINDS, Measure, parse_measures
+from ._validation import TIES as CORE_TIES
+from ._validation import check_empty, check_positive_real
+
+__all__ = ["EvalResult", "TIES", "evaluate", "read_qrels", "read_run", "tie_effect"]
+
+#: tie modes of :func:`evaluate`: the core's four plus trec_eval's docno order
+TIES = (*CORE_TIES, "docno")
+_COUNT_KINDS = ("numret", "numrel", "numrelret")
+
+
+def read_qrels(src: Any) -> pd.DataFrame:
+    """Read relevance judgements.
+
+    Parameters
+    ----------
+    src : path, pandas.DataFrame or dict
+        A TREC qrels file (``query iter docno relevance`` per line, whitespace separated; lines
+        starting with ``#`` are comments; ``.gz`` is decompressed), a DataFrame with query id,
+        document id and label columns (``qid``/``query_id``, ``docid``/``doc_id``/``docno``,
+        ``label``/``relevance``/``rel``), or a nested dict ``{qid: {docid: label}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``qid`` (str), ``docid`` (str), ``label`` (float64), one row per judgement,
+        in input order. Labels are kept as given (negative labels included).
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        A malformed line (the message names the file and the line), a non-numeric or non-finite
+        label, missing columns, or no judgements at all.
+    TypeError
+        ``src`` of another type.
+
+    Examples
+    --------
+    >>> read_qrels({"301": {"d1": 1, "d2": -1}})
+       qid docid  label
+    0  301    d1    1.0
+    1  301    d2   -1.0
+    """
+    return _trec_io.to_frame(_trec_io.to_table(src, "qrels"))
+
+
+def read_run(src: Any) -> pd.DataFrame:
+    """Read a run (ranked retrieval results).
+
+    Parameters
+    ----------
+    src : path, pandas.DataFrame or dict
+        A TREC run file (``query Q0 docno rank score [tag]``; the rank column is ignored, as in
+        trec_eval; fields after the sixth are ignored), a DataFrame with query id, document id
+        and ``score`` columns, or a nested dict ``{qid: {docid: score}}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``qid`` (str), ``docid`` (str), ``score`` (float64), in input order.
+
+    Raises
+    ------
+    FileNotFoundError
+        The path does not exist.
+    ValueError
+        A malformed line (naming the file and the line), a non-numeric or non-finite score,
+        missing columns, or an empty run.
+    TypeError
+        ``src`` of another type.
+
+    Examples
+    --------
+    >>> read_run({"301": {"d1": 2.5, "d2": 1.0}})
+       qid docid  score
+    0  301    d1    2.5
+    1  301    d2    1.0
+    """
+    return _trec_io.to_frame(_trec_io.to_table(src, "run"))
+
+
+@dataclass
+class EvalResult:
+    """Per-query values and their aggregate, as returned by :func:`evaluate`.
+
+    Attributes
+    ----------
+    per_query : pandas.DataFrame
+        Index ``qid`` (str, sorted as trec_eval does), one float64 column per measure named as
+        given (trec_eval family names expand to one column per member). NaN marks a query left
+        out by ``empty="skip"``.
+    mean : dict of str to float
+        Mean over queries (NaN left out) of every measure; the count measures NumRet, NumRel and
+        NumRelRet are summed instead, as in trec_eval's "all" row.
+    params : dict
+        The options of the evaluation (ties, gain, threshold, ...).
+    """
+
+    per_query: pd.DataFrame
+    mean: dict[str, float]
+    params: dict[str, Any] = field(default_factory=dict)
+    _counts: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def measures(self) -> list[str]:
+        """Column names, in order."""
+        return [str(c) for c in self.per_query.columns]
+
+    @property
+    def count_measures(self) -> tuple[str, ...]:
+        """Columns that count documents (NumRet, NumRel, NumRelRet): summed in :attr:`mean`."""
+        return self._counts
+
+    def to_frame(self, *, per_query: bool = True) -> pd.DataFrame:
+        """The per-query table (optional) with a final ``all`` row holding :attr:`mean`."""
+        all_row = pd.DataFrame([self.mean], index=pd.Index(["all"], name="qid"))
+        if not per_query:
+            return all_row
+        return pd.concat([self.per_query, all_row])
+
+    def _fmt(self, name: str, value: float) -> str:
+        if name in self._counts and not math.isnan(value):
+            return str(int(round(value)))
+        return f"{value:.4f}"
+
+    def to_trec(self, *, per_query: bool = True) -> str:
+        """trec_eval's three-column text (``measure<TAB>query<TAB>value``), per query then all.
+
+        Examples
+        --------
+        >>> res = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5}}, ["P@2", "NumRet"])
+        >>> print(res.to_trec())  # doctest: +NORMALIZE_WHITESPACE
+        P@2                   	q	0.5000
+        NumRet                	q	2
+        P@2                   	all	0.5000
+        NumRet                	all	2
+        """
+        lines = []
+        if per_query:
+            for qid, row in self.per_query.iterrows():
+                lines += [f"{m:<22}\t{qid}\t{self._fmt(m, v)}" for m, v in row.items()]
+        lines += [f"{m:<22}\tall\t{self._fmt(m, v)}" for m, v in self.mean.items()]
+        return "\n".join(lines)
+
+    def to_json(self, *, per_query: bool = True) -> str:
+        """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null)."""
+
+        def clean(d: dict) -> dict:
+            return {str(k): (None if isinstance(v, float) and math.isnan(v) else v)
+                    for k, v in d.items()}
+
+        out: dict[str, Any] = {"mean": clean(self.mean)}
+        if per_query:
+            out["per_query"] = {str(q): clean(row.to_dict())
+                                for q, row in self.per_query.iterrows()}
+        out["params"] = {k: (v if isinstance(v, (str, int, float, bool, type(None))) else repr(v))
+                         for k, v in self.params.items()}
+        return json.dumps(out, indent=2)
+
+
+def _check_options(ties: Any, threshold: Any, max_depth: Any, beta: Any, empty: Any,
+                   gain: Any, discount: Any, log_base: Any, complete: Any) -> None:
+    if not isinstance(ties, str) or ties not in TIES:
+        raise ValueError(
+            f"ties must be one of {', '.join(map(repr, TIES))}; got {ties!r} ('docno' breaks "
+            "score ties by document id descending, as trec_eval does)"
+        )
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"threshold must be a number > 0; got {threshold!r}")
+    if not math.isfinite(threshold) or threshold <= 0:
+        raise ValueError(
+            f"threshold must be a finite number > 0 (labels <= 0 and unjudged documents are "
+            f"never relevant, as in trec_eval); got {threshold!r}"
+        )
+    if max_depth is not None and (isinstance(max_depth, bool)
+                                  or not isinstance(max_depth, numbers.Integral)):
+        raise TypeError(f"max_depth must be a positive int or None; got {max_depth!r}")
+    if max_depth is not None and max_depth < 1:
+        raise ValueError(f"max_depth must be a positive int or None; got {max_depth!r}")
+    check_positive_real("beta", beta)
+    check_empty(empty)
+    gain_key(gain)
+    discount_key(discount, log_base)
+    if not isinstance(complete, bool):
+        raise TypeError(f"complete must be True or False; got {complete!r}")
+
+
+def _check_tie_support(measures: Sequence[Measure], ties: str) -> None:
+    if ties != "average":
+        return
+    bad = [m.name for m in measures if m.kind in ORDER_ONLY_KINDS]
+    if bad:
+        raise ValueError(
+            f"{', '.join(map(repr, bad))}: interpolated precision has no exact tie-averaged form "
+            "(it is a maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', "
+            "'optimistic' or 'pessimistic'"
+        )
+
+
+def _progress(enabled: bool | None, total: int):
+    if enabled is False:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:  # pragma: no cover - tqdm is part of the io extra
+        return None
+    return tqdm(total=total, desc="rankmetrics eval", unit="step",
+                disable=None if enabled is None else not enabled, leave=False)
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    metrics: str | Iterable[str],
+    *,
+    ties: str = "average",
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    threshold: float = 1,
+    complete: bool = False,
+    max_depth: int | None = None,
+    beta: float = 1.0,
+    empty: float | str = 0.0,
+    progress: bool | None = False,
+) -> EvalResult:
+    """Evaluate a run against qrels, per query and on average.
+
+    Parameters
+    ----------
+    qrels : path, pandas.DataFrame or dict
+        Relevance judgements, see :func:`read_qrels`. Labels <= 0 are non-relevant with gain 0
+        (trec_eval's rule; -1 marks judged non-relevant in some collections).
+    run : path, pandas.DataFrame or dict
+        Scored retrieval results, see :func:`read_run`. Only scores order the documents.
+    metrics : str or iterable of str
+        Measure names, case-insensitive, in ir_measures style with optional parameters --
+        ``nDCG``, ``nDCG@10``, ``DCG@10``, ``CG@10``, ``nCG@10``, ``P@5``, ``R@100``,
+        ``F1@10``, ``F(beta=0.5)@10``, ``AP``, ``AP@100``, ``RR``, ``RR@10``, ``Rprec``,
+        ``Success@10``, ``IPrec@0.1``, ``11pt_avg``, ``NumRet``, ``NumRel``, ``NumRelRet``,
+        ``P(rel=2)@5``, ``nDCG(gains={1: 3, 2: 9})@10`` -- or trec_eval names (``ndcg_cut_10``,
+        ``P_5``, ``map``, ``map_cut_100``, ``recip_rank``, ``recall_100``, ``success_10``,
+        ``iprec_at_recall_0.10``; the family names ``iprec_at_recall``, ``ndcg_cut``,
+        ``map_cut`` and ``success`` expand to trec_eval's default parameters).
+    ties : {"average", "optimistic", "pessimistic", "stable", "docno"}, default "average"
+        Order of documents with equal scores. "average": the exact mean over all orderings
+        (McSherry & Najork 2008); "optimistic"/"pessimistic": the best/worst ordering; "stable":
+        run order; "docno": document id descending (byte order), as trec_eval does.
+        IPrec and 11pt_avg are maxima over ranks with no exact tie average: they raise under
+        "average".
+    gain : {"exponential", "linear"}, sequence, mapping or callable, default "exponential"
+        Gain of a label for nDCG/DCG/CG/nCG (see :func:`rankmetrics.ndcg`). trec_eval uses
+        "linear". In a mapping, levels left out keep their linear gain (trec_eval's
+        ``-m ndcg.1=3,2=9`` rule). Per-measure ``gains={...}`` override it.
+    discount : {"log", "jarvelin2002", "jarvelin2008", "none"} or callable, default "log"
+    log_base : float > 1, default 2
+    threshold : float > 0, default 1
+        A document is relevant (binary measures, R) when its label is >= threshold
+        (trec_eval ``-l``). Per-measure ``rel=...`` overrides it.
+    complete : bool, default False
+        Evaluate every qrels query; those the run misses score 0 (trec_eval ``-c``). Otherwise
+        they are left out. Run queries without judgements are always ignored.
+    max_depth : int, optional
+        Read only ranks 1..max_depth of every query (trec_eval ``-M``): measures use the cutoff
+        ``min(k, max_depth)`` while P@k still divides by k and the ideal comes from the qrels.
+    beta : float > 0, default 1
+        Weight of recall in F measures without their own ``beta``.
+    empty : float, "skip" or "error", default 0.0
+        Value of a query with no relevant document (nDCG/nCG: zero ideal gain up to the cutoff),
+        as in the core functions. 0.0 is trec_eval's convention.
+    progress : bool or None, default False
+        Show a tqdm progress bar over the stages; None shows it only on a terminal.
+
+    Returns
+    -------
+    EvalResult
+        ``per_query`` (DataFrame indexed by qid, one column per measure) and ``mean``.
+
+    Raises
+    ------
+    ValueError
+        Unknown or malformed measure names; bad options (the message names the option and
+        value); IPrec/11pt_avg with ties="average"; malformed files (file and line named);
+        a document retrieved twice for a query; conflicting duplicate judgements; labels that
+        the gain cannot take (e.g. fractional labels with "exponential"); an empty query with
+        ``empty="error"``.
+    TypeError
+        Inputs or options of the wrong type.
+
+    Notes
+    -----
+    With effective cutoff ``c = min(k, M)`` and expected counts under the tie mode:
+    P@k = rel(c) / k; R@k = rel(c) / R; F_beta@k = (1 + beta^2) rel(c) / (beta^2 R + k);
+    AP@k = sum over relevant ranks i <= c of P@i, divided by R (trec_eval's map_cut);
+    RR@k = 1 / rank of the first relevant document within c; Success@k = 1 if one is within c;
+    nDCG@k = DCG(c) / IDCG(k), the ideal from every judged document; Rprec = rel(min(R, M)) / R;
+    IPrec@x = max precision at or below the rank where the j-th relevant document is found,
+    j = lround(x R) as in trec_eval 10 (``IPrec(rule=trec9)@x``: int(x R + 0.9), trec_eval 9 and
+    pytrec_eval; ``rule=recall``: the least j with j / R >= x, the textbook "recall >= x");
+    11pt_avg = mean of IPrec at 0, 0.1, ..., 1 (the slides' "AP alternative 2"; other levels
+    with ``11pt_avg(levels=[...])``). Without a cutoff the whole retrieved list is
+    used (P and F then divide by the number retrieved). Under "average" every measure except
+    IPrec/11pt_avg is the exact expectation over tie orders; Rprec reads the expected count at
+    rank R, which is exact too.
+
+    References
+    ----------
+    Järvelin & Kekäläinen (2002), Cumulated gain-based evaluation of IR techniques, eq. 1-5.
+    McSherry & Najork (2008), Computing information retrieval performance measures efficiently
+    in the presence of tied scores, sec. 2. trec_eval 10.0 (NIST), measure definitions.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"a": 3, "b": 1, "c": 0, "z": 2}}
+    >>> run = {"q1": {"a": 1.0, "b": 0.5, "c": 0.5, "u": 0.2}}
+    >>> res = evaluate(qrels, run, ["nDCG", "R@2", "Rprec", "NumRel"], gain="linear")
+    >>> res.per_query.round(4).to_dict("records")
+    [{'nDCG': 0.7488, 'R@2': 0.5, 'Rprec': 0.6667, 'NumRel': 3.0}]
+
+    b and c tie at ranks 2-3, so R@2 counts b half; z (judged, not retrieved) is in the ideal
+    and in R; u (retrieved, unjudged) has gain 0.
+
+    >>> evaluate(qrels, run, ["11pt_avg"])
+    Traceback (most recent call last):
+    ...
+    ValueError: '11pt_avg': interpolated precision has no exact tie-averaged form (it is a \
+maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimistic' or \
+'pessimistic'
+    """
+    measures = parse_measures(metrics)
+    _check_options(ties, threshold, max_depth, beta, empty, gain, discount, log_base, complete)
+    _check_tie_support(measures, ties)
+    bar = _progress(progress, 3)
+
+    def step(desc: str) -> None:
+        if bar is not None:
+            bar.set_postfix_str(desc)
+            bar.update(1)
+
+    try:
+        q_side, r_side = prepare(qrels, run, ties == "docno")
+        step("read")
+        matched = match(q_side, r_side, complete=complete)
+        step("match")
+        if matched.qids.size == 0:
+            raise ValueError(
+                "no query of the run has judgements in the qrels (query ids must match "
+                "exactly, as strings); nothing to evaluate"
+            )
+        values, empties = compute(
+            measures, matched, ties=ties, gain=gain, discount=discount,
+            log_base=float(log_base), threshold=float(threshold), max_depth=max_depth,
+            beta=float(beta),
+        )
+        step("measures")
+    finally:
+        if bar is not None:
+            bar.close()
+
+    rule = check_empty(empty)
+    for m in measures:
+        mask = empties[m.name]
+        if not mask.any():
+            continue
+        if rule == "error":
+            bad = matched.qids[mask][:5].tolist()
+            raise ValueError(
+                f"{m.name} is undefined for queries without relevant documents (qid {bad}); "
+                "pass empty=0.0, 1.0 or 'skip'"
+            )
+        values[m.name][mask] = np.nan if rule == "skip" else rule
+    per_query = pd.DataFrame({m.name: values[m.name] for m in measures},
+                             index=pd.Index(matched.qids.astype(str), name="qid"))
+    counts = tuple(m.name for m in measures if m.kind in _COUNT_KINDS)
+    mean = {m.name: _aggregate(values[m.name], m.name in counts) for m in measures}
+    params = {"ties": ties, "gain": gain, "discount": discount, "log_base": log_base,
+              "threshold": threshold, "complete": complete, "max_depth": max_depth,
+              "beta": beta, "empty": empty}
+    return EvalResult(per_query=per_query, mean=mean, params=params, _counts=counts)
+
+
+def _aggregate(values: np.ndarray, is_count: bool) -> float:
+    keep = values[~np.isnan(values)]
+    if is_count:
+        return float(keep.sum())
+    return float(keep.mean()) if keep.size else float("nan")
+
+
+def tie_effect(qrels: Any, run: Any, metrics: str | Iterable[str], **kwargs: Any
+               ) -> pd.DataFrame:
+    """How much trec_eval's docno tie-breaking moves each measure, per query.
+
+    Evaluates with ``ties="docno"`` and ``ties="average"`` (other options passed on) and returns
+    a long table with columns ``measure``, ``qid``, ``docno``, ``average`` and
+    ``delta = docno - average``, only for the (measure, query) pairs that change.
+
+    Raises
+    ------
+    ValueError
+        As :func:`evaluate`; measures without a tie-averaged form (IPrec, 11pt_avg) included.
+
+    Examples
+    --------
+    >>> qrels = {"q": {"a": 1, "b": 0}}
+    >>> run = {"q": {"a": 1.0, "b": 1.0}}
+    >>> tie_effect(qrels, run, ["P@1", "RR"]).round(4).to_dict("records")
+    [{'measure': 'P@1', 'qid': 'q', 'docno': 0.0, 'average': 0.5, 'delta': -0.5}, \
+{'measure': 'RR', 'qid': 'q', 'docno': 0.5, 'average': 0.75, 'delta': -0.25}]
+    """
+    kwargs.pop("ties", None)
+    q_tb = _trec_io.to_table(qrels, "qrels")
+    r_tb = _trec_io.to_table(run, "run")
+    qf, rf = _trec_io.to_frame(q_tb), _trec_io.to_frame(r_tb)
+    docno = evaluate(qf, rf, metrics, ties="docno", **kwargs).per_query
+    avg = evaluate(qf, rf, metrics, ties="average", **kwargs).per_query
+    rows = []
+    for name in docno.columns:
+        d, a = docno[name].to_numpy(), avg[name].to_numpy()
+        moved = ~np.isclose(d, a, rtol=0.0, atol=1e-12)
+        for q, dv, av in zip(docno.index[moved], d[moved], a[moved], strict=True):
+            rows.append({"measure": name, "qid": q, "docno": float(dv), "average": float(av),
+                         "delta": float(dv - av)})
+    return pd.DataFrame(rows, columns=["measure", "qid", "docno", "average", "delta"])

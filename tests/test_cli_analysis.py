@@ -1,0 +1,206 @@
+"""``rankmetrics plot`` and ``rankmetrics compare`` end to end on small files."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from _extras import require
+
+require("pandas")
+require("scipy")
+require("matplotlib")
+
+from rankmetrics import cli  # noqa: E402
+from rankmetrics._cli_analysis import parse_gain  # noqa: E402
+from rankmetrics.plot import trec_gain_curves  # noqa: E402
+from rankmetrics.stats import compare  # noqa: E402
+from rankmetrics.trec import evaluate  # noqa: E402
+
+RNG = np.random.default_rng(5)
+QIDS = [f"q{i}" for i in range(8)]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("trec")
+    qrels = d / "qrels.txt"
+    lines = []
+    for q in QIDS:
+        for j in range(12):
+            lines.append(f"{q} 0 D{j} {int(RNG.choice(4, p=[0.5, 0.25, 0.15, 0.1]))}")
+    qrels.write_text("\n".join(lines) + "\n")
+    runs = []
+    for name, noise in (("good", 0.5), ("fair", 1.5), ("poor", 4.0)):
+        path = d / f"{name}.run"
+        out = []
+        for q in QIDS if name != "poor" else QIDS[:-1]:  # "poor" lacks the last query
+            for j in range(15):
+                score = round(float(3 - j / 4 + RNG.normal(0, noise)), 1)  # ties
+                out.append(f"{q} Q0 D{j} {j + 1} {score} {name}")
+        path.write_text("\n".join(out) + "\n")
+        runs.append(path)
+    return qrels, runs
+
+
+def run_cli(argv, capsys):
+    rc = cli.main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_compare_table_matches_the_api(files, capsys):
+    qrels, runs = files
+    rc, out, err = run_cli(["compare", qrels, *runs, "-m", "nDCG@10", "--test", "friedman",
+                            "--test", "anova"], capsys)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["good.run", "fair.run", "poor.run"]
+    per_q = {r.name: evaluate(qrels, r, ["nDCG@10"]).per_query["nDCG@10"] for r in runs}
+    fr = compare(per_q, test="friedman", metric="nDCG@10")
+    row = lines[1].split()
+    assert row[0] == "nDCG@10"
+    assert row[1:4] == [f"{m:.3f}" for m in fr.means]
+    assert "missing='intersect': 1 dropped; poor.run lacks 1 (q7)" in out
+    assert "* = p < 0.05, Friedman test" in out and "# = p < 0.05, two-way ANOVA" in out
+    assert "omnibus friedman_chi2(2)" in out and "omnibus anova_F(2, 12)" in out
+
+
+def test_compare_json_zero_fill_and_options(files, capsys):
+    qrels, runs = files
+    rc, out, err = run_cli(["compare", qrels, runs[0], runs[2], "-m", "P@5", "--missing", "zero",
+                            "--names", "A,B", "--format", "json", "--ties", "docno",
+                            "--gain", "0,1,10,100"], capsys)
+    assert rc == 0, err
+    (res,) = json.loads(out)
+    assert res["systems"] == ["A", "B"] and res["missing"] == "zero" and res["n_queries"] == 8
+    assert "scored 0 where absent" in res["missing_statement"]
+    a = evaluate(qrels, runs[0], ["P@5"], ties="docno").per_query["P@5"]
+    b = evaluate(qrels, runs[2], ["P@5"], ties="docno").per_query["P@5"]
+    assert res["means"][0] == pytest.approx(a.mean())
+    assert res["means"][1] == pytest.approx(b.reindex(a.index).fillna(0).mean())
+    (pair,) = res["pairwise"]
+    assert pair["a"] == "A" and pair["b"] == "B" and pair["effect_name"] == "cohen_dz"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--missing", "error"], "queries are missing in some systems (poor.run lacks 1 (q7))"),
+        (["--names", "x"], "--names needs 3 distinct comma-separated names"),
+        (["-m", "bogus@3"], "bogus"),
+        (["--gain", "a,b"], "--gain must be 'exponential', 'linear', per-level weights"),
+    ],
+)
+def test_compare_errors(files, capsys, args, message):
+    qrels, runs = files
+    rc, out, err = run_cli(["compare", qrels, *runs, *args], capsys)
+    assert rc == 1
+    assert err.startswith("rankmetrics compare: error: ") and message in err
+
+
+def test_compare_needs_two_runs(files, capsys):
+    qrels, runs = files
+    rc, _, err = run_cli(["compare", qrels, runs[0]], capsys)
+    assert rc == 1 and "compare needs at least 2 runs; got 1" in err
+
+
+def test_compare_unknown_test_is_a_usage_error(files, capsys):
+    qrels, runs = files
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["compare", str(qrels), *map(str, runs), "--test", "mannwhitney"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'mannwhitney'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("curve", ["cg", "dcg", "ncg", "ndcg", "pr"])
+def test_plot_writes_png(files, capsys, tmp_path, curve):
+    qrels, runs = files
+    out_png = tmp_path / f"{curve}.png"
+    extra = ["--ties", "docno"] if curve == "pr" else []
+    rc, out, err = run_cli(["plot", qrels, *runs, "--curve", curve, "--depth", "15", "-o",
+                            out_png, *extra], capsys)
+    assert rc == 0, err
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"wrote {out_png}: {curve} curves of 3 run(s)" in out
+
+
+def test_plot_curve_values_match_evaluate(files):
+    qrels, runs = files
+    vecs, _ = trec_gain_curves(qrels, runs[:2], curve="ndcg", depth=10)
+    for r in runs[:2]:
+        pq = evaluate(qrels, r, ["nDCG@3", "nDCG@10"]).per_query
+        assert vecs[r.name][[2, 9]] == pytest.approx(pq.mean().to_numpy())
+    cg, _ = trec_gain_curves(qrels, runs[:1], curve="cg", depth=5, gain="linear")
+    assert cg[runs[0].name][4] == pytest.approx(
+        evaluate(qrels, runs[0], ["CG@5"], gain="linear").mean["CG@5"])
+    # a partial {level: gain} mapping keeps the other levels linear, as evaluate does
+    part, _ = trec_gain_curves(qrels, runs[:1], curve="ndcg", depth=5, gain={3: 10})
+    assert part[runs[0].name][4] == pytest.approx(
+        evaluate(qrels, runs[0], ["nDCG@5"], gain={3: 10}).mean["nDCG@5"])
+
+
+def test_plot_errors(files, capsys, tmp_path):
+    qrels, runs = files
+    rc, _, err = run_cli(["plot", qrels, *runs, "--names", "a,a,b", "-o", tmp_path / "x.png"],
+                         capsys)
+    assert rc == 1 and "--names needs 3 distinct" in err
+    rc, _, err = run_cli(["plot", qrels, tmp_path / "missing.run", "-o", tmp_path / "x.png"],
+                         capsys)
+    assert rc == 1 and err.startswith("rankmetrics plot: error: ")
+    with pytest.raises(SystemExit):
+        cli.main(["plot", str(qrels), str(runs[0]), "--depth", "0"])
+
+
+def test_parse_gain():
+    assert parse_gain("Linear") == "linear"
+    assert parse_gain("0,1,10,100") == [0.0, 1.0, 10.0, 100.0]
+    assert parse_gain("1=3,2=9") == {1.0: 3.0, 2.0: 9.0}
+    with pytest.raises(ValueError, match="weights must be finite numbers >= 0"):
+        parse_gain("0,-1")
+
+
+# ------------------------------------------------------------------------------- sessions
+SESSIONS = {
+    "s1.run": "u1 1 T1 D1 1 3.0\nu1 1 T1 D2 2 2.0\nu1 2 T1 D3 1 1.0\n"
+              "u2 1 T1 D4 1 2.0\nu3 1 T2 D1 1 1.0\nu3 2 T2 D2 1 1.0\n",
+    "s2.run": "u1 1 T1 D3 1 3.0\nu1 1 T1 D1 2 2.0\n"
+              "u2 1 T1 D1 1 2.0\nu2 2 T1 D2 1 2.0\nu3 1 T2 D2 1 1.0\n",
+}
+SESSION_QRELS = "T1 0 D1 3\nT1 0 D2 1\nT1 0 D3 2\nT2 0 D1 1\nT2 0 D2 2\n"
+
+
+@pytest.fixture()
+def session_files(tmp_path):
+    q = tmp_path / "sq.txt"
+    q.write_text(SESSION_QRELS)
+    paths = []
+    for name, text in SESSIONS.items():
+        p = tmp_path / name
+        p.write_text(text)
+        paths.append(p)
+    return q, paths
+
+
+def test_session_plot_and_compare(session_files, capsys, tmp_path):
+    from rankmetrics.session import evaluate_sessions
+
+    qrels, runs = session_files
+    png = tmp_path / "s.png"
+    rc, out, err = run_cli(["plot", qrels, *runs, "--curve", "nsdcg", "--depth", "2", "-o", png],
+                           capsys)
+    assert rc == 0, err and png.exists()
+    assert "(6 sessions)" in out
+    rc, out, err = run_cli(["plot", qrels, runs[0], "--curve", "sdcg", "--individual", "-o",
+                            png], capsys)
+    assert rc == 0, err
+    rc, out, err = run_cli(["compare", qrels, *runs, "--session", "-m", "nsdcg", "-m",
+                            "avg-sdcg", "--depth", "2", "--format", "json"], capsys)
+    assert rc == 0, err
+    res = json.loads(out)
+    a = evaluate_sessions(runs[0], qrels, depth=2).to_frame()
+    assert res[0]["means"][0] == pytest.approx(a["final_normalised"].mean())
+    assert res[1]["metric"] == "avg-sdcg" and res[0]["n_queries"] == 3
+    rc, _, err = run_cli(["compare", qrels, *runs, "--session", "-m", "ndcg@10"], capsys)
+    assert rc == 1 and "with --session, -m must be one of sdcg, nsdcg" in err

@@ -1,0 +1,157 @@
+"""``rankmetrics eval``: formats, options, exit codes and error messages (in process and as a
+subprocess)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from rankmetrics import _cli_eval
+from rankmetrics.cli import main
+
+QRELS = "# comment\n1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n3 0 e 1\n"
+RUN = "1 Q0 a 1 3.0 t\n1 Q0 b 2 2.0 t\n1 Q0 c 3 2.0 t\n2 Q0 x 1 1.0 t\n2 Q0 d 2 0.5 t\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text(QRELS)
+    r.write_text(RUN)
+    return str(q), str(r)
+
+
+def run_cli(capsys, *argv):
+    code = main(["eval", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_default_table(files, capsys):
+    code, out, err = run_cli(capsys, *files)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split() == ["qid", *_cli_eval.DEFAULT_MEASURES]
+    assert lines[1].split()[0] == "all" and len(lines) == 2
+
+
+def test_per_query_csv_matches_the_api(files, capsys):
+    from rankmetrics.trec import evaluate
+
+    code, out, _ = run_cli(capsys, *files, "-q", "--format", "csv", "-m", "nDCG@2,P@2",
+                           "-m", "NumRelRet", "--digits", "6", "--gain", "linear")
+    assert code == 0
+    frame = pd.read_csv(io.StringIO(out), index_col="qid", dtype={"qid": str})
+    want = evaluate(*files, ["nDCG@2", "P@2", "NumRelRet"], gain="linear").to_frame()
+    assert list(frame.index) == ["1", "2", "all"]
+    pd.testing.assert_frame_equal(frame, want.round(6), check_dtype=False, check_names=False,
+                                  atol=1e-6)
+    assert "NumRelRet" in out.splitlines()[0] and out.splitlines()[-1].endswith(",3")
+
+
+def test_json_and_trec_formats(files, capsys):
+    code, out, _ = run_cli(capsys, *files, "-q", "--format", "json", "-m", "RR", "--empty",
+                           "skip", "-c")
+    data = json.loads(out)
+    assert code == 0
+    assert data["per_query"] == {"1": {"RR": 1.0}, "2": {"RR": 0.5}, "3": {"RR": 0.0}}
+    assert data["params"]["complete"] is True
+    code, out, _ = run_cli(capsys, *files, "--format", "trec", "-m", "map,P_2,num_ret",
+                           "--ties", "docno", "--gain", "linear", "-q")
+    assert code == 0
+    # trec_eval order puts c before b (docno descending): query 1 is perfect
+    assert out.splitlines() == [
+        "map                   \t1\t1.0000", "P_2                   \t1\t1.0000",
+        "num_ret               \t1\t3",
+        "map                   \t2\t0.5000", "P_2                   \t2\t0.5000",
+        "num_ret               \t2\t2",
+        "map                   \tall\t0.7500", "P_2                   \tall\t0.7500",
+        "num_ret               \tall\t5",
+    ]
+
+
+def test_trec_eval_options(files, capsys):
+    """-l, -M and -c change what they change in trec_eval."""
+    _, out, _ = run_cli(capsys, *files, "--format", "csv", "-q", "-m", "P@3,NumRelRet,NumRet",
+                        "-l", "2", "-M", "2", "-c", "--ties", "docno")
+    frame = pd.read_csv(io.StringIO(out), index_col="qid", dtype={"qid": str})
+    assert frame.loc["1"].tolist() == pytest.approx([1 / 3, 1, 2], abs=1e-4)
+    assert frame.loc["3"].tolist() == [0, 0, 0]
+
+
+def test_gain_options(files, capsys):
+    res = {}
+    for gain in ("linear", "exponential", "1=3,2=9", "0,3,9"):
+        code, out, _ = run_cli(capsys, *files, "--format", "json", "-m", "DCG@1", "--gain",
+                               gain, "--ties", "docno")
+        assert code == 0
+        res[gain] = json.loads(out)["mean"]["DCG@1"]
+    assert res == {"linear": 1.0, "exponential": 1.5, "1=3,2=9": 4.5, "0,3,9": 4.5}
+
+
+def test_bad_gain_is_a_usage_error(files, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", *files, "--gain", "square"])
+    assert exc.value.code == 2
+    assert "--gain must be 'linear', 'exponential'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["-m", "nDCG@ten"], "unknown measure 'nDCG@ten'"),
+        (["-m", "11pt_avg"], "interpolated precision has no exact tie-averaged form"),
+        (["-m", "AP", "-l", "0"], "threshold must be a finite number > 0"),
+        (["-M", "0"], "max_depth must be a positive int or None; got 0"),
+        (["--digits", "-1"], "--digits must be >= 0; got -1"),
+    ],
+)
+def test_errors_exit_1_with_a_message(files, capsys, argv, match):
+    code, out, err = run_cli(capsys, *files, *argv)
+    assert code == 1 and out == ""
+    assert err.startswith("rankmetrics eval: error: ") and match in err
+
+
+def test_malformed_file_names_file_and_line(tmp_path, files, capsys):
+    bad = tmp_path / "bad.run"
+    bad.write_text(RUN + "2 Q0 y 3 high t\n")
+    code, _, err = run_cli(capsys, files[0], str(bad))
+    assert code == 1
+    assert f"{bad}, line 6: score 'high' is not a number" in err
+    code, _, err = run_cli(capsys, files[0], str(tmp_path / "missing.run"))
+    assert code == 1 and "run file not found" in err
+
+
+def test_progress_bar(files, capsys):
+    code, _, err = run_cli(capsys, *files, "--progress")
+    assert code == 0 and "rankmetrics eval" in err
+    code, _, err = run_cli(capsys, *files)  # not a terminal: no bar
+    assert code == 0 and err == ""
+
+
+def test_subprocess(files):
+    ok = subprocess.run([sys.executable, "-m", "rankmetrics.cli", "eval", *files, "-m", "P@2",
+                         "--format", "trec"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    # b and c tie: P@2 of query 1 is (1 + 1/2) / 2 on average; query 2 gives 1/2
+    assert ok.stdout == "P@2                   \tall\t0.6250\n"
+    bad = subprocess.run([sys.executable, "-m", "rankmetrics.cli", "eval", files[1], files[0]],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1
+    assert "line 1: a qrels line needs 4 fields" in bad.stderr
+
+
+def test_parser_offers_the_api_tie_modes_without_importing_pandas():
+    import argparse
+
+    from rankmetrics.trec import TIES
+
+    sub = argparse.ArgumentParser().add_subparsers()
+    parser = _cli_eval.add_parser(sub)
+    ties = next(a for a in parser._actions if a.dest == "ties")
+    assert tuple(ties.choices) == TIES

@@ -1,0 +1,251 @@
+"""rankmetrics.trec.evaluate: recall base, options, empty queries, results, errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankmetrics import QueryPlan
+from rankmetrics.datasets import make_benchmark_scores
+from rankmetrics.trec import EvalResult, evaluate, tie_effect
+
+LOG2_3 = math.log2(3)
+
+
+def test_ideal_comes_from_the_recall_base_and_unjudged_documents_gain_nothing():
+    """z is judged (2) but not retrieved: it is in the ideal and in R. u is retrieved but not
+    judged: gain 0, non-relevant. -1 counts as 0."""
+    qrels = {"q": {"a": 3, "b": 1, "n": -1, "z": 2}}
+    run = {"q": {"a": 4.0, "u": 3.0, "n": 2.0, "b": 1.0}}
+    res = evaluate(qrels, run, ["nDCG", "nDCG@2", "DCG", "R@4", "AP", "NumRel", "NumRelRet"],
+                   gain="linear", ties="docno")
+    row = res.per_query.loc["q"]
+    dcg = 3 + 1 / math.log2(5)
+    ideal = 3 + 2 / LOG2_3 + 1 / 2
+    assert row["DCG"] == pytest.approx(dcg)
+    assert row["nDCG"] == pytest.approx(dcg / ideal)
+    assert row["nDCG@2"] == pytest.approx(3 / (3 + 2 / LOG2_3))
+    assert row["R@4"] == pytest.approx(2 / 3)
+    assert row["AP"] == pytest.approx((1 + 2 / 4) / 3)
+    assert (row["NumRel"], row["NumRelRet"]) == (3, 2)
+
+
+def test_default_gain_is_exponential_like_the_core():
+    qrels = {"q": {"a": 2, "b": 1}}
+    run = {"q": {"b": 2.0, "a": 1.0}}
+    exp = evaluate(qrels, run, ["nDCG"]).mean["nDCG"]
+    lin = evaluate(qrels, run, ["nDCG"], gain="linear").mean["nDCG"]
+    assert exp == pytest.approx((1 + 3 / LOG2_3) / (3 + 1 / LOG2_3))
+    assert lin == pytest.approx((1 + 2 / LOG2_3) / (2 + 1 / LOG2_3))
+
+
+def test_gain_mappings_keep_linear_gain_for_unlisted_levels():
+    qrels = {"q": {"a": 2, "b": 1}}
+    run = {"q": {"b": 2.0, "a": 1.0}}
+    got = evaluate(qrels, run, ["DCG", "nDCG(gains={1: 5})"], gain={2: 10})
+    assert got.mean["DCG"] == pytest.approx(1 + 10 / LOG2_3)
+    assert got.mean["nDCG(gains={1: 5})"] == pytest.approx((5 + 2 / LOG2_3) / (5 + 2 / LOG2_3))
+    assert evaluate(qrels, run, ["DCG"], gain=[0, 4, 8]).mean["DCG"] == pytest.approx(
+        4 + 8 / LOG2_3)
+
+
+def test_per_measure_threshold_and_global_threshold():
+    qrels = {"q": {"a": 1, "b": 2}}
+    run = {"q": {"a": 2.0, "b": 1.0}}
+    res = evaluate(qrels, run, ["P@1", "P(rel=2)@1", "RR"], threshold=2)
+    assert res.per_query.loc["q"].tolist() == [0.0, 0.0, 0.5]
+    res = evaluate(qrels, run, ["P@1", "P(rel=2)@1"])
+    assert res.per_query.loc["q"].tolist() == [1.0, 0.0]
+
+
+def test_complete_scores_missing_queries_zero():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}
+    run = {"q1": {"a": 1.0}, "q9": {"x": 1.0}}
+    names = ["AP", "nDCG", "P@1", "NumRel", "NumRet"]
+    default = evaluate(qrels, run, names)
+    assert list(default.per_query.index) == ["q1"]
+    full = evaluate(qrels, run, names, complete=True)
+    assert list(full.per_query.index) == ["q1", "q2", "q3"]
+    assert full.per_query.loc["q2"].tolist() == [0.0, 0.0, 0.0, 1.0, 0.0]
+    assert full.mean["AP"] == pytest.approx(1 / 3)
+    assert full.mean["NumRel"] == 2  # counts are summed, like trec_eval's "all" row
+    skipped = evaluate(qrels, run, names, complete=True, empty="skip")
+    assert math.isnan(skipped.per_query.loc["q3", "AP"])
+    assert skipped.mean["AP"] == pytest.approx(1 / 2)
+
+
+def test_max_depth_cuts_the_list_but_not_the_denominators():
+    qrels = {"q": {"a": 1, "b": 1, "c": 1}}
+    run = {"q": {"x": 5.0, "a": 4.0, "b": 3.0, "c": 2.0}}
+    res = evaluate(qrels, run, ["P@5", "P", "R@5", "AP", "nDCG", "NumRet", "Rprec"],
+                   gain="linear", max_depth=2).per_query.loc["q"]
+    assert res["P@5"] == pytest.approx(1 / 5)
+    assert res["P"] == pytest.approx(1 / 2)
+    assert res["R@5"] == pytest.approx(1 / 3)
+    assert res["AP"] == pytest.approx((1 / 2) / 3)
+    assert res["nDCG"] == pytest.approx((1 / LOG2_3) / (1 + 1 / LOG2_3 + 1 / 2))
+    assert res["NumRet"] == 2
+    assert res["Rprec"] == pytest.approx(1 / 3)
+
+
+def test_max_depth_through_a_tie_group_is_exact_under_averaging():
+    """M=2 cuts the tie group {a, b, c} (one relevant): P@2 = E[relevant in top 2] / 2."""
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"x": 9.0, "a": 1.0, "b": 1.0, "c": 1.0}}
+    res = evaluate(qrels, run, ["P@2", "NumRelRet", "RR"], max_depth=2).per_query.loc["q"]
+    assert res.tolist() == pytest.approx([(1 / 3) / 2, 1 / 3, (1 / 3) / 2])
+
+
+@pytest.mark.parametrize("ties", ["average", "optimistic", "pessimistic", "stable"])
+def test_same_numbers_as_the_core_query_plan_with_recall_base(ties):
+    """Without -M, evaluate equals QueryPlan(..., recall_base=...) on the matched rows."""
+    y, s, q = make_benchmark_scores(n_queries=60, min_docs=5, max_docs=30, random_state=3)
+    rng = np.random.default_rng(0)
+    docs = np.array([f"d{i}" for i in range(y.size)])
+    judged = rng.random(y.size) < 0.7
+    extra_q = np.unique(q)
+    qrels = pd.DataFrame({
+        "qid": np.r_[q[judged], extra_q].astype(str),
+        "docid": np.r_[docs[judged], [f"x{i}" for i in extra_q]],
+        "label": np.r_[y[judged], np.full(extra_q.size, 2)],
+    })
+    run = pd.DataFrame({"qid": q.astype(str), "docid": docs, "score": s})
+    names = ["ndcg@5", "ndcg", "ncg@5", "dcg@3", "p@5", "recall@10", "f1@5", "ap", "ap@10",
+             "rr", "rr@3"]
+    got = evaluate(qrels, run, names, ties=ties, gain="exponential").per_query
+    labels = np.where(judged, y, 0)
+    plan = QueryPlan(labels, q.astype(str),
+                     recall_base=(qrels["label"].to_numpy(), qrels["qid"].to_numpy()))
+    want = plan.evaluate(s, names, ties=ties, gain="exponential")
+    assert list(got.index) == plan.qids.tolist()
+    for name in names:
+        np.testing.assert_allclose(got[name].to_numpy(), want[name], rtol=0, atol=1e-12,
+                                   err_msg=name)
+
+
+def test_interpolated_precision_needs_a_tie_order():
+    qrels = {"q": {"a": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    with pytest.raises(ValueError, match=r"'IPrec@0.5', '11pt_avg': interpolated precision has "
+                                         r"no exact tie-averaged form .* pass ties='docno' "
+                                         r"\(trec_eval\), 'stable', 'optimistic' or "
+                                         r"'pessimistic'"):
+        evaluate(qrels, run, ["AP", "IPrec@0.5", "11pt_avg"])
+    res = evaluate(qrels, run, ["IPrec@0.5", "11pt_avg"], ties="optimistic")
+    assert res.per_query.loc["q"].tolist() == [1.0, 1.0]
+
+
+def test_empty_rule():
+    qrels = {"q1": {"a": 1}, "q2": {"b": 0}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 1.0}}
+    assert evaluate(qrels, run, ["AP"]).mean["AP"] == 0.5
+    assert evaluate(qrels, run, ["AP"], empty=1.0).mean["AP"] == 1.0
+    res = evaluate(qrels, run, ["AP", "nDCG", "DCG"], empty="skip")
+    assert math.isnan(res.per_query.loc["q2", "AP"]) and math.isnan(res.per_query.loc["q2",
+                                                                                      "nDCG"])
+    assert res.per_query.loc["q2", "DCG"] == 0.0
+    assert res.mean["AP"] == 1.0
+    with pytest.raises(ValueError, match=r"AP is undefined for queries without relevant "
+                                         r"documents \(qid \['q2'\]\)"):
+        evaluate(qrels, run, ["AP"], empty="error")
+
+
+def test_queries_must_overlap():
+    with pytest.raises(ValueError, match="no query of the run has judgements in the qrels"):
+        evaluate({"1": {"a": 1}}, {"01": {"a": 1.0}}, ["AP"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"ties": "random"}, ValueError, r"ties must be one of 'average', 'optimistic', "
+                                         r"'pessimistic', 'stable', 'docno'; got 'random'"),
+        ({"threshold": 0}, ValueError, r"threshold must be a finite number > 0 .*got 0"),
+        ({"threshold": "1"}, TypeError, r"threshold must be a number > 0; got '1'"),
+        ({"max_depth": 0}, ValueError, r"max_depth must be a positive int or None; got 0"),
+        ({"max_depth": 2.5}, TypeError, r"max_depth must be a positive int or None; got 2.5"),
+        ({"beta": 0}, ValueError, r"beta must be > 0; got 0"),
+        ({"empty": "nan"}, ValueError, r"empty must be one of 'skip', 'error'; got 'nan'"),
+        ({"gain": "quadratic"}, ValueError, r"gain must be one of 'exponential', 'linear'"),
+        ({"discount": "sqrt"}, ValueError, r"discount must be one of 'log'"),
+        ({"log_base": 1}, ValueError, r"log_base must be > 1"),
+        ({"complete": "yes"}, TypeError, r"complete must be True or False; got 'yes'"),
+    ],
+)
+def test_bad_options(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["AP"], **kwargs)
+
+
+def test_fractional_labels_need_a_gain_that_takes_them():
+    qrels = {"q": {"a": 0.5}}
+    run = {"q": {"a": 1.0}}
+    with pytest.raises(ValueError, match=r"labels must be integers with gain=\"exponential\""):
+        evaluate(qrels, run, ["nDCG"])
+    assert evaluate(qrels, run, ["nDCG"], gain="linear").mean["nDCG"] == 1.0
+
+
+def test_result_object_and_formats():
+    qrels = {"q1": {"a": 1, "b": 1}, "q2": {"c": 1}, "q3": {"d": 0}}
+    run = {"q1": {"a": 1.0, "x": 0.5}, "q2": {"y": 1.0}, "q3": {"d": 1.0}}
+    res = evaluate(qrels, run, ["P@2", "NumRelRet"], empty="skip")
+    assert isinstance(res, EvalResult)
+    assert res.measures == ["P@2", "NumRelRet"]
+    assert res.per_query.index.name == "qid"
+    assert res.mean == {"P@2": 0.25, "NumRelRet": 1.0}
+    frame = res.to_frame()
+    assert list(frame.index) == ["q1", "q2", "q3", "all"]
+    assert list(res.to_frame(per_query=False).index) == ["all"]
+    trec = res.to_trec().splitlines()
+    assert trec[0] == "P@2                   \tq1\t0.5000"
+    assert trec[1] == "NumRelRet             \tq1\t1"
+    assert trec[4] == "P@2                   \tq3\tnan"
+    assert trec[-2:] == ["P@2                   \tall\t0.2500", "NumRelRet             \tall\t1"]
+    assert res.to_trec(per_query=False).count("\n") == 1
+    data = json.loads(res.to_json())
+    assert data["per_query"]["q3"]["P@2"] is None
+    assert data["mean"] == {"P@2": 0.25, "NumRelRet": 1.0}
+    assert data["params"]["ties"] == "average"
+    assert "per_query" not in json.loads(res.to_json(per_query=False))
+
+
+def test_tie_effect_lists_what_moves():
+    qrels = {"q": {"a": 1, "b": 0}, "r": {"e": 1}}
+    run = {"q": {"a": 1.0, "b": 1.0}, "r": {"c": 1.0, "d": 1.0, "e": 2.0}}  # r: only 0s tie
+    eff = tie_effect(qrels, run, ["P@1", "RR", "NumRelRet"])
+    assert eff.to_dict("records") == [
+        {"measure": "P@1", "qid": "q", "docno": 0.0, "average": 0.5, "delta": -0.5},
+        {"measure": "RR", "qid": "q", "docno": 0.5, "average": 0.75, "delta": -0.25},
+    ]
+
+
+def test_inputs_are_not_modified_and_progress_bar_runs(capsys):
+    qrels = pd.DataFrame({"qid": ["q", "q"], "docid": ["a", "b"], "label": [1, -1]})
+    run = pd.DataFrame({"qid": ["q", "q"], "docid": ["b", "a"], "score": [2.0, 1.0]})
+    before = (qrels.copy(), run.copy())
+    res = evaluate(qrels, run, ["RR"], progress=True)
+    assert res.mean["RR"] == 0.5
+    pd.testing.assert_frame_equal(qrels, before[0])
+    pd.testing.assert_frame_equal(run, before[1])
+    assert "rankmetrics eval" in capsys.readouterr().err
+
+
+def test_large_evaluation_in_threads_equals_one_measure_at_a_time():
+    """Above PARALLEL_ROWS the kernel sums run in two threads: same numbers."""
+    from rankmetrics._trec_compute import PARALLEL_ROWS
+
+    y, s, q = make_benchmark_scores(n_queries=1900, random_state=5)
+    assert y.size >= PARALLEL_ROWS
+    docs = np.char.add("d", np.arange(y.size).astype(str))
+    run = pd.DataFrame({"qid": q.astype(str), "docid": docs, "score": s})
+    qrels = pd.DataFrame({"qid": q.astype(str), "docid": docs, "label": y})
+    names = ["nDCG@10", "nDCG", "P@10", "R@100", "AP", "RR", "Success@5"]
+    for ties in ("average", "docno"):
+        together = evaluate(qrels, run, names, ties=ties).per_query
+        for name in names:
+            alone = evaluate(qrels, run, [name], ties=ties).per_query[name]
+            np.testing.assert_array_equal(together[name].to_numpy(), alone.to_numpy())

@@ -1,0 +1,181 @@
+"""Reading qrels and runs: files (three parsers), DataFrames, nested dicts, errors with lines."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankmetrics import _trec_io, _trec_match
+from rankmetrics.trec import evaluate, read_qrels, read_run
+
+QRELS = "301 0 d1 2\n301 0 d2 0\n301 0 d3 -1\n302 0 d1 1\n"
+RUN = "301 Q0 d1 1 2.5 tag\n301 Q0 d9 2 1.5 tag\n302 Q0 d4 1 0.25 tag\n"
+WANT_QRELS = pd.DataFrame({"qid": ["301", "301", "301", "302"], "docid": ["d1", "d2", "d3", "d1"],
+                           "label": [2.0, 0.0, -1.0, 1.0]})
+WANT_RUN = pd.DataFrame({"qid": ["301", "301", "302"], "docid": ["d1", "d9", "d4"],
+                         "score": [2.5, 1.5, 0.25]})
+
+
+def same(df: pd.DataFrame, want: pd.DataFrame) -> None:
+    assert list(df.columns) == list(want.columns)
+    assert df["qid"].tolist() == want["qid"].tolist()
+    assert df["docid"].tolist() == want["docid"].tolist()
+    col = want.columns[2]
+    assert df[col].dtype == np.float64
+    np.testing.assert_array_equal(df[col].to_numpy(), want[col].to_numpy())
+
+
+VARIANTS = {
+    "spaces": lambda t: t,
+    "tabs": lambda t: t.replace(" ", "\t"),
+    "mixed whitespace": lambda t: "\n".join("  " + ln.replace(" ", " \t ") + "  "
+                                            for ln in t.splitlines()) + "\n",
+    "comments and blank lines": lambda t: "# judged by NIST\n\n" + t.replace("\n", "\n\n")
+                                          + "   # trailing comment\n",
+    "crlf": lambda t: t.replace("\n", "\r\n"),
+    "no final newline": lambda t: t.rstrip("\n"),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_files_in_every_layout_read_the_same(tmp_path, variant):
+    q = tmp_path / "qrels"
+    r = tmp_path / "run"
+    q.write_text(VARIANTS[variant](QRELS))
+    r.write_text(VARIANTS[variant](RUN))
+    same(read_qrels(q), WANT_QRELS)
+    same(read_run(str(r)), WANT_RUN)
+
+
+def test_run_lines_with_extra_fields_are_accepted(tmp_path):
+    """trec_eval ignores what follows the sixth field (results.trunc has such lines)."""
+    r = tmp_path / "run"
+    r.write_text(RUN.replace("tag\n", "tag more junk\n", 1))
+    same(read_run(r), WANT_RUN)
+
+
+def test_gzip_and_ids_kept_as_strings(tmp_path):
+    r = tmp_path / "run.gz"
+    r.write_bytes(gzip.compress(b"007 Q0 0042 1 3 x\n"))
+    df = read_run(r)
+    assert df["qid"].tolist() == ["007"] and df["docid"].tolist() == ["0042"]
+
+
+def test_clean_files_take_the_fast_reader(tmp_path, monkeypatch):
+    def boom(*args, **kwargs):
+        raise AssertionError("slow reader used")
+
+    monkeypatch.setattr(_trec_io, "_slow_read", boom)
+    for text, kind in ((QRELS, "qrels"), (RUN, "run"), (RUN.replace(" ", "\t"), "run")):
+        p = tmp_path / kind
+        p.write_text(text)
+        assert _trec_io.read_file(p, kind).num_rows == text.count("\n")
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "match"),
+    [
+        ("qrels", "301 0 d1 1\n301 0 d2\n", r"qrels, line 2: a qrels line needs 4 fields .*got 3"),
+        ("qrels", "301 0 d1 1\n301 0 d2 high\n", r"qrels, line 2: relevance label 'high' is not"),
+        ("qrels", "301 0 d1 nan\n", r"qrels, line 1: relevance label must be finite"),
+        ("qrels", RUN, r"qrels, line 1: .*needs 4 fields.*got 6.*is this a run file\?"),
+        ("run", QRELS, r"run, line 1: .*at least 5 fields.*got 4.*is this a qrels file\?"),
+        ("run", "# header\n301 Q0 d1 1 2.5 t\n301 Q0 d2 2 abc t\n", r"run, line 3: score 'abc'"),
+        ("run", "301 Q0 d1 1 inf t\n", r"run, line 1: score must be finite; got 'inf'"),
+        ("run", "301 Q0 d1 1 2.5 t\n301  d2 2 1.5 t\n", r"run, line 2: score 't' is not a"),
+        ("run", "# nothing here\n\n", r"run: no run lines found"),
+        ("run", "", r"run: no run lines found"),
+    ],
+)
+def test_malformed_files_name_file_and_line(tmp_path, kind, text, match):
+    p = tmp_path / kind
+    p.write_text(text)
+    reader = read_qrels if kind == "qrels" else read_run
+    with pytest.raises(ValueError, match=match) as err:
+        reader(p)
+    assert str(p) in str(err.value)
+
+
+def test_not_utf8_names_the_line(tmp_path):
+    p = tmp_path / "run"
+    p.write_bytes(b"301 Q0 d1 1 2.5 t\n301 Q0 d\xff 1 2.5 t\n")
+    with pytest.raises(ValueError, match=r"run, line 2: not valid UTF-8"):
+        read_run(p)
+
+
+def test_missing_file():
+    with pytest.raises(FileNotFoundError, match="run file not found: /no/such/run"):
+        read_run("/no/such/run")
+
+
+def test_duplicate_run_document_names_its_lines(tmp_path):
+    q = tmp_path / "qrels"
+    r = tmp_path / "run"
+    q.write_text(QRELS)
+    r.write_text(RUN + "301 Q0 d1 9 0.5 tag\n")
+    with pytest.raises(ValueError, match=r"run, lines 1, 4: the run retrieves document 'd1' "
+                                         r"twice for query '301'"):
+        evaluate(q, r, ["AP"])
+
+
+def test_conflicting_duplicate_judgements_raise_identical_ones_do_not(tmp_path):
+    q = tmp_path / "qrels"
+    q.write_text(QRELS + "301 0 d1 2\n")
+    assert evaluate(q, {"301": {"d1": 1.0}}, ["NumRel"]).mean["NumRel"] == 1
+    q.write_text(QRELS + "301 0 d1 0\n")
+    with pytest.raises(ValueError, match=r"qrels, lines 1, 5: the qrels judge document 'd1' "
+                                         r"of query '301' twice with different labels \(\[0.0, "
+                                         r"2.0\]\)"):
+        evaluate(q, {"301": {"d1": 1.0}}, ["AP"])
+
+
+def test_dataframes_with_common_column_names():
+    qrels = pd.DataFrame({"query_id": [301, 301], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"q_id": ["301", "301"], "docno": ["b", "a"], "score": [2.0, 1.0]})
+    same(read_qrels(qrels), pd.DataFrame({"qid": ["301", "301"], "docid": ["a", "b"],
+                                          "label": [1.0, 0.0]}))
+    assert evaluate(qrels, run, ["RR"]).mean["RR"] == 0.5
+    with pytest.raises(ValueError, match=r"run DataFrame needs a score column named one of "
+                                         r"score, sim, similarity; got columns"):
+        read_run(run.rename(columns={"score": "value"}))
+    with pytest.raises(ValueError, match=r"run DataFrame column 'score': score 'x' is not a "
+                                         r"number"):
+        read_run(run.assign(score=["x", 1.0]))
+    with pytest.raises(ValueError, match="score must be finite"):
+        read_run(run.assign(score=[np.nan, 1.0]))
+
+
+def test_nested_dicts():
+    same(read_run({"301": {"d1": 2.5, "d9": 1.5}, 302: {"d4": 0.25}}), WANT_RUN)
+    with pytest.raises(TypeError, match=r"run dict must map query id -> \{docid: score\}"):
+        read_run({"301": [1, 2]})
+    with pytest.raises(ValueError, match="qrels dict holds no"):
+        read_qrels({"301": {}})
+    with pytest.raises(TypeError, match="qrels must be a file path, a pandas DataFrame or a "
+                                        "dict"):
+        read_qrels([("301", "d1", 1)])
+
+
+def test_fingerprint_collision_falls_back_to_exact_codes(monkeypatch):
+    """If two ids shared a fingerprint, the match is redone with exact dictionary codes."""
+    qrels = {"q": {"a": 1, "b": 0, "c": 2}}
+    run = {"q": {"c": 0.5, "a": 0.9, "z": 0.7}}
+    want = evaluate(qrels, run, ["nDCG", "AP"], gain="linear").per_query
+    monkeypatch.setattr(_trec_match, "fingerprints",
+                        lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    got = evaluate(qrels, run, ["nDCG", "AP"], gain="linear").per_query
+    pd.testing.assert_frame_equal(got, want)
+
+
+def test_fingerprints_differ_for_distinct_strings():
+    import pyarrow as pa
+
+    words = ["", "a", "b", "ab", "ba", "abcdefgh", "abcdefgh\x00", "abcdefghi", "x" * 100,
+             "x" * 99, "clueweb09-en0000-00-00000", "clueweb09-en0000-00-00001"]
+    h = _trec_match.fingerprints(pa.array(words, pa.large_string()))
+    assert len(set(h.tolist())) == len(words)
+    sliced = _trec_match.fingerprints(pa.array(words, pa.large_string()).slice(3, 4))
+    np.testing.assert_array_equal(sliced, h[3:7])

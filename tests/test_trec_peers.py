@@ -1,0 +1,65 @@
+"""rankmetrics.trec (ties="docno") against pytrec_eval, which wraps trec_eval's C code.
+
+Random qrels and runs with many tied scores, unjudged and -1 documents, queries on one side
+only; every measure pytrec_eval shares with us must agree to 1e-12 (``-c`` and ``-M`` are not
+exposed by pytrec_eval). pytrec_eval embeds trec_eval 9, whose interpolated precision rounds
+recall levels as ``int(x R + 0.9)``: that is ``IPrec(rule=trec9)`` here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _extras import require
+
+from rankmetrics.trec import evaluate
+
+CUTS = (1, 3, 5, 10)
+PAIRS = (
+    [("map", "AP"), ("ndcg", "nDCG"), ("recip_rank", "RR"), ("Rprec", "Rprec"),
+     ("num_ret", "NumRet"), ("num_rel", "NumRel"), ("num_rel_ret", "NumRelRet"),
+     ("11pt_avg", "11pt_avg(rule=trec9)")]
+    + [(f"P_{k}", f"P@{k}") for k in CUTS]
+    + [(f"recall_{k}", f"R@{k}") for k in CUTS]
+    + [(f"ndcg_cut_{k}", f"nDCG@{k}") for k in CUTS]
+    + [(f"map_cut_{k}", f"AP@{k}") for k in CUTS]
+    + [(f"success_{k}", f"Success@{k}") for k in (1, 5, 10)]
+    + [(f"iprec_at_recall_{x / 10:.2f}", f"IPrec(rule=trec9)@{x / 10}") for x in range(11)]
+)
+
+
+def random_collection(seed: int, n_queries: int = 40):
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(n_queries):
+        qid = str(300 + q)
+        n = int(rng.integers(1, 40))
+        docs = [f"D{x:05d}" for x in rng.choice(20000, size=n + 5, replace=False)]
+        scores = np.round(rng.normal(size=n), 1)  # coarse: many ties
+        if q % 7 != 3:
+            run[qid] = {d: float(s) for d, s in zip(docs[:n], scores, strict=True)}
+        judged = [d for d in docs if rng.random() < 0.6]
+        if q % 11 != 5 and judged:
+            qrels[qid] = {d: int(rng.choice([-1, 0, 0, 1, 1, 2, 3])) for d in judged}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("threshold", [1, 2])
+def test_agrees_with_pytrec_eval(seed, threshold):
+    pytrec_eval = require("pytrec_eval")
+    qrels, run = random_collection(seed)
+    cut = ",".join(map(str, CUTS))
+    params = {"map", "ndcg", "recip_rank", "Rprec", "num_ret", "num_rel", "num_rel_ret",
+              "11pt_avg", "iprec_at_recall", "success", f"P.{cut}", f"recall.{cut}",
+              f"ndcg_cut.{cut}", f"map_cut.{cut}"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, params, relevance_level=threshold)
+    expected = theirs.evaluate(run)
+    ours = evaluate(qrels, run, [o for _, o in PAIRS], ties="docno", gain="linear",
+                    threshold=threshold).per_query
+    assert sorted(expected) == list(ours.index)
+    for qid, row in expected.items():
+        for trec_name, our_name in PAIRS:
+            assert ours.loc[qid, our_name] == pytest.approx(row[trec_name], abs=1e-12), (
+                qid, trec_name)
