@@ -2,11 +2,11 @@
 
 Layout
 ------
-Queries are put in *buckets* of similar list length (lengths in (2**(j-1), 2**j]). A bucket holds a
-``(n_queries_in_bucket, width)`` matrix of row indices, padded with a sentinel row ``n`` whose score
-is -inf and whose gain is 0. Every operation is then a row-wise numpy operation on a small dense
-matrix (sort, cumulative sum, ...) and a loop runs over buckets (at most ~30), never over queries.
-Padding stays below 2x the rows.
+Queries are put in *buckets* of similar list length (lengths in (2**((j-1)/2), 2**(j/2)]). A
+bucket holds a ``(n_queries_in_bucket, width)`` matrix of row indices, padded with a sentinel row
+``n`` whose score is -inf and whose gain is 0. Every operation is then a row-wise numpy operation
+on a small dense matrix (sort, cumulative sum, ...) and a loop runs over buckets (at most ~60,
+large ones split into chunks), never over queries. Padding stays below about 1.4x the rows.
 
 Ranking
 -------
@@ -60,8 +60,8 @@ def build_layout(qidx: NDArray[np.int64], n_queries: int) -> Layout:
     sizes = np.bincount(qidx, minlength=n_queries).astype(np.int64)
     offsets = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    # bucket level j holds lengths in (2**(j-1), 2**j]; queries stay in index order within a level
-    level = np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.int64)
+    # level j holds lengths in (2**((j-1)/2), 2**(j/2)]; queries keep index order within a level
+    level = np.ceil(2.0 * np.log2(np.maximum(sizes, 1))).astype(np.int64)
     by_level = np.argsort(level, kind="stable")
     levels, first = np.unique(level[by_level], return_index=True)
     bounds = np.append(first, n_queries)
