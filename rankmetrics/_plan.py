@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _kernel, _metrics
 from ._gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
+from ._options import DENOMINATORS
 from ._validation import (
     check_choice,
     check_empty,
@@ -447,7 +448,7 @@ class QueryPlan:
                           ties: str = "average", empty: float | str = 0.0,
                           denominator: str = "relevant") -> Values:
         """Average precision (at k) per query. See :func:`rankmetrics.average_precision`."""
-        check_choice("denominator", denominator, ("relevant", "min_k_relevant"))
+        check_choice("denominator", denominator, DENOMINATORS)
         return self._binary_metric(y_score, (check_k(k),), "ap", threshold, ties, empty,
                                    denominator=denominator)[0]
 
@@ -578,8 +579,7 @@ class QueryPlan:
                 vals = self._binary_metric(
                     ranking, cut, kind, threshold, ties, empty,
                     beta=1.0 if base == "f1" else check_positive_real("beta", beta),
-                    denominator=check_choice("denominator", denominator,
-                                             ("relevant", "min_k_relevant")),
+                    denominator=check_choice("denominator", denominator, DENOMINATORS),
                 )
             for j, i in enumerate(idx):
                 out[names[i]] = vals[j]

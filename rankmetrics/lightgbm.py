@@ -51,14 +51,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._gains import DiscountLike, GainLike, discount_key, gain_key
+from ._gains import DiscountLike, GainLike
+from ._options import MetricOptions
 from ._plan import QueryPlan, parse_metric, weighted_mean
 from ._validation import (
     check_choice,
-    check_empty,
     check_ks,
-    check_positive_real,
-    check_threshold,
     check_ties,
 )
 
@@ -225,16 +223,13 @@ class _TieAwareMetric:
             if not (isinstance(gain, str) and gain == "exponential"):
                 raise ValueError("pass either gain or label_gain, not both")
             gain = [float(g) for g in label_gain]
-        gain_key(gain)  # validates now rather than at the first boosting round
-        discount_key(discount, log_base)
-        self.gain = gain
-        self.discount = discount
-        self.log_base = log_base
-        self.threshold = check_threshold(threshold)
-        self.beta = check_positive_real("beta", beta)
-        self.empty = check_empty(empty)
-        self.denominator = check_choice("denominator", denominator,
-                                        ("relevant", "min_k_relevant"))
+        # validated now rather than at the first boosting round
+        opts = MetricOptions(gain=gain, discount=discount, log_base=log_base,
+                             threshold=threshold, beta=beta, empty=empty,
+                             denominator=denominator)
+        self.gain, self.discount, self.log_base = opts.gain, opts.discount, opts.log_base
+        self.threshold, self.beta, self.empty = opts.threshold, opts.beta, opts.empty
+        self.denominator = opts.denominator
         if not isinstance(bounds, (bool, np.bool_)):
             raise TypeError(f"bounds must be True or False; got {bounds!r}")
         self.bounds = bool(bounds)

@@ -32,14 +32,11 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .._gains import DiscountLike, GainLike, discount_key, gain_key
+from .._gains import DiscountLike, GainLike, gain_key
+from .._options import MetricOptions
 from .._plan import parse_metric
 from .._validation import (
-    check_choice,
-    check_empty,
     check_k,
-    check_positive_real,
-    check_threshold,
     check_ties,
 )
 from . import _kernel
@@ -272,24 +269,7 @@ def prepare(
 
 
 # ------------------------------------------------------------------------- metric values
-class Options:
-    """Validated options shared by every metric of one call."""
-
-    def __init__(self, *, gain: GainLike = "exponential", discount: DiscountLike = "log",
-                 log_base: float = 2, threshold: float = 1, beta: float = 1.0,
-                 empty: float | str = 0.0, denominator: str = "relevant") -> None:
-        gain_key(gain)
-        self.gain = gain
-        self.discount = discount
-        self.log_base = log_base
-        self.threshold = check_threshold(threshold)
-        self.beta = check_positive_real("beta", beta)
-        self.empty = check_empty(empty)
-        self.denominator = check_choice("denominator", denominator,
-                                        ("relevant", "min_k_relevant"))
-
-    def dkey(self) -> Any:
-        return discount_key(self.discount, self.log_base)
+Options = MetricOptions  # validated options shared with the numpy adapters
 
 
 def _finish(ev: Evaluator, values: Tensor, empty_mask: Tensor, empty: float | str,
