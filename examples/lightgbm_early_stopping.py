@@ -157,9 +157,10 @@ def shuffle_demo(model: Any, valid: RankingData, metric: Any, args: argparse.Nam
     for label, order in (("file order", np.arange(pred.size)), ("shuffled", perm)):
         y, s = valid.y[order], pred[order]
         lgb_v = builtin_ndcg(y, s, valid.group_sizes, k=k, num_threads=args.threads)
-        ours = metric(y, s, None, valid.group_sizes)[0][1]
-        print(f"  {label:>10}: LightGBM ndcg@{k} {lgb_v[f'ndcg@{k}']:.4f}   "
-              f"tie-aware {ours:.4f}")
+        res = metric(y, s, None, valid.group_sizes)  # [(name, value, higher_better), ...]
+        ours, hi, lo = res[0][1], res[1][1], res[2][1]
+        print(f"  {label:>10}: LightGBM ndcg@{k} {lgb_v[f'ndcg@{k}']:.5f}   "
+              f"tie-aware {ours:.5f}  (any tie order: [{lo:.5f}, {hi:.5f}])")
 
 
 def run_train(train: RankingData, valid: RankingData, args: argparse.Namespace) -> int:
