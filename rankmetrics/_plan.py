@@ -50,6 +50,16 @@ _NAME_RE = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*(?:@\s*(\d+))?\s*$")
 def parse_metric(name: str) -> tuple[str, Cutoff]:
     """``"ndcg@10"`` -> ``("ndcg", 10)``; ``"MAP"`` -> ``("ap", None)``.
 
+    Parameters
+    ----------
+    name : str
+        A metric name (case-insensitive, aliases p, r, map, mrr, ...), optionally ``@k``.
+
+    Returns
+    -------
+    (base, k) : tuple of str and int or None
+        The canonical metric name and its cutoff (None: whole list).
+
     Raises
     ------
     ValueError

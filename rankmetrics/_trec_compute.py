@@ -46,7 +46,6 @@ class _Core:
         scores = m.run_scores.astype(np.float32) if ties == "docno" else m.run_scores
         self.ranking = self.plan.rank(scores, depth=depth, ties=self.ties)
         self.width = int(self.plan.sizes.max())
-        self._ext: dict[Any, Values] = {}
         self._sums: dict[Any, Values] = {}
 
     @property
@@ -55,17 +54,12 @@ class _Core:
         return np.asarray(self.plan.qids, dtype=np.int64)
 
     def relevance(self, t: float) -> Values:
-        key = ("rel", t)
-        if key not in self._ext:
-            rel = (self.plan.labels >= t).astype(np.float64)
-            self._ext[key] = np.append(rel, 0.0)
-        return self._ext[key]
+        """Per-row 0/1 relevance plus the padding 0 (the plan's cached vector)."""
+        return self.plan._relevance(t)[0]
 
     def gains(self, gain: GainLike) -> Values:
-        key = ("gain", _gain_id(gain))
-        if key not in self._ext:
-            self._ext[key] = np.append(apply_gain(gain, self.plan.labels), 0.0)
-        return self._ext[key]
+        """Per-row gains plus the padding 0 (the plan's cached vector)."""
+        return self.plan._gain_ext(gain)
 
     def discount(self, discount: DiscountLike | None, log_base: float) -> Values:
         if discount is None:

@@ -882,10 +882,20 @@ def query_position_curves(result: SessionDCG) -> tuple[Values, Values]:
     The data of Järvelin et al. 2008 Fig. 1 ("last vs. non-last queries"); evaluate the sessions
     with the depth to show (the paper: 100).
 
+    Parameters
+    ----------
+    result : SessionDCG
+        Output of :func:`rankmetrics.session.session_dcg` or ``evaluate_sessions``.
+
     Returns
     -------
     (last, non_last) : ndarrays of float64, shape (depth,)
         ``non_last`` is NaN when every session has a single query.
+
+    Raises
+    ------
+    ValueError
+        A result without any session.
     """
     qc = result.query_curves
     idx = result.n_queries - 1

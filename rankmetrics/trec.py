@@ -445,6 +445,22 @@ def tie_effect(qrels: Any, run: Any, metrics: str | Iterable[str], **kwargs: Any
     a long table with columns ``measure``, ``qid``, ``docno``, ``average`` and
     ``delta = docno - average``, only for the (measure, query) pairs that change.
 
+    Parameters
+    ----------
+    qrels, run
+        As in :func:`evaluate` (paths, DataFrames or nested dicts).
+    metrics : str or iterable of str
+        Measure names as in :func:`evaluate`.
+    **kwargs
+        Other options of :func:`evaluate` (gain, threshold, complete, max_depth, ...); ``ties``
+        is set by this function.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns measure (str), qid (str), docno, average, delta (float64); one row per changed
+        (measure, query) pair, empty when ties move nothing.
+
     Raises
     ------
     ValueError
