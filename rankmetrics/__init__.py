@@ -5,8 +5,8 @@ Per-query functions return one float64 value per query (in ``np.unique(qid)`` or
 :class:`QueryPlan` caches the label-side work for repeated evaluation of new scores.
 """
 
-from ._plan import QueryPlan, parse_metric
-from .metrics import (
+from .analysis.vectors import average_normalised, avg_pos, avg_vect, norm_vect
+from .core.functions import (
     average_precision,
     average_precision_score,
     cg,
@@ -34,7 +34,7 @@ from .metrics import (
     reciprocal_rank,
     reciprocal_rank_score,
 )
-from .vectors import average_normalised, avg_pos, avg_vect, norm_vect
+from .core.plan import QueryPlan, parse_metric
 
 __version__ = "0.1.0"
 

@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._gains import DiscountLike, GainLike
-from ._options import MetricOptions
-from ._plan import QueryPlan, parse_metric, weighted_mean
-from ._validation import (
+from .core.gains import DiscountLike, GainLike
+from .core.options import MetricOptions
+from .core.plan import QueryPlan, parse_metric, weighted_mean
+from .core.validation import (
     check_choice,
     check_ks,
     check_ties,

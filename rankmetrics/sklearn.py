@@ -42,9 +42,9 @@ from sklearn.metrics import make_scorer
 from sklearn.utils import _safe_indexing, get_tags
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
-from . import metrics as _core
-from ._plan import parse_metric
-from ._validation import check_k, check_qid
+from .core import functions as _core
+from .core.plan import parse_metric
+from .core.validation import check_k, check_qid
 
 try:  # scikit-learn's make_scorer class (private; checked against 1.9): for the split check
     from sklearn.metrics._scorer import _Scorer

@@ -13,7 +13,7 @@ require("scipy")
 require("matplotlib")
 
 from rankmetrics import cli  # noqa: E402
-from rankmetrics._cli_analysis import parse_gain  # noqa: E402
+from rankmetrics.cli.analysis import parse_gain  # noqa: E402
 from rankmetrics.plot import trec_gain_curves  # noqa: E402
 from rankmetrics.stats import compare  # noqa: E402
 from rankmetrics.trec import evaluate  # noqa: E402

@@ -11,7 +11,7 @@ import sys
 import pandas as pd
 import pytest
 
-from rankmetrics import _cli_eval
+from rankmetrics.cli import eval as _cli_eval
 from rankmetrics.cli import main
 
 QRELS = "# comment\n1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n3 0 e 1\n"

@@ -236,7 +236,7 @@ def test_inputs_are_not_modified_and_progress_bar_runs(capsys):
 
 def test_large_evaluation_in_threads_equals_one_measure_at_a_time():
     """Above PARALLEL_ROWS the kernel sums run in two threads: same numbers."""
-    from rankmetrics._trec_compute import PARALLEL_ROWS
+    from rankmetrics.trec.compute import PARALLEL_ROWS
 
     y, s, q = make_benchmark_scores(n_queries=1900, random_state=5)
     assert y.size >= PARALLEL_ROWS

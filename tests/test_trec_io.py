@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rankmetrics import _trec_io, _trec_match
 from rankmetrics.trec import evaluate, read_qrels, read_run
+from rankmetrics.trec import io as _trec_io
+from rankmetrics.trec import match as _trec_match
 
 QRELS = "301 0 d1 2\n301 0 d2 0\n301 0 d3 -1\n302 0 d1 1\n"
 RUN = "301 Q0 d1 1 2.5 tag\n301 Q0 d9 2 1.5 tag\n302 Q0 d4 1 0.25 tag\n"

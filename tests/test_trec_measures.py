@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rankmetrics._trec_measures import (
+from rankmetrics.measures.grammar import (
     Measure,
     parse_measure,
     parse_measures,

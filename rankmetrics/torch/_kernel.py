@@ -1,6 +1,6 @@
 """The torch ranking kernel: a padded ``(n_queries, L)`` layout, top-``W`` selection, tie groups.
 
-This mirrors :mod:`rankmetrics._kernel` and :mod:`rankmetrics._metrics` on tensors.
+This mirrors :mod:`rankmetrics.core.kernel` and :mod:`rankmetrics.core.contributions` on tensors.
 
 Layout
 ------
@@ -20,9 +20,10 @@ continue past ``W``: its size and value sums are read from the full row with one
 
 Metrics
 -------
-Per position ``p < W`` the contribution is the one of :mod:`rankmetrics._metrics` (tie-group mean
-gain or relevance; the AP and RR terms of McSherry & Najork 2008, Sec. 2.4-2.5); a metric at
-cutoff ``k`` is the prefix sum up to ``k``. "optimistic"/"pessimistic" put larger/smaller keys first
+Per position ``p < W`` the contribution is the one of
+:mod:`rankmetrics.core.contributions` (tie-group mean gain or relevance; the AP and RR terms
+of McSherry & Najork 2008, Sec. 2.4-2.5); a metric at cutoff ``k`` is the prefix sum up to ``k``.
+"optimistic"/"pessimistic" put larger/smaller keys first
 inside every tie group (two stable row sorts; the tail group's keys come from a row ``topk``).
 
 Everything here trusts its inputs; :mod:`rankmetrics.torch.functional` validates them.
@@ -38,11 +39,11 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .._gains import GainLike, apply_gain, discount_table, gain_key
+from ..core.gains import GainLike, apply_gain, discount_table, gain_key
 
 Cutoff = int | None
 
-_MAX_EXP_LABEL = 1023  # as rankmetrics._gains: 2**1024 overflows float64
+_MAX_EXP_LABEL = 1023  # as rankmetrics.core.gains: 2**1024 overflows float64
 _INT_EXACT = 2**53
 
 
@@ -314,7 +315,7 @@ def resolve(rk: Ranking, values: Tensor, best_first: bool) -> Tensor:
 def contributions(
     kind: str, total: Tensor, size: Tensor, before: Tensor, start: Tensor
 ) -> Tensor:
-    """Contribution of every position (see :func:`rankmetrics._metrics._contributions`)."""
+    """Contribution of every position (as ``rankmetrics.core.contributions._contributions``)."""
     if kind in ("gain", "rel"):
         return total / size
     width = total.shape[1]
@@ -338,7 +339,7 @@ def _discount_table(dkey: Any, n: int, device: torch.device, dtype: torch.dtype)
 
 
 def device_discounts(dkey: Any, n: int, device: torch.device, dtype: torch.dtype) -> Tensor:
-    """Discounts of ranks 1..n: the core's table (:func:`rankmetrics._gains.discount_table`),
+    """Discounts of ranks 1..n: the core's table (:func:`rankmetrics.core.gains.discount_table`),
     built on the host and copied to the device once per (discount, device, dtype) and length
     class (tables are cached with power-of-two lengths), so repeated calls copy nothing."""
     # a callable is asked for exactly the ranks in use, as the core does

@@ -32,10 +32,10 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from .._gains import DiscountLike, GainLike, gain_key
-from .._options import MetricOptions
-from .._plan import parse_metric
-from .._validation import (
+from ..core.gains import DiscountLike, GainLike, gain_key
+from ..core.options import MetricOptions
+from ..core.plan import parse_metric
+from ..core.validation import (
     check_k,
     check_ties,
 )

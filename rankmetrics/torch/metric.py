@@ -11,7 +11,7 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .._gains import DiscountLike, GainLike
+from ..core.gains import DiscountLike, GainLike
 from . import functional as _f
 from .monitor import _Spec, split_last_query
 

@@ -15,8 +15,8 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from .._gains import DiscountLike, GainLike
-from .._validation import check_ties
+from ..core.gains import DiscountLike, GainLike
+from ..core.validation import check_ties
 from . import functional as _f
 from ._kernel import Cutoff
 

@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from . import _kernel, _metrics
-from ._gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
-from ._options import DENOMINATORS
-from ._validation import (
+from . import contributions as _metrics
+from . import kernel as _kernel
+from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
+from .options import DENOMINATORS
+from .validation import (
     check_choice,
     check_empty,
     check_k,

@@ -43,13 +43,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _trec_io
-from ._gains import DiscountLike, GainLike, discount_key, gain_key
-from ._trec_compute import compute
-from ._trec_match import match, prepare
-from ._trec_measures import ORDER_ONLY_KINDS, Measure, parse_measures
-from ._validation import TIES as CORE_TIES
-from ._validation import check_empty, check_positive_real
+from ..core.gains import DiscountLike, GainLike, discount_key, gain_key
+from ..core.validation import TIES as CORE_TIES
+from ..core.validation import check_empty, check_positive_real
+from ..measures.grammar import ORDER_ONLY_KINDS, Measure, parse_measures
+from . import io as _trec_io
+from . import match as _match
+from .compute import compute
 
 __all__ = ["EvalResult", "TIES", "evaluate", "read_qrels", "read_run", "tie_effect"]
 
@@ -389,9 +389,9 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
             bar.update(1)
 
     try:
-        q_side, r_side = prepare(qrels, run, ties == "docno")
+        q_side, r_side = _match.prepare(qrels, run, ties == "docno")
         step("read")
-        matched = match(q_side, r_side, complete=complete)
+        matched = _match.match(q_side, r_side, complete=complete)
         step("match")
         if matched.qids.size == 0:
             raise ValueError(

@@ -42,7 +42,7 @@ def _empty(text: str) -> Any:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register the ``eval`` sub-command (pandas and pyarrow are imported only when it runs)."""
-    from ._validation import TIES as CORE_TIES
+    from ..core.validation import TIES as CORE_TIES
 
     ties = (*CORE_TIES, "docno")
     p = subparsers.add_parser(
@@ -97,7 +97,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _measures(values: list[str] | None) -> list[str]:
-    from ._trec_measures import split_measure_list
+    from ..measures.grammar import split_measure_list
 
     if not values:
         return list(DEFAULT_MEASURES)
@@ -134,7 +134,7 @@ def render(result: Any, fmt: str, per_query: bool, digits: int = 4) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the ``eval`` command; returns the exit status."""
-    from .trec import evaluate
+    from ..trec import evaluate
 
     if args.digits < 0:
         raise ValueError(f"--digits must be >= 0; got {args.digits}")

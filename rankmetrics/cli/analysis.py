@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from ._validation import TIES
+from ..core.validation import TIES
 
 _GAIN_CURVES = ("cg", "dcg", "ncg", "ndcg")
 _SESSION_CURVES = ("sdcg", "nsdcg")
@@ -211,11 +211,11 @@ def _eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_plot(args: argparse.Namespace) -> int:
     """Run ``rankmetrics plot``; returns the exit status."""
-    from . import plot
+    from ..analysis import plot
 
     runs = _run_map(args.runs, args.names)
     if args.curve in _SESSION_CURVES:
-        from .session import evaluate_sessions
+        from ..analysis.session import evaluate_sessions
 
         if args.individual and len(runs) != 1:
             raise ValueError("--individual draws the sessions of one run; got "
@@ -256,7 +256,7 @@ def run_plot(args: argparse.Namespace) -> int:
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``rankmetrics compare``; returns the exit status."""
-    from . import stats
+    from ..analysis import stats
 
     if len(args.runs) < 2:
         raise ValueError(f"compare needs at least 2 runs; got {len(args.runs)}")
@@ -264,7 +264,7 @@ def run_compare(args: argparse.Namespace) -> int:
     metrics = args.metrics or (["nsdcg"] if args.session else ["ndcg@10"])
     tests = args.tests or ["t"]
     if args.session:
-        from .session import evaluate_sessions
+        from ..analysis.session import evaluate_sessions
 
         bad = [m for m in metrics if m.lower() not in _SESSION_METRICS]
         if bad:

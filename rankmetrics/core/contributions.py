@@ -1,4 +1,4 @@
-"""Metric math over a :class:`~rankmetrics._kernel.Ranking`.
+"""Metric math over a :class:`~rankmetrics.core.kernel.Ranking`.
 
 Every measure is a prefix sum of a per-position contribution, read at each cutoff k:
 
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from ._kernel import RankedBucket, Ranking, concrete, group_sums
+from .kernel import RankedBucket, Ranking, concrete, group_sums
 
 KINDS = ("gain", "rel", "ap", "rr")
 

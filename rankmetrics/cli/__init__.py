@@ -11,8 +11,8 @@ import sys
 from collections.abc import Sequence
 
 _COMMANDS = (
-    ("rankmetrics._cli_eval", "add_parser"),
-    ("rankmetrics._cli_analysis", "add_parsers"),
+    ("rankmetrics.cli.eval", "add_parser"),
+    ("rankmetrics.cli.analysis", "add_parsers"),
 )
 
 

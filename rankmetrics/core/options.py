@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._gains import DiscountLike, GainLike, discount_key, gain_key
-from ._validation import check_choice, check_empty, check_positive_real, check_threshold
+from .gains import DiscountLike, GainLike, discount_key, gain_key
+from .validation import check_choice, check_empty, check_positive_real, check_threshold
 
 DENOMINATORS = ("relevant", "min_k_relevant")
 

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from . import _metrics
-from ._gains import DiscountLike, GainLike, apply_gain, discount_key
-from ._plan import QueryPlan
-from ._trec_match import Matched
-from ._trec_measures import COUNT_KINDS, RECALL_LEVELS, Measure
+from ..core import contributions as _metrics
+from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key
+from ..core.plan import QueryPlan
+from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
+from .match import Matched
 
 Values = NDArray[np.float64]
 Cut = int | None
@@ -91,7 +91,7 @@ class _Core:
 
 
 def _gain_id(gain: GainLike) -> Any:
-    from ._gains import gain_key
+    from ..core.gains import gain_key
 
     return gain_key(gain)
 

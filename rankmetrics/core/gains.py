@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._validation import check_positive_real
+from .validation import check_positive_real
 
 GainLike = str | Sequence[float] | Mapping[float, float] | Callable[[np.ndarray], Any]
 DiscountLike = str | Callable[[np.ndarray], Any]

@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._gains import DiscountLike, GainLike
-from ._plan import QueryPlan, weighted_mean
-from ._validation import flatten_inputs
+from .gains import DiscountLike, GainLike
+from .plan import QueryPlan, weighted_mean
+from .validation import flatten_inputs
 
 Values = NDArray[np.float64]
 F = TypeVar("F", bound=Callable[..., Any])

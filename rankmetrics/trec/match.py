@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import NDArray
 
-from ._trec_io import find_lines, to_table
+from .io import find_lines, to_table
 
 _U64 = np.uint64
 _P = _U64(0x100000001B3)  # FNV-1 64-bit prime (odd): a single-byte change always changes the sum

@@ -1,0 +1,951 @@
+"""Gain-by-rank curves and their plots (Järvelin & Kekäläinen 2002 Figs 1-4; Järvelin et al. 2008).
+
+Two layers:
+
+* *vectors* (numpy only): :func:`gain_curves` averages the per-query CG/DCG/nCG/nDCG vectors of
+  several systems and the ideal vector; :func:`trec_gain_curves` does the same for TREC runs and
+  qrels; :func:`interpolated_precision` gives 11-point interpolated precision-recall curves;
+* *figures* (matplotlib, extra ``rankmetrics[plot]``, imported lazily): every ``plot_*`` function
+  returns a :class:`matplotlib.figure.Figure` drawn on the Agg canvas without touching pyplot's
+  global state (save it with ``fig.savefig("curves.png")``; in a notebook it displays itself).
+  Pass ``ax=`` to draw into an existing Axes instead.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..core.gains import DiscountLike, GainLike
+from ..core.plan import QueryPlan
+from ..core.validation import check_choice, check_empty, check_k, check_labels, check_threshold
+from .vectors import avg_vect, norm_vect
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .session import SessionDCG
+
+Values = NDArray[np.float64]
+
+__all__ = [
+    "CURVES",
+    "RECALL_LEVELS",
+    "gain_curves",
+    "trec_gain_curves",
+    "interpolated_precision",
+    "trec_interpolated_precision",
+    "plot_curves",
+    "plot_gain_curves",
+    "plot_precision_recall",
+    "plot_trec_curves",
+    "plot_session_curves",
+    "plot_query_position_curves",
+    "query_position_curves",
+    "session_average",
+]
+
+CURVES = ("cg", "dcg", "ncg", "ndcg")
+AVERAGES = ("per_query", "ideal")
+RECALL_LEVELS = np.arange(11) / 10.0
+_LABELS = {
+    "cg": "CG (cumulated gain)",
+    "dcg": "DCG (discounted cumulated gain)",
+    "ncg": "nCG (normalised CG)",
+    "ndcg": "nDCG (normalised DCG)",
+}
+_COMMON = """curve : {"cg", "dcg", "ncg", "ndcg"}, default "ndcg"
+        Which vector: CG (JK 2002 eq. 1, Fig. 1), DCG (eq. 2, Fig. 2), nCG or nDCG (eq. 5,
+        Figs 3-4).
+    depth : int >= 1, default 100
+        Ranks 1..depth.
+    gain, discount, log_base, ties
+        As in :func:`rankmetrics.dcg_curve` (discount and log_base only for DCG/nDCG). For TREC
+        runs a mapping ``{level: gain}`` may leave levels out: they keep their linear gain, as in
+        :func:`rankmetrics.trec.evaluate`.
+    average : {"per_query", "ideal"}, default "per_query"
+        Normalised curves only. "per_query": avg-vect of every query's norm-vect(V, I), so rank
+        k reads as the mean nDCG@k. "ideal": norm-vect(avg-vect(V), avg-vect(I)), the average
+        vector divided by the average ideal vector, as JK 2002 draw Figs 3-4 (Sec. 3.3).
+    empty : float or "skip", default 0.0
+        Normalised value of a query whose ideal vector is 0 ("skip" leaves it out)."""
+
+
+def _check_curve(curve: str) -> str:
+    return check_choice("curve", curve, CURVES)
+
+
+def _gain_kwargs(curve: str, gain: GainLike, discount: DiscountLike, log_base: float
+                 ) -> dict[str, Any]:
+    if curve in ("dcg", "ndcg"):
+        return {"gain": gain, "discount": discount, "log_base": log_base}
+    return {"gain": gain}
+
+
+def _average(curve: str, curves: Values, ideal: Values, average: str, empty: float | str
+             ) -> Values:
+    """Average per-query (n_q, depth) vectors: raw for CG/DCG, normalised for nCG/nDCG."""
+    if curve in ("cg", "dcg"):
+        return avg_vect(curves)
+    rule = check_empty(empty)
+    if rule == "error":
+        if np.any(ideal[:, -1] <= 0):
+            raise ValueError("some queries have no relevant document (ideal vector 0); pass "
+                             "empty=0.0 or 'skip'")
+        rule = 0.0
+    if average == "ideal":
+        keep = slice(None) if rule != "skip" else ideal[:, -1] > 0
+        return norm_vect(avg_vect(curves[keep]), avg_vect(ideal[keep]))
+    normed = norm_vect(curves, ideal, empty=np.nan if rule == "skip" else float(rule))
+    return avg_vect(normed)
+
+
+def gain_curves(
+    y_true: ArrayLike,
+    scores: Mapping[str, ArrayLike],
+    qid: ArrayLike | None = None,
+    *,
+    curve: str = "ndcg",
+    depth: int = 100,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    ties: str = "average",
+    average: str = "per_query",
+    empty: float | str = 0.0,
+) -> tuple[dict[str, Values], Values]:
+    """Average gain vectors of several systems over the same queries, and the ideal vector.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        Graded labels, shared by every system.
+    scores : mapping {system name: array-like of shape (n_rows,)}
+        Each system's scores for the same rows.
+    qid : array-like of shape (n_rows,), optional
+        Query of every row.
+    {common}
+
+    Returns
+    -------
+    vectors : dict {system name: ndarray of float64, shape (depth,)}
+        The average vector of every system (avg-vect, JK 2002 eq. 3).
+    ideal : ndarray of float64, shape (depth,)
+        The average ideal vector (eq. 4) for CG/DCG; all ones for nCG/nDCG (norm-vect(I, I)).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unknown ``curve`` or ``average``, no systems, or any input error of the curves.
+
+    Examples
+    --------
+    >>> from rankmetrics.plot import gain_curves
+    >>> vecs, ideal = gain_curves([2, 0, 1], {"A": [3, 2, 1], "B": [1, 2, 3]}, curve="cg",
+    ...                           depth=3, gain="linear")
+    >>> vecs["A"], vecs["B"], ideal
+    (array([2., 2., 3.]), array([1., 1., 3.]), array([2., 3., 3.]))
+    """
+    _check_curve(curve)
+    check_choice("average", average, AVERAGES)
+    if not scores:
+        raise ValueError("scores must hold at least one system")
+    plan = QueryPlan(y_true, qid)
+    kw = _gain_kwargs(curve, gain, discount, log_base)
+    raw = "cg" if curve in ("cg", "ncg") else "dcg"
+    ideal = getattr(plan, f"ideal_{raw}_curve")(depth=depth, **kw)
+    out = {}
+    for name, s in scores.items():
+        c = getattr(plan, f"{raw}_curve")(s, depth=depth, ties=ties, **kw)
+        out[str(name)] = _average(curve, c, ideal, average, empty)
+    ideal_avg = avg_vect(ideal) if curve in ("cg", "dcg") else np.ones(ideal.shape[1])
+    return out, ideal_avg
+
+
+gain_curves.__doc__ = (gain_curves.__doc__ or "").replace("{common}", _COMMON)
+
+
+def interpolated_precision(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    qid: ArrayLike | None = None,
+    *,
+    threshold: float = 1,
+    ties: str = "average",
+    n_relevant: ArrayLike | None = None,
+    empty: float | str = 0.0,
+    rule: str = "trec",
+) -> Values:
+    """11-point interpolated precision per query, at recall 0.0, 0.1, ..., 1.0.
+
+    Parameters
+    ----------
+    y_true, y_score, qid
+        As in :func:`rankmetrics.precision`.
+    threshold : float, default 1
+        A document is relevant when its label is >= threshold.
+    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        See Notes.
+    n_relevant : array-like of shape (n_queries,), optional
+        Relevant documents of every query's recall base (e.g. from qrels, when not all of them
+        were retrieved), in ``np.unique(qid)`` order; default: the relevant rows of the query.
+    empty : float or "skip", default 0.0
+        Value (every level) for a query without relevant documents; "skip" gives NaN.
+    rule : {"trec", "recall"}, default "trec"
+        When a ranking reaches recall level r: "trec" once it holds ``lround(r * R)`` relevant
+        documents (trec_eval 10.0's ``iprec_at_recall``, the default of
+        :func:`rankmetrics.trec.evaluate`); "recall" once recall >= r (the textbook rule).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries, 11)
+        Column l is the interpolated precision at recall l / 10; rows in ``np.unique(qid)`` order.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`rankmetrics.precision`; ``n_relevant`` of the wrong shape or smaller than the
+        relevant rows of a query.
+
+    Notes
+    -----
+    P_interp(r) = max over ranks i at or after the rank where the list reaches recall r of
+    precision(i), and 0 when it never does (trec_eval's ``iprec_at_recall``; the lecture slides'
+    "11-point interpolated average precision"). Precision and recall at rank i are computed from the
+    expected number of relevant documents in the top i under the tie rule (McSherry & Najork
+    2008), so "stable", "optimistic" and "pessimistic" give the curve of one ordering exactly.
+    With "average" the interpolation is applied to the tie-averaged precision and recall at every
+    rank: exact at every rank, but the maximum of averages is not the average over orderings of
+    the interpolated curves, which this function does not compute.
+
+    Examples
+    --------
+    Relevant documents at ranks 1 and 3 of 4 (R = 2). trec_eval needs lround(0.7 * 2) = 1
+    relevant document for recall 0.7, the textbook rule needs recall 1:
+
+    >>> from rankmetrics.plot import interpolated_precision
+    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1]).round(3).tolist()
+    [[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.667, 0.667, 0.667]]
+    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1], rule="recall").round(3).tolist()
+    [[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.667, 0.667, 0.667, 0.667, 0.667]]
+    """
+    labels = check_labels(y_true)
+    t = check_threshold(threshold)
+    check_choice("rule", rule, ("trec", "recall"))
+    empty_rule = check_empty(empty)
+    rel = (labels >= t).astype(np.float64)
+    plan = QueryPlan(rel, qid)
+    width = int(plan.sizes.max())
+    c = plan.cg_curve(y_score, depth=width, gain="linear", ties=ties)
+    r_rows = plan.ideal_cg_curve(depth=width, gain="linear")[:, -1]
+    if n_relevant is None:
+        r_all = r_rows
+    else:
+        r_all = np.asarray(n_relevant, dtype=np.float64)
+        if r_all.shape != (plan.n_queries,):
+            raise ValueError(f"n_relevant must have one count per query ({plan.n_queries},); "
+                             f"got shape {r_all.shape}")
+        if np.any(r_all < r_rows - 1e-9):
+            raise ValueError("n_relevant is smaller than the relevant rows of some query")
+    return _interpolate(c, np.asarray(plan.sizes, dtype=np.int64), r_all, empty_rule, rule)
+
+
+def _needed(level: float, r_all: Values, rule: str) -> Values:
+    """Relevant documents (possibly fractional, expected) needed to reach recall ``level``."""
+    v = level * r_all
+    if rule == "trec":
+        return np.floor(v + 0.5)  # C's lround for v >= 0
+    return v * (1.0 - 1e-12)
+
+
+def _interpolate(c: Values, sizes: NDArray[np.int64], r_all: Values, empty: float | str,
+                 rule: str) -> Values:
+    n_q, width = c.shape
+    ranks = np.arange(1, width + 1, dtype=np.float64)
+    inside = ranks[None, :] <= sizes[:, None]
+    prec = np.where(inside, c / ranks[None, :], 0.0)
+    cnt = np.where(inside, c, -1.0)
+    sufmax = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]
+    out = np.zeros((n_q, RECALL_LEVELS.shape[0]))
+    for j, level in enumerate(RECALL_LEVELS):
+        reach = cnt >= (_needed(float(level), r_all, rule) - 1e-9)[:, None]
+        first = np.argmax(reach, axis=1)
+        out[:, j] = np.where(reach.any(axis=1), sufmax[np.arange(n_q), first], 0.0)
+    rule_e = empty
+    if np.any(r_all <= 0):
+        if rule_e == "error":
+            raise ValueError("interpolated precision is undefined for queries without relevant "
+                             "documents; pass empty=0.0 or 'skip'")
+        out[r_all <= 0] = np.nan if rule_e == "skip" else float(rule_e)
+    return out
+
+
+# ------------------------------------------------------------------------------ TREC runs
+def _trec_inputs(qrels: Any, runs: Any, ties: str) -> tuple[Any, dict[str, Any], str]:
+    """qrels (labels clipped at 0), runs joined with their labels, and the core tie rule.
+
+    ``ties="docno"`` (trec_eval's order: document id descending within equal scores) sorts
+    every run so and returns "stable"."""
+    from ..trec import read_qrels, read_run
+    from .stats import _run_names
+
+    check_choice("ties", ties, ("average", "optimistic", "pessimistic", "stable", "docno"))
+    judged = read_qrels(qrels)
+    judged = judged.assign(
+        qid=judged["qid"].astype(str), docid=judged["docid"].astype(str),
+        label=np.clip(judged["label"].to_numpy(dtype=np.float64), 0.0, None),
+    ).drop_duplicates(["qid", "docid"], keep="last")
+    read = {}
+    for name, run in _run_names(runs).items():
+        r = read_run(run)
+        r = r.assign(qid=r["qid"].astype(str), docid=r["docid"].astype(str))
+        r = r.drop_duplicates(["qid", "docid"], keep="first")
+        r = r[r["qid"].isin(set(judged["qid"]))]
+        if ties == "docno":
+            r = r.sort_values(["qid", "docid"], ascending=[True, False], kind="stable")
+        merged = r.merge(judged, on=["qid", "docid"], how="left")
+        read[name] = merged.assign(label=merged["label"].fillna(0.0))
+    if not read:
+        raise ValueError("runs must hold at least one run")
+    return judged, read, "stable" if ties == "docno" else ties
+
+
+def _query_set(read: Mapping[str, Any], missing: str) -> NDArray[np.str_]:
+    check_choice("missing", missing, ("intersect", "zero"))
+    sets = [set(r["qid"]) for r in read.values()]
+    qs = set.intersection(*sets) if missing == "intersect" else set.union(*sets)
+    if not qs:
+        raise ValueError(f"no query is left to plot (missing={missing!r}): the runs share no "
+                         "judged topic")
+    return np.array(sorted(qs))
+
+
+def _per_query(frame: Any, queries: NDArray[np.str_], fn: Any, width: int, **kw: Any
+               ) -> Values:
+    """Per-query vectors of one run for ``queries`` (zero rows for queries the run lacks)."""
+    out = np.zeros((queries.shape[0], width))
+    sub = frame[frame["qid"].isin(set(queries))]
+    if len(sub):
+        plan = QueryPlan(sub["label"].to_numpy(), sub["qid"].to_numpy())
+        vals = fn(plan, sub["score"].to_numpy(dtype=np.float64), **kw)
+        out[np.searchsorted(queries, plan.qids)] = vals
+    return out
+
+
+def trec_gain_curves(
+    qrels: Any,
+    runs: Any,
+    *,
+    curve: str = "ndcg",
+    depth: int = 100,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    ties: str = "average",
+    average: str = "per_query",
+    empty: float | str = 0.0,
+    missing: str = "intersect",
+) -> tuple[dict[str, Values], Values]:
+    """Average gain vectors of TREC runs, with the ideal from the qrels' recall base.
+
+    Parameters
+    ----------
+    qrels : path, DataFrame or mapping
+        As :func:`rankmetrics.trec.read_qrels` accepts. Every judged document of a topic is in
+        its recall base (negative labels count as 0); unjudged retrieved documents gain 0.
+    runs : mapping {name: run} or sequence of runs
+        As :func:`rankmetrics.trec.read_run` accepts; a sequence is named by file name.
+    {common}
+    ties : {"average", "optimistic", "pessimistic", "stable", "docno"}
+        As above; "docno" breaks equal scores by document id descending (trec_eval's order).
+    missing : {"intersect", "zero"}, default "intersect"
+        Judged topics that some runs lack: "intersect" averages over the topics every run has;
+        "zero" over every topic any run has, a lacking run scoring 0 there.
+
+    Returns
+    -------
+    vectors : dict {run name: ndarray of float64, shape (depth,)}
+    ideal : ndarray of float64, shape (depth,)
+
+    Raises
+    ------
+    ValueError, OSError
+        Unreadable inputs, unknown options, or no query left.
+    """
+    _check_curve(curve)
+    check_choice("average", average, AVERAGES)
+    d = check_k(depth, "depth")
+    if d is None:
+        raise TypeError("depth must be a positive int")
+    judged, read, ties = _trec_inputs(qrels, runs, ties)
+    queries = _query_set(read, missing)
+    if isinstance(gain, Mapping):  # as rankmetrics.trec.evaluate: other levels keep l
+        levels = np.unique(judged["label"].to_numpy(dtype=np.float64)).tolist()
+        gain = {**{lv: lv for lv in [*levels, 0.0]}, **{float(k): v for k, v in gain.items()}}
+    kw = _gain_kwargs(curve, gain, discount, log_base)
+    raw = "cg" if curve in ("cg", "ncg") else "dcg"
+    jq = judged[judged["qid"].isin(set(queries))]
+    iplan = QueryPlan(jq["label"].to_numpy(), jq["qid"].to_numpy())
+    ideal = getattr(iplan, f"ideal_{raw}_curve")(depth=d, **kw)
+    out = {}
+    for name, frame in read.items():
+        c = _per_query(frame, queries, lambda p, s: getattr(p, f"{raw}_curve")(
+            s, depth=d, ties=ties, **kw), d)
+        out[name] = _average(curve, c, ideal, average, empty)
+    ideal_avg = avg_vect(ideal) if curve in ("cg", "dcg") else np.ones(d)
+    return out, ideal_avg
+
+
+trec_gain_curves.__doc__ = (trec_gain_curves.__doc__ or "").replace("{common}", _COMMON)
+
+
+def trec_interpolated_precision(
+    qrels: Any, runs: Any, *, threshold: float = 1, ties: str = "average",
+    missing: str = "intersect", empty: float | str = 0.0, rule: str = "trec",
+) -> dict[str, Values]:
+    """Average 11-point interpolated precision of TREC runs (recall base from the qrels).
+
+    Parameters
+    ----------
+    qrels, runs, missing
+        As in :func:`trec_gain_curves`.
+    threshold, ties, empty, rule
+        As in :func:`interpolated_precision`; ``ties`` also takes "docno" (trec_eval's order).
+        With ``ties="stable"`` or ``"docno"`` the values are those of
+        ``rankmetrics.trec.evaluate(..., ["iprec_at_recall"])``.
+
+    Returns
+    -------
+    dict {run name: ndarray of float64, shape (11,)}
+        Mean over queries of the interpolated precision at recall 0.0, 0.1, ..., 1.0.
+
+    Raises
+    ------
+    ValueError, OSError
+        Unreadable inputs or no query left.
+    """
+    t = check_threshold(threshold)
+    check_choice("rule", rule, ("trec", "recall"))
+    empty_rule = check_empty(empty)
+    judged, read, ties = _trec_inputs(qrels, runs, ties)
+    queries = _query_set(read, missing)
+    rel = judged[judged["label"] >= t].groupby("qid").size()
+    r_all = rel.reindex(queries, fill_value=0).to_numpy(dtype=np.float64)
+    out = {}
+    for name, frame in read.items():
+        sub = frame[frame["qid"].isin(set(queries))]
+        per_q = np.zeros((queries.shape[0], RECALL_LEVELS.shape[0]))
+        if len(sub):
+            plan = QueryPlan((sub["label"].to_numpy() >= t).astype(np.float64),
+                             sub["qid"].to_numpy())
+            c = plan.cg_curve(sub["score"].to_numpy(dtype=np.float64),
+                              depth=int(plan.sizes.max()), gain="linear", ties=ties)
+            rows = np.searchsorted(queries, plan.qids)
+            per_q[rows] = _interpolate(c, np.asarray(plan.sizes, dtype=np.int64), r_all[rows],
+                                       0.0, rule)
+        if np.any(r_all <= 0):
+            if empty_rule == "error":
+                raise ValueError("interpolated precision is undefined for topics without "
+                                 "relevant documents; pass empty=0.0 or 'skip'")
+            per_q[r_all <= 0] = np.nan if empty_rule == "skip" else float(empty_rule)
+        out[name] = avg_vect(per_q)
+    return out
+
+
+# ---------------------------------------------------------------------------- figures
+def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
+    if ax is not None:
+        return ax.figure, ax  # type: ignore[return-value]
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("plots need matplotlib: pip install 'rankmetrics[plot]'") from exc
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.add_subplot()
+
+
+def _finish(fig: Figure, path: str | os.PathLike[str] | None, dpi: int) -> Figure:
+    if path is not None:
+        fig.savefig(os.fspath(path), dpi=dpi)
+    return fig
+
+
+def plot_curves(
+    vectors: Mapping[str, ArrayLike],
+    *,
+    ideal: ArrayLike | None = None,
+    curve: str | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+    xlabel: str = "Rank",
+    ylabel: str | None = None,
+    figsize: tuple[float, float] = (6.4, 4.4),
+    path: str | os.PathLike[str] | None = None,
+    dpi: int = 120,
+) -> Figure:
+    """Draw one line per system (and the ideal) against rank 1..depth.
+
+    Parameters
+    ----------
+    vectors : mapping {system name: array-like of shape (depth,) or (n_queries, depth)}
+        2-D input is averaged with avg-vect (JK 2002 eq. 3) before drawing.
+    ideal : array-like of shape (depth,) or (n_queries, depth), optional
+        Drawn as a black dashed line labelled "ideal".
+    curve : {"cg", "dcg", "ncg", "ndcg"}, optional
+        Only sets the default y label.
+    ax : matplotlib Axes, optional
+        Draw here instead of a new figure.
+    title, xlabel, ylabel : str, optional
+    figsize : (float, float)
+    path : path, optional
+        Also save the figure there.
+    dpi : int, default 120
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        No vectors, or vectors of different lengths.
+    ImportError
+        matplotlib is not installed.
+    """
+    if not vectors:
+        raise ValueError("vectors must hold at least one system")
+    lines = {str(k): _vector(v) for k, v in vectors.items()}
+    ideal_v = None if ideal is None else _vector(ideal)
+    lengths = {v.shape[0] for v in lines.values()} | (
+        set() if ideal_v is None else {ideal_v.shape[0]})
+    if len(lengths) != 1:
+        raise ValueError(f"every vector must have the same depth; got {sorted(lengths)}")
+    fig, axes = _axes(ax, figsize)
+    x = np.arange(1, lengths.pop() + 1)
+    if ideal_v is not None:
+        axes.plot(x, ideal_v, color="black", linestyle="--", linewidth=1.5, label="ideal")
+    for name, v in lines.items():
+        axes.plot(x, v, linewidth=1.8, label=name)
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel or (_LABELS.get(curve, "value") if curve else "value"))
+    if curve in ("ncg", "ndcg"):
+        axes.set_ylim(0, 1.02)
+    else:
+        axes.set_ylim(bottom=0)
+    axes.set_xlim(1, max(int(x[-1]), 2))
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="best", fontsize="small")
+    if title:
+        axes.set_title(title)
+    return _finish(fig, path, dpi)
+
+
+def _vector(v: ArrayLike) -> Values:
+    a = np.asarray(v, dtype=np.float64)
+    if a.ndim == 2:
+        return avg_vect(a)
+    if a.ndim != 1 or a.shape[0] == 0:
+        raise ValueError(f"vectors must be 1-D (depth,) or 2-D (n_queries, depth); got {a.shape}")
+    return a
+
+
+def plot_gain_curves(
+    y_true: ArrayLike,
+    scores: Mapping[str, ArrayLike],
+    qid: ArrayLike | None = None,
+    *,
+    curve: str = "ndcg",
+    depth: int = 100,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    ties: str = "average",
+    average: str = "per_query",
+    empty: float | str = 0.0,
+    show_ideal: bool = True,
+    ax: Axes | None = None,
+    title: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> Figure:
+    """Average CG/DCG (with the ideal curve) or nCG/nDCG curves of several systems.
+
+    JK 2002 Figs 1-2 (CG, DCG with the ideal) and Figs 3-4 (nCG, nDCG). The data are those of
+    :func:`gain_curves` with the same arguments.
+
+    Parameters
+    ----------
+    y_true, scores, qid, curve, depth, gain, discount, log_base, ties, average, empty
+        As in :func:`gain_curves`.
+    show_ideal : bool, default True
+        Draw the ideal curve for CG/DCG (for nCG/nDCG it is the line 1 and is not drawn).
+    ax, title, path
+        As in :func:`plot_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError, TypeError, ImportError
+        As :func:`gain_curves` and :func:`plot_curves`.
+    """
+    vecs, ideal = gain_curves(y_true, scores, qid, curve=curve, depth=depth, gain=gain,
+                              discount=discount, log_base=log_base, ties=ties, average=average,
+                              empty=empty)
+    show = show_ideal and curve in ("cg", "dcg")
+    return plot_curves(vecs, ideal=ideal if show else None, curve=curve, ax=ax, title=title,
+                       path=path)
+
+
+def plot_precision_recall(
+    curves: Mapping[str, ArrayLike],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (5.6, 4.4),
+    path: str | os.PathLike[str] | None = None,
+    dpi: int = 120,
+) -> Figure:
+    """11-point interpolated precision-recall curves.
+
+    Parameters
+    ----------
+    curves : mapping {system name: array-like of shape (11,) or (n_queries, 11)}
+        E.g. :func:`interpolated_precision` per system (2-D input is averaged over queries,
+        NaN rows left out) or :func:`trec_interpolated_precision`.
+    ax, title, figsize, path, dpi
+        As in :func:`plot_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        A curve without 11 points.
+    ImportError
+        matplotlib is not installed.
+    """
+    if not curves:
+        raise ValueError("curves must hold at least one system")
+    fig, axes = _axes(ax, figsize)
+    for name, v in curves.items():
+        y = _vector(v)
+        if y.shape != RECALL_LEVELS.shape:
+            raise ValueError(f"curve {name!r} must have 11 points (recall 0.0..1.0); got "
+                             f"{y.shape[0]}")
+        axes.plot(RECALL_LEVELS, y, marker="o", markersize=3.5, linewidth=1.6, label=str(name))
+    axes.set_xlabel("Recall")
+    axes.set_ylabel("Interpolated precision")
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1.02)
+    axes.set_xticks(RECALL_LEVELS)
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="best", fontsize="small")
+    if title:
+        axes.set_title(title)
+    return _finish(fig, path, dpi)
+
+
+def plot_trec_curves(
+    qrels: Any,
+    runs: Any,
+    *,
+    curve: str = "ndcg",
+    depth: int = 100,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    ties: str = "average",
+    average: str = "per_query",
+    empty: float | str = 0.0,
+    missing: str = "intersect",
+    threshold: float = 1,
+    show_ideal: bool = True,
+    ax: Axes | None = None,
+    title: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> Figure:
+    """Gain curves (``curve`` in cg/dcg/ncg/ndcg) or 11-point PR curves (``curve="pr"``) of runs.
+
+    Parameters
+    ----------
+    qrels, runs, curve, depth, gain, discount, log_base, ties, average, empty, missing
+        As in :func:`trec_gain_curves`; ``curve="pr"`` draws
+        :func:`trec_interpolated_precision` (``threshold``, ``ties``, ``missing``).
+    threshold : float, default 1
+        Relevance threshold for precision-recall.
+    show_ideal, ax, title, path
+        As in :func:`plot_gain_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError, OSError, ImportError
+        As the functions above.
+    """
+    if curve == "pr":
+        pr = trec_interpolated_precision(qrels, runs, threshold=threshold, ties=ties,
+                                         missing=missing, empty=empty)
+        return plot_precision_recall(pr, ax=ax, title=title, path=path)
+    vecs, ideal = trec_gain_curves(qrels, runs, curve=curve, depth=depth, gain=gain,
+                                   discount=discount, log_base=log_base, ties=ties,
+                                   average=average, empty=empty, missing=missing)
+    show = show_ideal and curve in ("cg", "dcg")
+    return plot_curves(vecs, ideal=ideal if show else None, curve=curve, ax=ax, title=title,
+                       path=path)
+
+
+# ------------------------------------------------------------------------------ sessions
+def _session_map(results: SessionDCG | Mapping[str, SessionDCG]) -> dict[str, SessionDCG]:
+    if isinstance(results, Mapping):
+        out = {str(k): v for k, v in results.items()}
+    else:
+        out = {"sessions": results}
+    if not out:
+        raise ValueError("results must hold at least one SessionDCG")
+    return out
+
+
+def session_average(result: SessionDCG, width: int, *, normalised: bool = False,
+                    average: str = "per_session", min_queries: int | None = None
+                    ) -> tuple[Values, Values]:
+    """Average concatenated session vector (and ideal) over sessions, held flat to ``width``.
+
+    Parameters
+    ----------
+    result : SessionDCG
+    width : int
+        At least the result's own width.
+    normalised : bool, default False
+        Average normalised vectors (2008 Fig. 2) instead of raw ones (Fig. 3).
+    average : {"per_session", "ideal"}, default "per_session"
+        Normalised only: mean of the sessions' normalised vectors, or the mean vector divided by
+        the mean ideal vector (JK 2002's way).
+    min_queries : int, optional
+        Only sessions with at least this many queries (2008 Fig. 3's "4Q" lines).
+
+    Returns
+    -------
+    (vector, ideal) : ndarrays of float64, shape (width,)
+        ``ideal`` is the mean ideal vector (ones when normalised).
+
+    Raises
+    ------
+    ValueError
+        No session has ``min_queries`` queries, or an unknown ``average``.
+    """
+    check_choice("average", average, ("per_session", "ideal"))
+    keep = np.ones(result.n_sessions, dtype=bool)
+    if min_queries is not None:
+        keep = result.n_queries >= min_queries
+        if not keep.any():
+            raise ValueError(f"no session has at least {min_queries} queries")
+    raw = result.extended(width)[keep]
+    ideal = _hold_rows(result.ideal, width)[keep]
+    if not normalised:
+        return avg_vect(raw), avg_vect(ideal)
+    if average == "ideal":
+        return norm_vect(avg_vect(raw), avg_vect(ideal)), np.ones(width)
+    return avg_vect(result.extended(width, normalised=True)[keep]), np.ones(width)
+
+
+def _hold_rows(v: Values, width: int) -> Values:
+    if width == v.shape[1]:
+        return v
+    return np.concatenate([v, np.repeat(v[:, -1:], width - v.shape[1], axis=1)], axis=1)
+
+
+def _session_axis(axes: Axes, results: Mapping[str, SessionDCG], width: int) -> None:
+    xs = {(r.depth, r.pad) for r in results.values()}
+    if len(xs) == 1:
+        depth, pad = xs.pop()
+        if pad and width > depth:
+            n_q = width // depth
+            for q in range(1, n_q):
+                axes.axvline(q * depth + 0.5, color="grey", linewidth=0.5, alpha=0.4)
+            step = max(1, n_q // 12)
+            centers = [(q - 1) * depth + (depth + 1) / 2 for q in range(1, n_q + 1, step)]
+            axes.set_xticks(centers, [f"Q{q}" for q in range(1, n_q + 1, step)])
+            axes.set_xlabel(f"Query in session (top {depth} of each, concatenated)")
+            return
+    axes.set_xlabel("Position in the concatenated session vector")
+
+
+def plot_session_curves(
+    results: SessionDCG | Mapping[str, SessionDCG],
+    *,
+    normalised: bool = False,
+    min_queries: int | None = None,
+    individual: bool = False,
+    average: str = "per_session",
+    show_ideal: bool = False,
+    width: int | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (7.2, 4.4),
+    path: str | os.PathLike[str] | None = None,
+    dpi: int = 120,
+) -> Figure:
+    """Concatenated session curves (Järvelin et al. 2008, Figs 2-4).
+
+    Parameters
+    ----------
+    results : SessionDCG or mapping {system name: SessionDCG}
+        From :func:`rankmetrics.session.session_dcg` / ``evaluate_sessions``.
+    normalised : bool, default False
+        Normalised sDCG (Fig. 2) instead of raw concatenated sDCG (Figs 3-4).
+    min_queries : int, optional
+        Also draw, dashed, each system's average over sessions with at least this many queries
+        (Fig. 3's "/4Q" lines).
+    individual : bool, default False
+        One line per session of a single system (Fig. 4) instead of system averages.
+    average : {"per_session", "ideal"}, default "per_session"
+        How normalised averages are formed (see :func:`session_average`).
+    show_ideal : bool, default False
+        Draw each system's average ideal session vector (raw curves only), dotted.
+    width : int, optional
+        Positions to draw (default: the longest session); shorter sessions are held flat.
+    ax, title, figsize, path, dpi
+        As in :func:`plot_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Line labels: the system name, ``"<name> (>= m queries)"``, ``"<name> ideal"``, or the
+        session id when ``individual``.
+
+    Raises
+    ------
+    ValueError
+        ``individual`` with several systems, ``width`` below a result's width, no session with
+        ``min_queries`` queries.
+    ImportError
+        matplotlib is not installed.
+    """
+    res = _session_map(results)
+    w = max(r.curve.shape[1] for r in res.values())
+    if width is not None:
+        if width < w:
+            raise ValueError(f"width must be >= the longest session vector {w}; got {width}")
+        w = int(width)
+    fig, axes = _axes(ax, figsize)
+    x = np.arange(1, w + 1)
+    if individual:
+        if len(res) != 1:
+            raise ValueError("individual=True draws the sessions of one system; got "
+                             f"{len(res)} systems")
+        (r,) = res.values()
+        v = r.extended(w, normalised=normalised)
+        for sid, row in zip(r.sessions.tolist(), v, strict=True):
+            axes.plot(x, row, linewidth=1.0, label=str(sid))
+    else:
+        for name, r in res.items():
+            vec, ideal = session_average(r, w, normalised=normalised, average=average)
+            (line,) = axes.plot(x, vec, linewidth=1.8, label=name)
+            if show_ideal and not normalised:
+                axes.plot(x, ideal, linestyle=":", color=line.get_color(),
+                          label=f"{name} ideal")
+            if min_queries is not None:
+                sub, _ = session_average(r, w, normalised=normalised, average=average,
+                                         min_queries=min_queries)
+                axes.plot(x, sub, linestyle="--", color=line.get_color(), linewidth=1.4,
+                          label=f"{name} (>= {min_queries} queries)")
+    _session_axis(axes, res, w)
+    axes.set_ylabel("normalised sDCG" if normalised else "cumulated sDCG")
+    if normalised:
+        axes.set_ylim(0, 1.02)
+    axes.set_xlim(1, max(w, 2))
+    axes.grid(True, axis="y", alpha=0.3)
+    if len(axes.get_lines()) <= 20:
+        axes.legend(loc="best", fontsize="small")
+    if title:
+        axes.set_title(title)
+    return _finish(fig, path, dpi)
+
+
+def query_position_curves(result: SessionDCG) -> tuple[Values, Values]:
+    """Average sDCG(q) vectors of each session's last query and of its earlier queries.
+
+    The data of Järvelin et al. 2008 Fig. 1 ("last vs. non-last queries"); evaluate the sessions
+    with the depth to show (the paper: 100).
+
+    Parameters
+    ----------
+    result : SessionDCG
+        Output of :func:`rankmetrics.session.session_dcg` or ``evaluate_sessions``.
+
+    Returns
+    -------
+    (last, non_last) : ndarrays of float64, shape (depth,)
+        ``non_last`` is NaN when every session has a single query.
+
+    Raises
+    ------
+    ValueError
+        A result without any session.
+    """
+    qc = result.query_curves
+    idx = result.n_queries - 1
+    last = qc[np.arange(result.n_sessions), idx]
+    pos = np.arange(qc.shape[1])[None, :]
+    earlier = qc[pos < idx[:, None]]
+    non_last = avg_vect(earlier) if earlier.shape[0] else np.full(qc.shape[2], np.nan)
+    return avg_vect(last), non_last
+
+
+def plot_query_position_curves(
+    results: SessionDCG | Mapping[str, SessionDCG],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (6.4, 4.4),
+    path: str | os.PathLike[str] | None = None,
+    dpi: int = 120,
+) -> Figure:
+    """Average sDCG(q) by rank of last vs. non-last queries per system (2008, Fig. 1).
+
+    Parameters
+    ----------
+    results : SessionDCG or mapping {system name: SessionDCG}
+    ax, title, figsize, path, dpi
+        As in :func:`plot_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Lines labelled ``"<name> last query"`` and ``"<name> non-last queries"``.
+
+    Raises
+    ------
+    ImportError
+        matplotlib is not installed.
+    """
+    res = _session_map(results)
+    fig, axes = _axes(ax, figsize)
+    for name, r in res.items():
+        last, non_last = query_position_curves(r)
+        x = np.arange(1, last.shape[0] + 1)
+        (line,) = axes.plot(x, last, linewidth=1.8, label=f"{name} last query")
+        if not np.isnan(non_last).all():
+            axes.plot(x, non_last, linestyle="--", color=line.get_color(), linewidth=1.4,
+                      label=f"{name} non-last queries")
+    axes.set_xlabel("Rank")
+    axes.set_ylabel("sDCG(q) (discounted by rank and query position)")
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="best", fontsize="small")
+    if title:
+        axes.set_title(title)
+    return _finish(fig, path, dpi)

@@ -1,0 +1,775 @@
+"""Session-based DCG (Järvelin, Price, Delcambre & Nielsen 2008) for multiple-query sessions.
+
+A *session* is an ordered sequence of queries issued for one topic; each query returns a ranked
+list judged against the session's topic. The session-based discounted vector of the q-th query is
+
+    sDCG(q) = (1 + log_bq q)^-1 * DCG_q                                   (2008, eq. 1)
+
+where ``DCG_q`` is the ordinary DCG vector of that query's list. With the paper's document
+discount (appendix eq. 2) rank j of every list is discounted by 1 / (1 + log_b j), which is the
+core's ``discount="jarvelin2008"``. The *concatenated session vector* joins the top-X of every
+query's sDCG vector in query order and keeps cumulating across the session (Sec. 3.3, Fig. 2-4);
+the *ideal session vector* repeats the top-X of the single-query ideal vector once per query, each
+copy discounted by its query position; normalised vectors divide the two component by component.
+
+The array API is :func:`session_dcg`; :func:`evaluate_sessions` takes a session run (a
+:class:`pandas.DataFrame` or a file in the format of :func:`read_session_run`) and TREC qrels.
+Only numpy is needed for the array API; pandas is imported lazily.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..core.gains import DiscountLike, GainLike, apply_gain
+from ..core.plan import QueryPlan
+from ..core.validation import (
+    check_choice,
+    check_empty,
+    check_k,
+    check_labels,
+    check_positive_real,
+    check_qid,
+    check_scores,
+    check_ties,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+Values = NDArray[np.float64]
+
+__all__ = [
+    "SessionDCG",
+    "session_dcg",
+    "evaluate_sessions",
+    "read_session_run",
+    "query_discount",
+]
+
+_MAX_QUERY_NO = 100_000
+_DUPLICATES = ("all", "first")
+
+
+def query_discount(n_queries: int, query_log_base: float = 4.0) -> Values:
+    """Query-position discounts (1 + log_bq q)^-1, q = 1..n_queries (Järvelin et al. 2008, eq. 1).
+
+    Parameters
+    ----------
+    n_queries : int >= 1
+    query_log_base : float > 1, default 4
+        bq: small values model an impatient searcher, large ones a patient one.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries,)
+        In (0, 1]; the first query is not discounted.
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``n_queries`` not a positive int or ``query_log_base`` <= 1.
+
+    Examples
+    --------
+    >>> query_discount(4, 4).round(4)
+    array([1.    , 0.6667, 0.5579, 0.5   ])
+    """
+    n = check_k(n_queries, "n_queries")
+    if n is None:
+        raise TypeError("n_queries must be a positive int")
+    bq = check_positive_real("query_log_base", query_log_base, above=1.0)
+    q = np.arange(1, n + 1, dtype=np.float64)
+    return 1.0 / (1.0 + np.log(q) / math.log(bq))
+
+
+@dataclass(frozen=True)
+class SessionDCG:
+    """Session vectors and their summaries, one row per session (sorted session ids).
+
+    Attributes
+    ----------
+    sessions : ndarray of shape (n_sessions,)
+        Distinct session ids, sorted; every per-session array follows this order.
+    n_queries : ndarray of int64, shape (n_sessions,)
+        Queries in each session: its highest query sequence number.
+    lengths : ndarray of int64, shape (n_sessions,)
+        Positions of each session's concatenated vector: ``n_queries * depth`` with padding,
+        the sum of ``min(list length, depth)`` without.
+    curve : ndarray of float64, shape (n_sessions, width)
+        Concatenated, cumulated sDCG vector; ``width = lengths.max()``; after a session's last
+        position the value stays flat (the searcher stopped; 2008, Sec. 3.3).
+    ideal : ndarray of float64, shape (n_sessions, width)
+        Ideal session vector, built and held flat the same way.
+    normalised : ndarray of float64, shape (n_sessions, width)
+        ``curve / ideal`` component by component (norm-vect, 2008 appendix eq. 5); sessions whose
+        topic has no relevant document get the ``empty`` rule (NaN rows for ``"skip"``).
+    query_curves : ndarray of float64, shape (n_sessions, max_queries, depth)
+        sDCG(q) vector of each query position (discounted by rank and by query position, not
+        cumulated across queries); NaN for positions after the session's last query.
+    query_gain : ndarray of float64, shape (n_sessions, max_queries)
+        Per-query-position gain: sDCG(q) of the query's top-``depth`` (its counted positions
+        without padding); NaN after the session's last query.
+    ideal_query_gain : ndarray of float64, shape (n_sessions, max_queries)
+        The same for the ideal session.
+    depth : int
+        X, the number of top documents of each query that are concatenated.
+    query_log_base : float
+    pad : bool
+    duplicates : str
+    """
+
+    sessions: np.ndarray
+    n_queries: NDArray[np.int64]
+    lengths: NDArray[np.int64]
+    curve: Values
+    ideal: Values
+    normalised: Values
+    query_curves: Values
+    query_gain: Values
+    ideal_query_gain: Values
+    depth: int
+    query_log_base: float
+    pad: bool
+    duplicates: str
+
+    @property
+    def n_sessions(self) -> int:
+        """Number of sessions."""
+        return int(self.sessions.shape[0])
+
+    @property
+    def final_gain(self) -> Values:
+        """Final concatenated gain of each session (its last cumulated value), (n_sessions,)."""
+        return self.curve[:, -1].copy()
+
+    @property
+    def final_normalised(self) -> Values:
+        """Final normalised concatenated gain, shape (n_sessions,), in [0, 1]."""
+        return self.normalised[:, -1].copy()
+
+    def average_gain(self, *, normalised: bool = False) -> Values:
+        """Average gain of each session: avg-pos(V, length) over its own positions (JK 2002, eq. 6).
+
+        Parameters
+        ----------
+        normalised : bool, default False
+            Average the normalised vector instead of the raw one.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_sessions,)
+            NaN for a session without positions (every list empty and ``pad=False``).
+        """
+        v = self.normalised if normalised else self.curve
+        cols = np.arange(v.shape[1])[None, :]
+        inside = cols < self.lengths[:, None]
+        total = np.where(inside, v, 0.0).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.lengths > 0, total / np.maximum(self.lengths, 1), np.nan)
+
+    def extended(self, width: int, *, normalised: bool = False) -> Values:
+        """The concatenated vectors held flat up to ``width`` positions, shape (n_sessions, width).
+
+        Use it to put sessions (or systems) with different lengths on one axis, as the 2008
+        paper does up to Q11 in Fig. 2.
+
+        Raises
+        ------
+        ValueError
+            ``width`` smaller than the current width.
+        """
+        v = self.normalised if normalised else self.curve
+        return _hold(v, width)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per-session summaries as a DataFrame indexed by session id (needs pandas).
+
+        Columns: ``n_queries``, ``length``, ``final_gain``, ``final_normalised``,
+        ``average_gain``, ``average_normalised``.
+        """
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "n_queries": self.n_queries,
+                "length": self.lengths,
+                "final_gain": self.final_gain,
+                "final_normalised": self.final_normalised,
+                "average_gain": self.average_gain(),
+                "average_normalised": self.average_gain(normalised=True),
+            },
+            index=pd.Index(self.sessions, name="session"),
+        )
+
+
+def _hold(v: Values, width: int) -> Values:
+    if width < v.shape[1]:
+        raise ValueError(f"width must be >= the vectors' width {v.shape[1]}; got {width}")
+    if width == v.shape[1]:
+        return v.copy()
+    tail = np.repeat(v[:, -1:], width - v.shape[1], axis=1)
+    return np.concatenate([v, tail], axis=1)
+
+
+def _query_numbers(query: ArrayLike, n: int) -> NDArray[np.int64]:
+    q = np.asarray(query)
+    if q.ndim != 1 or q.shape[0] != n:
+        raise ValueError(f"query must be 1-D with one sequence number per row ({n}); got {q.shape}")
+    if q.dtype.kind not in "iuf" or (q.dtype.kind == "f" and not np.all(np.isfinite(q))):
+        raise TypeError(f"query must hold integer sequence numbers 1, 2, ...; got dtype {q.dtype}")
+    if q.dtype.kind == "f" and np.any(q != np.round(q)):
+        bad = q[q != np.round(q)][0]
+        raise ValueError(f"query sequence numbers must be integers; found {bad:g}")
+    if q.min() < 1:
+        raise ValueError(f"query sequence numbers must be >= 1 (the first query is 1); found "
+                         f"{q.min():g}")
+    if q.max() > _MAX_QUERY_NO:
+        raise ValueError(f"query sequence number {q.max():g} is too large (max {_MAX_QUERY_NO}); "
+                         "number the queries of a session 1, 2, 3, ...")
+    return q.astype(np.int64)
+
+
+def _tie_groups(inst: NDArray[np.int64], scores: np.ndarray, ties: str
+                ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Per row: 0-based rank of its tie group's first position in its list, the group's size.
+
+    With ``ties="stable"`` every row is its own group (input order breaks ties). Also returns the
+    sort order (by list, descending score, then row)."""
+    n = inst.shape[0]
+    rows = np.arange(n)
+    order = np.lexsort((rows, -scores, inst))
+    s_inst = inst[order]
+    s_score = scores[order]
+    new_list = np.ones(n, dtype=bool)
+    new_list[1:] = s_inst[1:] != s_inst[:-1]
+    if ties == "stable":
+        new_group = np.ones(n, dtype=bool)
+    else:
+        new_group = new_list.copy()
+        new_group[1:] |= s_score[1:] != s_score[:-1]
+    list_start = np.maximum.accumulate(np.where(new_list, rows, 0))
+    group_id = np.cumsum(new_group) - 1
+    group_first = np.flatnonzero(new_group)
+    group_size = np.diff(np.append(group_first, n))
+    start = np.empty(n, dtype=np.int64)
+    size = np.empty(n, dtype=np.int64)
+    start[order] = group_first[group_id] - list_start
+    size[order] = group_size[group_id]
+    return start, size, order
+
+
+def _first_time_factor(sidx: NDArray[np.int64], didx: NDArray[np.int64], qno: NDArray[np.int64],
+                       p_seen: Values) -> Values:
+    """Probability that a row's document was not among the top X of an earlier query.
+
+    Lists are ordered independently, so for the rows of one (session, document) in query order
+    the factor is the product of (1 - p) over the earlier rows (an exclusive segmented product).
+    """
+    n = sidx.shape[0]
+    order = np.lexsort((qno, didx, sidx))
+    s, d = sidx[order], didx[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (s[1:] != s[:-1]) | (d[1:] != d[:-1])
+    keep = 1.0 - p_seen[order]
+    zero = keep <= 0.0
+    logs = np.log(np.where(zero, 1.0, keep))
+    cum_log = np.cumsum(logs) - logs  # exclusive
+    nz = zero.astype(np.int64)
+    cum_zero: NDArray[np.int64] = np.cumsum(nz) - nz
+    seg = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    excl_log = cum_log - cum_log[first][seg]
+    excl_zero: NDArray[np.int64] = cum_zero - cum_zero[first][seg]
+    factor = np.where(excl_zero > 0, 0.0, np.exp(excl_log))
+    # exact 1 for first occurrences (no rounding through exp/log)
+    factor[new] = 1.0
+    out = np.empty(n)
+    out[order] = factor
+    return out
+
+
+def _lookup(mapping: Mapping[Any, Any], key: Any) -> Any:
+    item = key.item() if isinstance(key, np.generic) else key
+    if item in mapping:
+        return mapping[item]
+    if str(item) in mapping:
+        return mapping[str(item)]
+    raise ValueError(f"ideal_labels has no recall base for session {item!r}")
+
+
+def session_dcg(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    session: ArrayLike,
+    query: ArrayLike,
+    *,
+    doc: ArrayLike | None = None,
+    ideal_labels: Mapping[Any, ArrayLike] | None = None,
+    depth: int = 10,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "jarvelin2008",
+    log_base: float = 2,
+    query_log_base: float = 4,
+    pad: bool = True,
+    duplicates: str = "all",
+    ties: str = "average",
+    empty: float | str = 0.0,
+) -> SessionDCG:
+    """Session-based DCG vectors of multiple-query sessions (Järvelin et al. 2008), tie-aware.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_rows,)
+        Graded label of each retrieved document, judged against its session's topic (>= 0).
+    y_score : array-like of shape (n_rows,)
+        Finite score of each row within its query's list; higher ranks first. To evaluate a
+        logged ranking, pass ``-rank``.
+    session : array-like of shape (n_rows,)
+        Session id of each row (ints or strings).
+    query : array-like of int, shape (n_rows,)
+        Sequence number of the row's query within its session: 1, 2, 3, ... A number missing
+        below a session's highest one is a query that returned nothing (an empty list).
+    doc : array-like of shape (n_rows,), optional
+        Document id of each row. Needed for ``duplicates="first"`` and, when ``ideal_labels`` is
+        None, to find the distinct documents of a session. A document may appear once per list.
+    ideal_labels : mapping {session id: array-like of labels}, optional
+        The recall base of each session's topic: the labels of every judged document (JK 2002,
+        eq. 4; the ideal vector "has the relevance scores of the recall base in descending order",
+        2008 appendix). Sessions of one topic may share an array. None: the distinct documents
+        retrieved in the session (by ``doc``).
+    depth : int >= 1, default 10
+        X, the top documents of every query that are scanned and concatenated (paper: 10).
+    gain : {"exponential", "linear"}, sequence, mapping or callable, default "exponential"
+        As in :func:`rankmetrics.dcg`. The paper weighs levels 0-3 as ``[0, 1, 10, 100]``.
+    discount : str or callable, default "jarvelin2008"
+        Rank discount within a list; "jarvelin2008" is 1 / (1 + log_b j) (2008 appendix eq. 2),
+        which discounts every rank. Any discount of :func:`rankmetrics.dcg` is accepted.
+    log_base : float > 1, default 2
+        b, the base of the rank discount (paper: 2).
+    query_log_base : float > 1, default 4
+        bq, the base of the query-position discount (paper: 4).
+    pad : bool, default True
+        Every query occupies ``depth`` positions of the session vector, a short or empty list
+        padded with zero gains (the paper's choice, Sec. 4). False: a list occupies only its
+        ``min(length, depth)`` positions and empty lists none.
+    duplicates : {"all", "first"}, default "all"
+        "all": a document gains every time it is returned (the paper's choice, Sec. 3.3).
+        "first": only the first time it appears within the top ``depth`` of a query of the
+        session; later appearances gain 0 (under tied scores, the probability that it was not
+        seen before weighs its gain).
+    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        Tie rule within each list (see :func:`rankmetrics.dcg`). With ``duplicates="first"`` only
+        "average" (exact: lists are ordered independently) and "stable" are defined.
+    empty : float, "skip" or "error", default 0.0
+        Normalised value for a session whose recall base has no gain (ideal vector all zero).
+
+    Returns
+    -------
+    SessionDCG
+        Concatenated, ideal and normalised session vectors of shape (n_sessions, width), the
+        per-query sDCG vectors and gains, and the summaries ``final_gain``, ``average_gain()``
+        and ``query_gain``.
+
+    Raises
+    ------
+    ValueError
+        Mismatched lengths, empty input, negative labels, non-finite scores, query numbers < 1 or
+        non-integer, a document twice in one list, ``query_log_base <= 1``, unknown
+        ``duplicates``, ``duplicates="first"`` without ``doc`` or with optimistic/pessimistic
+        ties, neither ``doc`` nor ``ideal_labels``, a session missing from ``ideal_labels``, or an
+        empty session when ``empty="error"``.
+    TypeError
+        Non-numeric labels/scores/query numbers or a non-int ``depth``.
+
+    Notes
+    -----
+    For the list of query position q of a session (1-based), with DCG_q its DCG vector at ranks
+    1..X,
+
+        sDCG(q) = DCG_q / (1 + log_bq q)                          (Järvelin et al. 2008, eq. 1)
+
+    and the concatenated vector is, at rank j of query q,
+    ``sum_(q' < q) sDCG(q')[X] + sDCG(q)[j]``. The ideal session vector replaces every DCG_q by
+    the ideal DCG vector of the topic's recall base (top X; without padding, its first
+    ``min(length, X)`` components), so the ideal of a session of n queries is the single-query
+    ideal "concatenated n times", each copy discounted by formula (1) (Sec. 3.3). After the last
+    query of a session both vectors stay flat.
+
+    A single-query session is exactly ``rankmetrics.dcg_curve(..., depth=X,
+    discount="jarvelin2008")``, its ideal ``rankmetrics.ideal_dcg_curve`` of the recall base,
+    since the first query is not discounted (1 + log_bq 1 = 1).
+
+    Ties: with ``ties="average"`` every vector component is the exact mean over all orderings of
+    tied scores in every list (McSherry & Najork 2008). With ``duplicates="first"`` a row's gain is
+    multiplied by the probability that its document was not in the top X of any earlier list of
+    the session (for a tie group straddling X with n members at ranks t+1..t+n, each member is in
+    the top X with probability (X - t) / n); lists are ordered independently, so the expectation
+    stays exact. Ideal vectors ignore duplicates, as in the paper.
+
+    References
+    ----------
+    Järvelin, K., Price, S. L., Delcambre, L. M. L., Nielsen, M. L. (2008). Discounted cumulated
+    gain based evaluation of multiple-query IR sessions. ECIR 2008, LNCS 4956, 4-15. Eq. 1,
+    Sec. 3.3 and 4, appendix eq. 1-5.
+
+    Examples
+    --------
+    Two queries of one session, linear gains, b = 2, bq = 4, X = 2:
+
+    >>> from rankmetrics.session import session_dcg
+    >>> r = session_dcg([2, 0, 1, 2], [2, 1, 2, 1], ["s", "s", "s", "s"], [1, 1, 2, 2],
+    ...                 doc=["a", "b", "c", "a"], depth=2, gain="linear")
+    >>> r.curve.round(4)
+    array([[2.    , 2.    , 2.6667, 3.3333]])
+    >>> r.ideal.round(4)
+    array([[2.    , 2.5   , 3.8333, 4.1667]])
+    """
+    labels = check_labels(y_true)
+    scores = check_scores(y_score)
+    if labels.ndim != 1 or scores.ndim != 1:
+        raise ValueError("y_true and y_score must be 1-D (one row per retrieved document)")
+    n = labels.shape[0]
+    if scores.shape[0] != n:
+        raise ValueError(f"y_true and y_score must have the same length; got {n} and "
+                         f"{scores.shape[0]}")
+    if n == 0:
+        raise ValueError("y_true is empty: at least one retrieved document is needed")
+    sess = check_qid(session, n)
+    qno = _query_numbers(query, n)
+    x = check_k(depth, "depth")
+    if x is None:
+        raise TypeError("depth must be a positive int (X, e.g. 10)")
+    bq = check_positive_real("query_log_base", query_log_base, above=1.0)
+    check_choice("duplicates", duplicates, _DUPLICATES)
+    check_ties(ties)
+    rule = check_empty(empty)
+    if not isinstance(pad, (bool, np.bool_)):
+        raise TypeError(f"pad must be True or False; got {pad!r}")
+    if duplicates == "first":
+        if doc is None:
+            raise ValueError("duplicates='first' needs doc= (the document id of every row)")
+        if ties not in ("average", "stable"):
+            raise ValueError(
+                f"duplicates='first' is defined for ties='average' or 'stable'; got ties={ties!r}"
+            )
+    if doc is None and ideal_labels is None:
+        raise ValueError(
+            "pass ideal_labels= (the recall base of each session's topic) or doc= (document ids, "
+            "to build the ideal from the distinct documents of each session)"
+        )
+
+    sess_ids, sidx = np.unique(sess, return_inverse=True)
+    sidx = sidx.ravel().astype(np.int64)
+    n_s = int(sess_ids.shape[0])
+    m_q = int(qno.max())
+    key = sidx * (m_q + 1) + qno
+    inst_keys, iidx = np.unique(key, return_inverse=True)
+    iidx = iidx.ravel().astype(np.int64)
+    inst_s = inst_keys // (m_q + 1)
+    inst_q = inst_keys % (m_q + 1)
+
+    didx: NDArray[np.int64] | None = None
+    if doc is not None:
+        d = check_qid(doc, n)
+        _, didx_raw = np.unique(d, return_inverse=True)
+        didx = didx_raw.ravel().astype(np.int64)
+        pair = np.unique(iidx * (int(didx.max()) + 1) + didx, return_counts=True)
+        if np.any(pair[1] > 1):
+            bad = int(np.flatnonzero(pair[1] > 1)[0])
+            i_bad = int(pair[0][bad] // (int(didx.max()) + 1))
+            where = f"session {sess_ids[inst_s[i_bad]].item()!r}, query {int(inst_q[i_bad])}"
+            raise ValueError(
+                f"a document appears twice in the list of {where}; each list may hold a "
+                "document once"
+            )
+
+    gains = apply_gain(gain, labels)
+    if duplicates == "first":
+        assert didx is not None
+        start, size, _ = _tie_groups(iidx, scores, ties)
+        p_seen = np.clip((x - start) / size, 0.0, 1.0)
+        gains = gains * _first_time_factor(sidx, didx, qno, p_seen)
+
+    plan = QueryPlan(gains, qid=iidx)
+    curves = plan.dcg_curve(scores, depth=x, gain="linear", discount=discount,
+                            log_base=log_base, ties=ties)
+
+    # recall base -> ideal DCG vector of every session, shape (n_s, X)
+    if ideal_labels is not None:
+        parts = [check_labels(np.asarray(_lookup(ideal_labels, s), dtype=np.float64).ravel(),
+                              f"ideal_labels[{s!r}]") for s in sess_ids]
+        rb_labels = np.concatenate(parts) if parts else np.zeros(0)
+        rb_sess = np.repeat(np.arange(n_s), [p.shape[0] for p in parts])
+    else:
+        assert didx is not None
+        pair_key = sidx * (int(didx.max()) + 1) + didx
+        uniq, inv = np.unique(pair_key, return_inverse=True)
+        rb_labels = np.zeros(uniq.shape[0])
+        np.maximum.at(rb_labels, inv.ravel(), labels)
+        rb_sess = uniq // (int(didx.max()) + 1)
+    ideal1 = np.zeros((n_s, x))
+    if rb_labels.shape[0]:
+        ip = QueryPlan(rb_labels, qid=rb_sess)
+        ideal1[ip.qids.astype(np.int64)] = ip.ideal_dcg_curve(
+            depth=x, gain=gain, discount=discount, log_base=log_base)
+
+    # dense (session, query position, rank) tensors
+    n_per = np.zeros(n_s, dtype=np.int64)
+    np.maximum.at(n_per, inst_s, inst_q)
+    active = np.arange(1, m_q + 1)[None, :] <= n_per[:, None]  # (n_s, m_q)
+    c = np.zeros((n_s, m_q, x))
+    c[inst_s, inst_q - 1] = curves
+    if pad:
+        lens = np.where(active, x, 0).astype(np.int64)
+    else:
+        lens = np.zeros((n_s, m_q), dtype=np.int64)
+        lens[inst_s, inst_q - 1] = np.minimum(plan.sizes, x)
+    qd = query_discount(m_q, bq)
+    s_vec = c * qd[None, :, None]
+    i_vec = ideal1[:, None, :] * qd[None, :, None] * active[:, :, None]
+
+    def totals(v: Values) -> Values:
+        at = np.take_along_axis(v, np.maximum(lens - 1, 0)[:, :, None], axis=2)[:, :, 0]
+        return np.where(lens > 0, at, 0.0)
+
+    q_tot = totals(s_vec)
+    i_tot = totals(i_vec)
+    width = max(int(lens.sum(axis=1).max()), 1)
+    curve = _concatenate(s_vec, q_tot, lens, width)
+    ideal = _concatenate(i_vec, i_tot, lens, width)
+
+    no_gain = ideal[:, -1] <= 0
+    if rule == "error" and no_gain.any():
+        raise ValueError(
+            f"sessions {sess_ids[no_gain][:5].tolist()} have no relevant document in their recall "
+            "base, so their normalised vectors are undefined; pass empty=0.0, 1.0 or 'skip'"
+        )
+    fill = np.nan if rule == "skip" else float(rule) if rule != "error" else 0.0
+    normalised = np.full(curve.shape, fill)
+    np.divide(curve, ideal, out=normalised, where=ideal > 0)
+    normalised[no_gain] = fill
+
+    nan_q = ~active
+    query_curves = s_vec.copy()
+    query_curves[nan_q] = np.nan
+    query_gain = np.where(nan_q, np.nan, q_tot)
+    ideal_query_gain = np.where(nan_q, np.nan, i_tot)
+    return SessionDCG(
+        sessions=sess_ids,
+        n_queries=n_per,
+        lengths=lens.sum(axis=1),
+        curve=curve,
+        ideal=ideal,
+        normalised=normalised,
+        query_curves=query_curves,
+        query_gain=query_gain,
+        ideal_query_gain=ideal_query_gain,
+        depth=x,
+        query_log_base=bq,
+        pad=bool(pad),
+        duplicates=duplicates,
+    )
+
+
+def _concatenate(v: Values, totals: Values, lens: NDArray[np.int64], width: int) -> Values:
+    """Concatenate the first ``lens[s, q]`` components of every query's vector, cumulating the
+    totals of earlier queries, and hold the last value flat up to ``width``."""
+    n_s, m_q, x = v.shape
+    offsets = np.cumsum(totals, axis=1) - totals
+    seg = v + offsets[:, :, None]
+    mask = np.arange(x)[None, None, :] < lens[:, :, None]
+    flat_mask = mask.reshape(n_s, m_q * x)
+    pos = np.cumsum(flat_mask, axis=1) - 1
+    out = np.zeros((n_s, width))
+    rows = np.broadcast_to(np.arange(n_s)[:, None], flat_mask.shape)
+    out[rows[flat_mask], pos[flat_mask]] = seg.reshape(n_s, m_q * x)[flat_mask]
+    total = lens.sum(axis=1)
+    final = totals.sum(axis=1)
+    return np.where(np.arange(width)[None, :] < total[:, None], out, final[:, None])
+
+
+# ------------------------------------------------------------------------------------ files
+_RUN_COLUMNS = ("session", "query", "topic", "docid", "rank", "score")
+
+
+def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame:
+    """Read a session run: one retrieved document per line, TREC-like.
+
+    Format (whitespace-separated; blank lines and lines starting with ``#`` are skipped)::
+
+        SESSION  QUERY  TOPIC  DOCNO  RANK  SCORE  [TAG]
+        s01      1      D      doc17  1     12.5   sys1
+        s01      1      D      doc03  2     11.0   sys1
+        s01      2      D      doc17  1     9.75   sys1
+
+    ``SESSION`` is the session id, ``QUERY`` the query's sequence number in the session (1, 2,
+    ...; a missing number is a query that returned nothing), ``TOPIC`` the qrels topic the session
+    is judged against (several sessions may share one), ``DOCNO`` the document, ``RANK`` the rank
+    shown (kept, not used), ``SCORE`` the score that orders the list (higher first; equal scores
+    are ties; for a logged ranking without scores write ``-RANK``). ``TAG`` is ignored.
+
+    Parameters
+    ----------
+    src : path or DataFrame
+        A file, or a DataFrame with at least the columns ``session, query, docid, score``
+        (``topic`` defaults to ``session``; ``rank`` is optional), which is validated and copied.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``session`` (str), ``query`` (int64), ``topic`` (str), ``docid`` (str), ``rank``
+        (int64, -1 when absent), ``score`` (float64).
+
+    Raises
+    ------
+    ValueError
+        A line with fewer than 6 fields, a non-integer query number or rank, a query number < 1,
+        a non-finite score (the message names file and line), or missing DataFrame columns.
+    OSError
+        The file cannot be read.
+    """
+    import pandas as pd
+
+    if isinstance(src, pd.DataFrame):
+        missing = [c for c in ("session", "query", "docid", "score") if c not in src.columns]
+        if missing:
+            raise ValueError(f"session run DataFrame lacks column(s) {missing}; needs session, "
+                             "query, docid, score (topic and rank optional)")
+        out = pd.DataFrame({
+            "session": src["session"].astype(str).to_numpy(),
+            "query": src["query"].to_numpy(),
+            "topic": (src["topic"] if "topic" in src.columns else src["session"]).astype(str)
+            .to_numpy(),
+            "docid": src["docid"].astype(str).to_numpy(),
+            "rank": src["rank"].to_numpy() if "rank" in src.columns else -1,
+            "score": src["score"].to_numpy(dtype=np.float64),
+        })
+        _query_numbers(out["query"].to_numpy(), len(out))
+        out["query"] = out["query"].astype(np.int64)
+        if not np.all(np.isfinite(out["score"].to_numpy())):
+            raise ValueError("session run scores must be finite")
+        return out
+    path = os.fspath(src)
+    cols: dict[str, list[Any]] = {c: [] for c in _RUN_COLUMNS}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            s = line.strip()
+            if not s or s.startswith("#"):
+                continue
+            f = s.split()
+            where = f"{path}, line {lineno}"
+            if len(f) < 6:
+                raise ValueError(f"{where}: expected 'SESSION QUERY TOPIC DOCNO RANK SCORE [TAG]',"
+                                 f" got {len(f)} field(s): {s!r}")
+            try:
+                qn, rk = int(f[1]), int(f[4])
+            except ValueError:
+                raise ValueError(f"{where}: QUERY and RANK must be integers; got {f[1]!r}, "
+                                 f"{f[4]!r}") from None
+            try:
+                sc = float(f[5])
+            except ValueError:
+                raise ValueError(f"{where}: SCORE must be a number; got {f[5]!r}") from None
+            if qn < 1:
+                raise ValueError(f"{where}: QUERY must be >= 1 (sequence number); got {qn}")
+            if not math.isfinite(sc):
+                raise ValueError(f"{where}: SCORE must be finite; got {f[5]!r}")
+            for c, v in zip(_RUN_COLUMNS, (f[0], qn, f[2], f[3], rk, sc), strict=True):
+                cols[c].append(v)
+    if not cols["session"]:
+        raise ValueError(f"{path}: no session run lines")
+    return pd.DataFrame({
+        "session": pd.Series(cols["session"], dtype=object).astype(str),
+        "query": np.asarray(cols["query"], dtype=np.int64),
+        "topic": pd.Series(cols["topic"], dtype=object).astype(str),
+        "docid": pd.Series(cols["docid"], dtype=object).astype(str),
+        "rank": np.asarray(cols["rank"], dtype=np.int64),
+        "score": np.asarray(cols["score"], dtype=np.float64),
+    })
+
+
+def _qrels_frame(qrels: Any) -> pd.DataFrame:
+    """qrels as DataFrame[qid, docid, label] through :func:`rankmetrics.trec.read_qrels`."""
+    import pandas as pd
+
+    if isinstance(qrels, pd.DataFrame) and {"qid", "docid", "label"} <= set(qrels.columns):
+        frame = qrels
+    else:
+        from ..trec import read_qrels
+
+        frame = read_qrels(qrels)
+    out = pd.DataFrame({
+        "qid": frame["qid"].astype(str).to_numpy(),
+        "docid": frame["docid"].astype(str).to_numpy(),
+        "label": np.clip(frame["label"].to_numpy(dtype=np.float64), 0.0, None),
+    })
+    return out.drop_duplicates(["qid", "docid"], keep="last")
+
+
+def evaluate_sessions(
+    run: str | os.PathLike[str] | pd.DataFrame,
+    qrels: Any,
+    *,
+    depth: int = 10,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "jarvelin2008",
+    log_base: float = 2,
+    query_log_base: float = 4,
+    pad: bool = True,
+    duplicates: str = "all",
+    ties: str = "average",
+    empty: float | str = 0.0,
+) -> SessionDCG:
+    """Session DCG of a session run against TREC qrels (see :func:`session_dcg`).
+
+    Parameters
+    ----------
+    run : path or DataFrame
+        A session run (format in :func:`read_session_run`), or a DataFrame with columns
+        ``session, query, docid, score`` and optionally ``topic`` (default: the session id).
+    qrels : path, DataFrame or mapping
+        Judgments per topic, anything :func:`rankmetrics.trec.read_qrels` accepts (or a
+        DataFrame with columns ``qid, docid, label``). Unjudged documents have label 0; negative
+        labels (TREC's -1) count as 0. A session's recall base is every judged document of its
+        topic.
+    depth, gain, discount, log_base, query_log_base, pad, duplicates, ties, empty
+        As in :func:`session_dcg`.
+
+    Returns
+    -------
+    SessionDCG
+
+    Raises
+    ------
+    ValueError, OSError
+        Unreadable or malformed files, or any error of :func:`session_dcg`.
+    """
+    import pandas as pd
+
+    frame = read_session_run(run)
+    judged = _qrels_frame(qrels)
+    merged = frame.merge(judged.rename(columns={"qid": "topic"}), on=["topic", "docid"],
+                         how="left")
+    labels = merged["label"].fillna(0.0).to_numpy(dtype=np.float64)
+    by_topic = {t: g["label"].to_numpy() for t, g in judged.groupby("qid", sort=False)}
+    none = np.zeros(0)
+    pairs = frame[["session", "topic"]].drop_duplicates()
+    if pairs["session"].duplicated().any():
+        bad = pairs.loc[pairs["session"].duplicated(), "session"].iloc[0]
+        raise ValueError(f"session {bad!r} is judged against several topics; a session has one")
+    topic_of = pd.Series(pairs["topic"].to_numpy(), index=pairs["session"].to_numpy())
+    ideal = {s: by_topic.get(t, none) for s, t in topic_of.items()}
+    return session_dcg(
+        labels, merged["score"].to_numpy(), merged["session"].to_numpy(),
+        merged["query"].to_numpy(), doc=merged["docid"].to_numpy(), ideal_labels=ideal,
+        depth=depth, gain=gain, discount=discount, log_base=log_base,
+        query_log_base=query_log_base, pad=pad, duplicates=duplicates, ties=ties, empty=empty,
+    )

@@ -1,0 +1,762 @@
+"""Significance tests between retrieval systems over per-query scores (Järvelin & Kekäläinen 2002).
+
+JK 2002 (Sec. 3.6, Table 1) test differences between query types on per-request averages of
+normalised (D)CG vectors with the Friedman test (ordinal view of the relevance scale) and ANOVA
+(ratio-scale weights 0-1-10-100), and report per-system averages, pairwise differences and
+significance markers. :func:`compare` runs those tests, and the paired t-test and the Wilcoxon
+signed-rank test, on the per-query scores of any metric for two or more systems;
+:func:`significance_table` prints the Table 1 layout; :func:`compare_runs` evaluates TREC runs
+first (through :func:`rankmetrics.trec.evaluate`).
+
+scipy is imported lazily (extra ``rankmetrics[stats]``); pandas only for DataFrame input/output.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..core.validation import check_choice
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+Values = NDArray[np.float64]
+
+__all__ = [
+    "TESTS",
+    "Comparison",
+    "Omnibus",
+    "Pairwise",
+    "align_scores",
+    "compare",
+    "compare_runs",
+    "per_query_scores",
+    "significance_table",
+]
+
+TESTS = ("t", "wilcoxon", "friedman", "anova")
+_TEST_ALIASES = {
+    "t": "t", "ttest": "t", "t-test": "t", "paired-t": "t", "paired_t": "t",
+    "wilcoxon": "wilcoxon", "signrank": "wilcoxon", "signed-rank": "wilcoxon",
+    "friedman": "friedman", "anova": "anova",
+}
+_TEST_NAMES = {
+    "t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "friedman": "Friedman test (pairs: Conover's post-hoc)",
+    "anova": "two-way ANOVA, queries as blocks (pairs: Tukey HSD)",
+}
+MISSING = ("intersect", "zero", "error")
+CORRECTIONS = ("none", "holm", "bonferroni")
+
+
+def _scipy_stats() -> Any:
+    try:
+        from scipy import stats
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "significance tests need scipy: pip install 'rankmetrics[stats]'"
+        ) from exc
+    return stats
+
+
+def _test_name(test: str) -> str:
+    key = _TEST_ALIASES.get(str(test).lower()) if isinstance(test, str) else None
+    if key is None:
+        raise ValueError(f"test must be one of {', '.join(map(repr, TESTS))}; got {test!r}")
+    return key
+
+
+@dataclass(frozen=True)
+class Pairwise:
+    """One pairwise comparison, system ``b`` against system ``a`` (``a`` listed first).
+
+    Attributes
+    ----------
+    a, b : str
+    mean_a, mean_b : float
+        Means over the compared queries.
+    mean_diff : float
+        ``mean_b - mean_a`` (JK 2002 Table 1's "Difference B - A").
+    statistic : float
+        t (t-test), W = min(W+, W-) (Wilcoxon), Conover's t (Friedman), Tukey's q (ANOVA).
+    pvalue : float
+        Two-sided p-value, after ``correction``.
+    effect_size : float
+    effect_name : str
+        "cohen_dz" (mean difference / SD of differences) for t and ANOVA; "rank_biserial"
+        (matched pairs, (W+ - W-) / (W+ + W-), positive when b is higher) for Wilcoxon;
+        "mean_rank_diff" (difference of mean within-query ranks, rank k = best) for Friedman.
+    significant : bool
+        ``pvalue < alpha`` (for Friedman also the omnibus p-value < alpha: Conover's pairwise
+        comparisons follow a significant Friedman test).
+    """
+
+    a: str
+    b: str
+    mean_a: float
+    mean_b: float
+    mean_diff: float
+    statistic: float
+    pvalue: float
+    effect_size: float
+    effect_name: str
+    significant: bool
+
+
+@dataclass(frozen=True)
+class Omnibus:
+    """Omnibus test of "all systems equal" (Friedman or ANOVA).
+
+    Attributes
+    ----------
+    name : str
+    statistic : float
+        Friedman's chi-square (tie-corrected) or F.
+    df : tuple of float
+        (k - 1,) for Friedman; (k - 1, (n - 1)(k - 1)) for ANOVA.
+    pvalue : float
+    effect_size : float
+        Kendall's W = chi2 / (n (k - 1)) for Friedman; partial eta^2 = SS_systems /
+        (SS_systems + SS_error) for ANOVA.
+    effect_name : str
+    """
+
+    name: str
+    statistic: float
+    df: tuple[float, ...]
+    pvalue: float
+    effect_size: float
+    effect_name: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Result of :func:`compare`.
+
+    Attributes
+    ----------
+    test : str
+        "t", "wilcoxon", "friedman" or "anova".
+    systems : tuple of str
+    queries : ndarray of shape (n_queries,)
+        The compared queries (after the ``missing`` rule).
+    scores : ndarray of float64, shape (n_queries, n_systems)
+    means : ndarray of float64, shape (n_systems,)
+    pairwise : tuple of Pairwise
+        Every pair (i < j) in system order.
+    omnibus : Omnibus or None
+        For Friedman and ANOVA.
+    alpha : float
+    missing : str
+        The rule applied to queries missing in some systems.
+    missing_queries : dict
+        System -> the queries it lacked (dropped with "intersect", scored 0 with "zero").
+    correction : str
+    metric : str or None
+    """
+
+    test: str
+    systems: tuple[str, ...]
+    queries: np.ndarray
+    scores: Values
+    means: Values
+    pairwise: tuple[Pairwise, ...]
+    omnibus: Omnibus | None
+    alpha: float
+    missing: str
+    missing_queries: dict[str, list[Any]] = field(default_factory=dict)
+    correction: str = "none"
+    metric: str | None = None
+
+    @property
+    def n_queries(self) -> int:
+        """Number of compared queries."""
+        return int(self.scores.shape[0])
+
+    def pair(self, a: str, b: str) -> Pairwise:
+        """The comparison of systems ``a`` and ``b`` (either order; ``mean_diff`` is b - a).
+
+        Raises
+        ------
+        KeyError
+            Unknown system names.
+        """
+        for p in self.pairwise:
+            if (p.a, p.b) == (a, b):
+                return p
+            if (p.a, p.b) == (b, a):
+                return Pairwise(a, b, p.mean_b, p.mean_a, -p.mean_diff, p.statistic, p.pvalue,
+                                -p.effect_size, p.effect_name, p.significant)
+        raise KeyError(f"no pair ({a!r}, {b!r}); systems are {list(self.systems)}")
+
+    def missing_statement(self) -> str:
+        """One line stating how queries missing in some systems were handled."""
+        lacking = sorted({q for qs in self.missing_queries.values() for q in qs}, key=str)
+        head = f"queries compared: {self.n_queries} (missing={self.missing!r}"
+        if not lacking:
+            return head + ": every system scored every query)"
+        what = "dropped" if self.missing == "intersect" else "scored 0 where absent"
+        per = "; ".join(f"{s} lacks {_short(q)}" for s, q in self.missing_queries.items() if q)
+        return head + f": {len(lacking)} {what}; {per})"
+
+    def table(self, *, digits: int = 3) -> str:
+        """JK 2002 Table 1 layout for this comparison alone (see :func:`significance_table`)."""
+        return significance_table([self], digits=digits)
+
+    def summary(self, *, digits: int = 4) -> str:
+        """A plain-text report: omnibus test, every pair with p-value and effect size."""
+        lines = [f"{_TEST_NAMES[self.test]}; metric {self.metric or 'score'}; "
+                 f"alpha {self.alpha:g}; correction {self.correction}",
+                 self.missing_statement()]
+        if self.omnibus is not None:
+            o = self.omnibus
+            df = ", ".join(f"{d:g}" for d in o.df)
+            lines.append(f"omnibus {o.name}({df}) = {o.statistic:.{digits}f}, "
+                         f"p = {_p(o.pvalue)}, {o.effect_name} = {o.effect_size:.{digits}f}")
+        for p in self.pairwise:
+            mark = " *" if p.significant else ""
+            lines.append(
+                f"{p.b} - {p.a}: diff {p.mean_diff:+.{digits}f}, statistic "
+                f"{p.statistic:.{digits}f}, p = {_p(p.pvalue)}, {p.effect_name} "
+                f"{p.effect_size:+.{digits}f}{mark}"
+            )
+        return "\n".join(lines)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Pairwise results as a DataFrame, one row per pair (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame([p.__dict__ for p in self.pairwise])
+
+
+def _short(qs: Sequence[Any], n: int = 5) -> str:
+    shown = ", ".join(str(q) for q in list(qs)[:n])
+    return f"{len(qs)} ({shown}{', ...' if len(qs) > n else ''})"
+
+
+def _p(p: float) -> str:
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.2e}"
+
+
+# ------------------------------------------------------------------------------ alignment
+def align_scores(
+    scores: Any, *, missing: str = "intersect", systems: Sequence[str] | None = None
+) -> tuple[tuple[str, ...], np.ndarray, Values, dict[str, list[Any]]]:
+    """Per-query scores of several systems as one (n_queries, n_systems) matrix.
+
+    Parameters
+    ----------
+    scores : mapping {system: scores}, DataFrame or 2-D array
+        A mapping's values are pandas Series (indexed by query id), mappings {query id: score},
+        or plain 1-D arrays (then all of one length, paired by position). A DataFrame has one
+        column per system and one row per query. A 2-D array of shape (n_queries, n_systems)
+        pairs by row; name its columns with ``systems``. NaN means "no score for this query".
+    missing : {"intersect", "zero", "error"}, default "intersect"
+        Queries without a score in some system: "intersect" drops them, "zero" scores them 0
+        (right for metrics where an empty result scores 0), "error" raises.
+    systems : sequence of str, optional
+        Names for the columns of a 2-D array (default "S1", "S2", ...).
+
+    Returns
+    -------
+    systems : tuple of str
+    queries : ndarray of shape (n_queries,)
+    matrix : ndarray of float64, shape (n_queries, n_systems)
+    missing_queries : dict {system: list of query ids it lacked}
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 systems, non-finite scores other than NaN, arrays of different lengths,
+        missing queries with ``missing="error"``, or fewer than 2 queries left.
+    """
+    check_choice("missing", missing, MISSING)
+    names, queries, mat = _to_matrix(scores, systems)
+    if len(names) < 2:
+        raise ValueError(f"compare needs at least 2 systems; got {len(names)}")
+    if np.isinf(mat).any():
+        raise ValueError("per-query scores must be finite (NaN marks a missing query)")
+    absent = np.isnan(mat)
+    lacking = {s: queries[absent[:, j]].tolist() for j, s in enumerate(names)}
+    if absent.any():
+        if missing == "error":
+            per = "; ".join(f"{s} lacks {_short(q)}" for s, q in lacking.items() if q)
+            raise ValueError(f"queries are missing in some systems ({per}); pass "
+                             "missing='intersect' to drop them or missing='zero' to score them 0")
+        if missing == "intersect":
+            keep = ~absent.any(axis=1)
+            queries, mat = queries[keep], mat[keep]
+        else:
+            mat = np.where(absent, 0.0, mat)
+    if mat.shape[0] < 2:
+        raise ValueError(
+            f"{mat.shape[0]} query left to compare (missing={missing!r}); tests need at least 2"
+        )
+    return names, queries, mat, {s: q for s, q in lacking.items()}
+
+
+def _to_matrix(scores: Any, systems: Sequence[str] | None
+               ) -> tuple[tuple[str, ...], np.ndarray, Values]:
+    if hasattr(scores, "columns") and hasattr(scores, "index"):  # DataFrame
+        names = tuple(str(c) for c in scores.columns)
+        return names, np.asarray(scores.index), np.asarray(scores, dtype=np.float64)
+    if isinstance(scores, Mapping):
+        names = tuple(str(k) for k in scores)
+        vals = list(scores.values())
+        keyed = [_keyed(v) for v in vals]
+        if all(k is None for k in keyed):
+            arrs = [np.asarray(v, dtype=np.float64) for v in vals]
+            if any(a.ndim != 1 for a in arrs) or len({a.shape[0] for a in arrs}) != 1:
+                raise ValueError(
+                    "per-query score arrays must be 1-D and of one length (paired by position); "
+                    f"got shapes {[a.shape for a in arrs]}"
+                )
+            return names, np.arange(arrs[0].shape[0]), np.column_stack(arrs)
+        if any(k is None for k in keyed):
+            raise ValueError("mix of keyed (Series/mapping) and positional per-query scores; "
+                             "give every system query ids or none")
+        union: dict[Any, None] = {}
+        for k in keyed:
+            assert k is not None
+            union.update(dict.fromkeys(k))
+        try:
+            queries = np.array(sorted(union))
+        except TypeError:
+            queries = np.array(sorted(union, key=str), dtype=object)
+        pos = {q: i for i, q in enumerate(queries.tolist())}
+        mat = np.full((len(queries), len(names)), np.nan)
+        for j, k in enumerate(keyed):
+            assert k is not None
+            for q, v in k.items():
+                mat[pos[q], j] = float(v)
+        return names, queries, mat
+    arr = np.asarray(scores, dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"scores must be a mapping, a DataFrame or a 2-D (n_queries, n_systems) "
+                         f"array; got shape {arr.shape}")
+    if systems is None:
+        names = tuple(f"S{j + 1}" for j in range(arr.shape[1]))
+    else:
+        names = tuple(str(s) for s in systems)
+        if len(names) != arr.shape[1]:
+            raise ValueError(f"systems names {len(names)} columns; scores have {arr.shape[1]}")
+    return names, np.arange(arr.shape[0]), arr
+
+
+def _keyed(v: Any) -> dict[Any, float] | None:
+    if hasattr(v, "index") and hasattr(v, "to_numpy"):  # pandas Series
+        return {(q.item() if isinstance(q, np.generic) else q): float(x)
+                for q, x in zip(v.index, v.to_numpy(dtype=np.float64), strict=True)}
+    if isinstance(v, Mapping):
+        return {q: float(x) for q, x in v.items()}
+    return None
+
+
+# ------------------------------------------------------------------------------------ tests
+def _paired_t(d: Values) -> tuple[float, float, float]:
+    """(t, p, Cohen's d_z) of paired differences; degenerate zero-variance cases handled."""
+    stats = _scipy_stats()
+    n = d.shape[0]
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    if sd <= 1e-12 * float(np.abs(d).max()):  # constant differences up to rounding
+        if mean == 0.0:
+            return 0.0, 1.0, 0.0
+        return math.copysign(math.inf, mean), 0.0, math.copysign(math.inf, mean)
+    t = mean / (sd / math.sqrt(n))
+    return t, float(2 * stats.t.sf(abs(t), n - 1)), mean / sd
+
+
+def _wilcoxon(d: Values) -> tuple[float, float, float]:
+    """(W = min(W+, W-), p, matched-pairs rank-biserial r); zero differences are dropped."""
+    stats = _scipy_stats()
+    nz = d[d != 0]
+    if nz.size == 0:
+        return 0.0, 1.0, 0.0
+    ranks = stats.rankdata(np.abs(nz))
+    w_plus = float(ranks[nz > 0].sum())
+    w_minus = float(ranks[nz < 0].sum())
+    res = stats.wilcoxon(nz, zero_method="wilcox", alternative="two-sided")
+    return min(w_plus, w_minus), float(res.pvalue), (w_plus - w_minus) / (w_plus + w_minus)
+
+
+def _adjust(p: Values, correction: str) -> Values:
+    if correction == "none" or p.size == 0:
+        return p
+    m = p.size
+    if correction == "bonferroni":
+        return np.minimum(p * m, 1.0)
+    order = np.argsort(p, kind="stable")  # holm
+    adj = np.maximum.accumulate(p[order] * (m - np.arange(m)))
+    out = np.empty(m)
+    out[order] = np.minimum(adj, 1.0)
+    return out
+
+
+def compare(
+    scores: Any,
+    *,
+    test: str = "t",
+    alpha: float = 0.05,
+    missing: str = "intersect",
+    correction: str = "none",
+    systems: Sequence[str] | None = None,
+    metric: str | None = None,
+) -> Comparison:
+    """Test differences between two or more systems over their per-query scores.
+
+    Parameters
+    ----------
+    scores : mapping {system: per-query scores}, DataFrame or 2-D array
+        See :func:`align_scores`; e.g. ``{"BOOL": s1, "SUM": s2}`` with arrays of
+        ``rankmetrics.ndcg(...)`` values or ``EvalResult.per_query`` columns.
+    test : {"t", "wilcoxon", "friedman", "anova"}, default "t"
+        "t": paired t-test for every pair. "wilcoxon": Wilcoxon signed-rank test for every pair
+        (zero differences dropped; scipy's exact distribution for small samples without ties,
+        the normal approximation otherwise). "friedman": Friedman's test over all systems (ranks
+        within queries, tie-corrected), with Conover's post-hoc comparisons for pairs.
+        "anova": two-way ANOVA without replication (systems x queries, queries as blocks), with
+        Tukey's HSD for pairs.
+    alpha : float in (0, 1), default 0.05
+        Level for ``Pairwise.significant`` and the table markers.
+    missing : {"intersect", "zero", "error"}, default "intersect"
+        Queries absent in some system (see :func:`align_scores`); stated in every report.
+    correction : {"none", "holm", "bonferroni"}, default "none"
+        Adjustment of the pairwise p-values over the family of pairs. Tukey's HSD already
+        controls the family-wise error; Conover's comparisons follow a significant Friedman test.
+    systems : sequence of str, optional
+        Column names for a 2-D array.
+    metric : str, optional
+        Name of the metric, for reports.
+
+    Returns
+    -------
+    Comparison
+
+    Raises
+    ------
+    ValueError
+        Unknown test, missing rule or correction, alpha outside (0, 1), fewer than 2 systems or
+        2 queries, non-finite scores.
+    ImportError
+        scipy is not installed.
+
+    Notes
+    -----
+    With n queries, k systems and x_ij the score of system j on query i:
+
+    * paired t: t = mean(d) / (sd(d) / sqrt(n)), d = x_b - x_a, n - 1 degrees of freedom;
+      effect d_z = mean(d) / sd(d).
+    * Friedman (Conover 1999, Sec. 5.8): r_ij = rank of x_ij within query i (average ranks for
+      ties), R_j = sum_i r_ij, A = sum r_ij^2, C = n k (k + 1)^2 / 4,
+      T = (k - 1) sum_j (R_j - n (k + 1) / 2)^2 / (A - C) ~ chi2(k - 1); Kendall's
+      W = T / (n (k - 1)).
+      Pairs: t = |R_a - R_b| / sqrt(2 (n A - sum_j R_j^2) / ((n - 1)(k - 1))) with
+      (n - 1)(k - 1) degrees of freedom; a pair is marked significant only when the Friedman
+      test itself is (its p-value is reported either way).
+    * ANOVA: SS_sys = n sum_j (m_j - m)^2, SS_err = SS_total - SS_sys - SS_queries,
+      F = (SS_sys / (k - 1)) / (SS_err / ((n - 1)(k - 1))); partial eta^2 = SS_sys /
+      (SS_sys + SS_err). Pairs: q = |m_a - m_b| / sqrt(MS_err / n), studentized range with k and
+      (n - 1)(k - 1) degrees of freedom. With k = 2, F = t^2 and the Tukey p equals the t-test p.
+
+    JK 2002 (Sec. 3.6) used Friedman for the ordinal view of relevance and ANOVA for ratio-scale
+    weights; the two can disagree (their Table 1).
+
+    References
+    ----------
+    Järvelin, K., Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques. ACM
+    TOIS 20(4), 422-446, Sec. 3.6 and Table 1. Conover, W. J. (1999). Practical Nonparametric
+    Statistics, 3rd ed., Wiley.
+
+    Examples
+    --------
+    >>> from rankmetrics.stats import compare
+    >>> c = compare({"A": [0.2, 0.4, 0.3, 0.5], "B": [0.3, 0.6, 0.4, 0.7]}, test="t")
+    >>> round(c.pair("A", "B").mean_diff, 3), round(c.pair("A", "B").pvalue, 4)
+    (0.15, 0.0138)
+    """
+    key = _test_name(test)
+    check_choice("correction", correction, CORRECTIONS)
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
+    names, queries, x, lacking = align_scores(scores, missing=missing, systems=systems)
+    stats = _scipy_stats()
+    n, k = x.shape
+    means = x.mean(axis=0)
+    pairs = list(_pairs(k))
+    stat = np.zeros(len(pairs))
+    pval = np.ones(len(pairs))
+    eff = np.zeros(len(pairs))
+    omnibus: Omnibus | None = None
+    if key in ("t", "wilcoxon"):
+        fn = _paired_t if key == "t" else _wilcoxon
+        for i, (a, b) in enumerate(pairs):
+            stat[i], pval[i], eff[i] = fn(x[:, b] - x[:, a])
+        eff_name = "cohen_dz" if key == "t" else "rank_biserial"
+    elif key == "friedman":
+        r = stats.rankdata(x, axis=1)
+        rs = r.sum(axis=0)
+        a1 = float((r**2).sum())
+        c1 = n * k * (k + 1) ** 2 / 4.0
+        if a1 - c1 <= 1e-12 * max(a1, 1.0):
+            chi2, p_omni = 0.0, 1.0
+        else:
+            chi2 = (k - 1) * float(((rs - n * (k + 1) / 2.0) ** 2).sum()) / (a1 - c1)
+            p_omni = float(stats.chi2.sf(chi2, k - 1))
+        omnibus = Omnibus("friedman_chi2", chi2, (float(k - 1),), p_omni,
+                          chi2 / (n * (k - 1)), "kendall_w")
+        df = (n - 1) * (k - 1)
+        var = 2.0 * (n * a1 - float((rs**2).sum())) / df
+        for i, (a, b) in enumerate(pairs):
+            diff = float(rs[b] - rs[a])
+            eff[i] = diff / n
+            if var <= 1e-12 * max(n * a1, 1.0):
+                stat[i], pval[i] = (0.0, 1.0) if diff == 0 else (math.inf, 0.0)
+            else:
+                stat[i] = abs(diff) / math.sqrt(var)
+                pval[i] = float(2 * stats.t.sf(stat[i], df))
+        eff_name = "mean_rank_diff"
+    else:  # anova
+        grand = x.mean()
+        ss_sys = n * float(((means - grand) ** 2).sum())
+        ss_q = k * float(((x.mean(axis=1) - grand) ** 2).sum())
+        ss_tot = float(((x - grand) ** 2).sum())
+        ss_err = max(ss_tot - ss_sys - ss_q, 0.0)
+        df1, df2 = k - 1, (n - 1) * (k - 1)
+        tiny = 1e-12 * max(ss_tot, 1e-300)
+        if ss_err <= tiny:
+            f_stat, p_omni = (0.0, 1.0) if ss_sys <= tiny else (math.inf, 0.0)
+        else:
+            f_stat = (ss_sys / df1) / (ss_err / df2)
+            p_omni = float(stats.f.sf(f_stat, df1, df2))
+        denom = ss_sys + ss_err
+        omnibus = Omnibus("anova_F", f_stat, (float(df1), float(df2)), p_omni,
+                          ss_sys / denom if denom > 0 else 0.0, "partial_eta_squared")
+        mse = ss_err / df2
+        for i, (a, b) in enumerate(pairs):
+            diff = float(means[b] - means[a])
+            eff[i] = _paired_t(x[:, b] - x[:, a])[2]
+            if mse <= tiny / df2:
+                stat[i], pval[i] = (0.0, 1.0) if abs(diff) <= 1e-15 else (math.inf, 0.0)
+            else:
+                stat[i] = abs(diff) / math.sqrt(mse / n)
+                pval[i] = float(stats.studentized_range.sf(stat[i], k, df2))
+        eff_name = "cohen_dz"
+    pval = np.clip(pval, 0.0, 1.0)
+    padj = _adjust(pval, correction)
+    # Conover's comparisons are made only once the Friedman test rejects (Conover 1999)
+    gate = key != "friedman" or (omnibus is not None and omnibus.pvalue < alpha)
+    results = tuple(
+        Pairwise(names[a], names[b], float(means[a]), float(means[b]),
+                 float(means[b] - means[a]), float(stat[i]), float(padj[i]), float(eff[i]),
+                 eff_name, bool(gate and padj[i] < alpha))
+        for i, (a, b) in enumerate(pairs)
+    )
+    return Comparison(key, names, queries, x, means, results, omnibus, float(alpha), missing,
+                      lacking, correction, metric)
+
+
+def _pairs(k: int) -> Iterable[tuple[int, int]]:
+    for a in range(k):
+        for b in range(a + 1, k):
+            yield a, b
+
+
+# ------------------------------------------------------------------------------- table
+_SYMBOLS = ("*", "#", "+", "$", "%", "&")
+
+
+def significance_table(
+    comparisons: Sequence[Comparison],
+    *,
+    digits: int = 3,
+    symbols: Sequence[str] = _SYMBOLS,
+    repeat: int = 1,
+) -> str:
+    """Per-system averages, pairwise differences and significance markers (JK 2002, Table 1).
+
+    One row per metric; columns are the systems' mean scores, then ``B - A`` for every pair in
+    system order, each difference followed by one marker per test that found it significant at
+    that comparison's alpha (first test "*", second "#", ...; JK 2002 print "**" for Friedman and
+    "(##)" for ANOVA at p < 0.01: pass ``repeat=2`` and ``alpha=0.01`` for that look).
+
+    Parameters
+    ----------
+    comparisons : sequence of Comparison
+        All over the same systems; several tests of one metric share a row.
+    digits : int, default 3
+    symbols : sequence of str
+        Marker per distinct test, in order of first appearance.
+    repeat : int, default 1
+        Times each marker symbol is repeated.
+
+    Returns
+    -------
+    str
+        The table, a legend line per test, and each comparison's missing-query statement.
+
+    Raises
+    ------
+    ValueError
+        No comparisons, different systems, or more tests than symbols.
+    """
+    if not comparisons:
+        raise ValueError("significance_table needs at least one Comparison")
+    systems = comparisons[0].systems
+    if any(c.systems != systems for c in comparisons):
+        raise ValueError("every comparison must be over the same systems in the same order")
+    tests: list[str] = []
+    for c in comparisons:
+        if c.test not in tests:
+            tests.append(c.test)
+    if len(tests) > len(symbols):
+        raise ValueError(f"{len(tests)} tests but only {len(symbols)} marker symbols")
+    mark = {t: symbols[i] * repeat for i, t in enumerate(tests)}
+    rows: dict[str, list[Comparison]] = {}
+    for c in comparisons:
+        rows.setdefault(c.metric or "score", []).append(c)
+    pairs = [(systems[a], systems[b]) for a, b in _pairs(len(systems))]
+    header = ["", *systems, *(f"{b} - {a}" for a, b in pairs)]
+    body = []
+    for metric, cs in rows.items():
+        first = cs[0]
+        cells = [metric, *(f"{m:.{digits}f}" for m in first.means)]
+        for a, b in pairs:
+            diff = first.pair(a, b).mean_diff
+            marks = "".join(mark[c.test] for c in cs if c.pair(a, b).significant)
+            cells.append(f"{diff:.{digits}f}{marks}")
+        body.append(cells)
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    fmt = [" ".join(cell.rjust(w) if i else cell.ljust(w)
+                    for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+           for r in [header, *body]]
+    legend = []
+    for t in tests:
+        alphas = sorted({c.alpha for c in comparisons if c.test == t})
+        corr = sorted({c.correction for c in comparisons if c.test == t} - {"none"})
+        extra = f", {'/'.join(corr)} corrected" if corr else ""
+        legend.append(f"{mark[t]} = p < {'/'.join(f'{a:g}' for a in alphas)}, "
+                      f"{_TEST_NAMES[t]}{extra}")
+    omni = []
+    for c in comparisons:
+        if c.omnibus is not None:
+            o = c.omnibus
+            omni.append(f"{c.metric or 'score'}: {o.name}({', '.join(f'{d:g}' for d in o.df)})"
+                        f" = {o.statistic:.3f}, p = {_p(o.pvalue)}, {o.effect_name} = "
+                        f"{o.effect_size:.3f}")
+    statements = sorted({c.missing_statement() for c in comparisons})
+    return "\n".join([*fmt, "", *legend, *omni, *statements])
+
+
+# -------------------------------------------------------------------------- TREC runs
+def _run_names(runs: Any) -> dict[str, Any]:
+    if isinstance(runs, Mapping):
+        return {str(k): v for k, v in runs.items()}
+    out: dict[str, Any] = {}
+    for i, r in enumerate(runs):
+        name = os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else f"run{i+1}"
+        if name in out:
+            name = f"{name}#{i + 1}"
+        out[name] = r
+    return out
+
+
+def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
+                     ) -> pd.DataFrame:
+    """Per-query scores of several TREC runs for one metric (NaN where a run lacks a query).
+
+    Parameters
+    ----------
+    qrels : path, DataFrame or mapping
+        Anything :func:`rankmetrics.trec.read_qrels` accepts.
+    runs : mapping {name: run} or sequence of runs
+        Runs as :func:`rankmetrics.trec.read_run` accepts; a sequence is named by file name.
+    metric : str
+        A metric name :func:`rankmetrics.trec.evaluate` accepts, e.g. ``"ndcg@10"``.
+    **evaluate_kwargs
+        Passed to :func:`rankmetrics.trec.evaluate` (ties, gain, discount, ...).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: query id; one column per run.
+
+    Raises
+    ------
+    ValueError, OSError
+        From reading or evaluating the runs.
+    """
+    return _evaluate_runs(qrels, runs, [metric], **evaluate_kwargs)[metric]
+
+
+def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwargs: Any
+                   ) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
+    from ..trec import evaluate, read_qrels, read_run
+
+    judged = read_qrels(qrels)
+    cols: dict[str, dict[str, Any]] = {m: {} for m in metrics}
+    for name, run in _run_names(runs).items():
+        res = evaluate(judged, read_run(run), list(metrics), **evaluate_kwargs)
+        for m in metrics:
+            cols[m][name] = res.per_query[m]
+    return {m: pd.DataFrame(c) for m, c in cols.items()}
+
+
+def compare_runs(
+    qrels: Any,
+    runs: Any,
+    metrics: str | Sequence[str] = "ndcg@10",
+    *,
+    tests: str | Sequence[str] = "t",
+    alpha: float = 0.05,
+    missing: str = "intersect",
+    correction: str = "none",
+    **evaluate_kwargs: Any,
+) -> list[Comparison]:
+    """Evaluate TREC runs per query and compare them (one Comparison per metric and test).
+
+    Parameters
+    ----------
+    qrels, runs
+        As in :func:`per_query_scores`.
+    metrics : str or sequence of str, default "ndcg@10"
+    tests : str or sequence of str, default "t"
+    alpha, missing, correction
+        As in :func:`compare`. Which queries each run scores follows
+        :func:`rankmetrics.trec.evaluate` (topics of the run that have judgments); ``missing``
+        then decides about topics that some runs lack.
+    **evaluate_kwargs
+        Passed to :func:`rankmetrics.trec.evaluate`.
+
+    Returns
+    -------
+    list of Comparison
+        Ordered metric by metric, test by test; print them with :func:`significance_table`.
+
+    Raises
+    ------
+    ValueError, OSError, ImportError
+        As :func:`per_query_scores` and :func:`compare`.
+    """
+    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    test_list = [tests] if isinstance(tests, str) else list(tests)
+    for t in test_list:
+        _test_name(t)
+    tables = _evaluate_runs(qrels, runs, metric_list, **evaluate_kwargs)
+    out = []
+    for m in metric_list:
+        table = tables[m]
+        for t in test_list:
+            out.append(compare(table, test=t, alpha=alpha, missing=missing,
+                               correction=correction, metric=m))
+    return out
