@@ -34,6 +34,9 @@ from .validation import (
 Cutoff = int | None
 Values = NDArray[np.float64]
 
+#: Precision denominators: k (the cutoff), or min(k, query size) as XGBoost's ``pre@k``.
+PRECISION_DENOMINATORS = ("k", "min_k_size")
+
 METRICS = ("cg", "dcg", "ncg", "ndcg", "precision", "recall", "f1", "fbeta", "ap", "rr")
 _ALIASES = {
     "p": "precision",
@@ -383,7 +386,7 @@ class QueryPlan:
         return self._normalise(vals, ideal, empty)
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
-                       denominator="relevant"):
+                       denominator="relevant", precision_denominator="k"):
         ranking = self._ranking(y_score, ks, ties)
         rel_ext, n_rel = self._relevance(threshold)
         sums = _metrics.at_cutoffs(
@@ -394,6 +397,8 @@ class QueryPlan:
         k_eff = np.where(np.isnan(kk), self.sizes[None, :], kk)
         safe_r = np.where(n_rel > 0, n_rel, 1.0)[None, :]
         if kind == "precision":
+            if precision_denominator == "min_k_size":  # XGBoost's pre@k, TF-Ranking
+                k_eff = np.minimum(k_eff, self.sizes[None, :])
             out = sums / k_eff
         elif kind == "recall":
             out = sums / safe_r
@@ -434,9 +439,17 @@ class QueryPlan:
                                  empty)[0]
 
     def precision(self, y_score, *, k: Cutoff = None, threshold: float = 1,
-                  ties: str = "average", empty: float | str = 0.0) -> Values:
-        """Precision at k per query. See :func:`rankmetrics.precision`."""
-        return self._binary_metric(y_score, (check_k(k),), "precision", threshold, ties, empty)[0]
+                  ties: str = "average", empty: float | str = 0.0,
+                  denominator: str = "k") -> Values:
+        """Precision at k per query. See :func:`rankmetrics.precision`.
+
+        ``denominator="k"`` (default) divides the relevant count in the top k by k;
+        ``"min_k_size"`` by ``min(k, n_q)``, the query's list length when it is shorter
+        than k (XGBoost's ``pre@k``).
+        """
+        check_choice("denominator", denominator, PRECISION_DENOMINATORS)
+        return self._binary_metric(y_score, (check_k(k),), "precision", threshold, ties, empty,
+                                   precision_denominator=denominator)[0]
 
     def recall(self, y_score, *, k: Cutoff = None, threshold: float = 1,
                ties: str = "average", empty: float | str = 0.0) -> Values:
@@ -544,6 +557,7 @@ class QueryPlan:
         beta: float = 1.0,
         empty: float | str = 0.0,
         denominator: str = "relevant",
+        precision_denominator: str = "k",
     ) -> dict[str, Values]:
         """Several metrics on one ranking of ``y_score`` (scores are ordered once).
 
@@ -554,7 +568,10 @@ class QueryPlan:
             Names such as ``"ndcg@10"``, ``"dcg"``, ``"p@5"``, ``"recall@20"``, ``"f1@10"``,
             ``"map"``, ``"ap@100"``, ``"mrr"``, ``"rr@10"`` (case-insensitive).
         ties, gain, discount, log_base, threshold, beta, empty, denominator
-            As in the per-metric functions; shared by all metrics of the call.
+            As in the per-metric functions; shared by all metrics of the call
+            (``denominator`` is average precision's).
+        precision_denominator : {"k", "min_k_size"}, default "k"
+            Precision's ``denominator`` (see :meth:`precision`).
 
         Returns
         -------
@@ -591,6 +608,8 @@ class QueryPlan:
                     ranking, cut, kind, threshold, ties, empty,
                     beta=1.0 if base == "f1" else check_positive_real("beta", beta),
                     denominator=check_choice("denominator", denominator, DENOMINATORS),
+                    precision_denominator=check_choice(
+                        "precision_denominator", precision_denominator, PRECISION_DENOMINATORS),
                 )
             for j, i in enumerate(idx):
                 out[names[i]] = vals[j]
