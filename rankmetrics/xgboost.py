@@ -28,16 +28,19 @@ Entry points
 XGBoost's conventions, reproduced by default
 --------------------------------------------
 * ``ndcg@k``: exponential gain ``2**label - 1`` (XGBoost's ``ndcg_exp_gain=True``), discount
-  ``1 / log2(rank + 1)``; a query whose ideal DCG is 0 scores 1 (``empty=1.0``; XGBoost's
-  ``ndcg@k-`` scores it 0: ``empty=0.0``).
+  ``1 / log2(rank + 1)``; a query whose ideal DCG is 0 scores 1 (XGBoost's ``ndcg@k-`` scores
+  it 0: ``empty=0.0``).
 * ``map@k``: average precision over the top k divided by ``min(k, R)``, R the relevant rows of the
-  query (``denominator="min_k_relevant"``); no relevant row scores 1 (``empty=1.0``).
+  query (``denominator="min_k_relevant"``); no relevant row scores 1.
 * ``pre@k``: relevant rows in the top k divided by ``min(k, n_q)``, the query's length when it is
-  shorter than k (``precision_denominator="min_k_size"``). Report it as ``"precision@k"``.
+  shorter than k (``precision_denominator="min_k_size"``); no relevant row scores 0. Ours is
+  named ``"precision@k"``.
+* ``empty=None`` (default) applies these rules per metric: 1.0, but 0.0 for precision.
 * XGBoost's ``map`` and ``pre`` accept binary labels only; ours take graded labels and count
   ``label >= threshold`` as relevant (threshold 1, identical on binary labels).
 * Weights of a ranking DMatrix are one per query (XGBoost's rule); the value is their weighted
-  mean over queries.
+  mean over queries. (XGBoost's own weighted ``ndcg`` adds a query without relevant rows as 1.0
+  without its weight; we weight every query alike, so the two differ when such queries exist.)
 
 The scikit-learn API (``XGBRanker``)
 ------------------------------------
@@ -72,7 +75,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .core.gains import DiscountLike, GainLike
-from .core.plan import PRECISION_DENOMINATORS, QueryPlan, weighted_mean
+from .core.plan import PRECISION_DENOMINATORS, QueryPlan, parse_metric, weighted_mean
 from .core.validation import check_choice
 from .lightgbm import _BOUNDS, _TieAwareMetric
 
@@ -165,6 +168,9 @@ class _DMatrixCache:
     def clear(self) -> None:
         self.entries.clear()
 
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        return (_DMatrixCache, (self.maxsize,))  # plans are never copied or pickled
+
 
 class _XGBoostMetric(_TieAwareMetric):
     """Shared configuration: the LightGBM adapter's options plus ``precision_denominator``."""
@@ -172,10 +178,15 @@ class _XGBoostMetric(_TieAwareMetric):
     def __init__(self, metrics: str | Iterable[str] = "ndcg",
                  k: int | None | Sequence[int | None] = 10, *,
                  precision_denominator: str = "min_k_size", **options: Any) -> None:
-        options.setdefault("empty", 1.0)
+        # empty=None: XGBoost's rules, 1 for a query without relevant rows, but 0 for pre@k
+        self._xgboost_empty = options.get("empty") is None
+        if self._xgboost_empty:
+            options["empty"] = 1.0
         options.setdefault("denominator", "min_k_relevant")
         cache_size = options.get("cache_size", 16)
         super().__init__(metrics, k, **options)
+        self._zero_empty = [m for m in self.metrics if parse_metric(m)[0] == "precision"] \
+            if self._xgboost_empty else []
         self.precision_denominator = check_choice(
             "precision_denominator", precision_denominator, PRECISION_DENOMINATORS)
         self._dcache = _DMatrixCache(int(cache_size))
@@ -198,14 +209,22 @@ class _XGBoostMetric(_TieAwareMetric):
     def _values(self, plan: QueryPlan, preds: ArrayLike) -> dict[str, NDArray[np.float64]]:
         kw = self._core_kwargs()
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
-        values = plan.evaluate(ranking, self.metrics, ties=self.ties, **kw)
+        values = self._evaluate(plan, ranking, self.ties, kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
         if self.bounds:
             tied = ranking if self.ties != "stable" else plan.rank(preds, depth=self._depth)
             for rule in _BOUNDS:
-                vals = plan.evaluate(tied, self.metrics, ties=rule, **kw)
+                vals = self._evaluate(plan, tied, rule, kw)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
         return {n: out[n] for n in self.names}
+
+    def _evaluate(self, plan: QueryPlan, ranking: Any, ties: str,
+                  kw: dict[str, Any]) -> dict[str, NDArray[np.float64]]:
+        values = plan.evaluate(ranking, self.metrics, ties=ties, **kw)
+        if self._zero_empty:
+            values.update(plan.evaluate(ranking, self._zero_empty, ties=ties,
+                                        **{**kw, "empty": 0.0}))
+        return values
 
 
 class CustomMetric(_XGBoostMetric):
@@ -340,10 +359,11 @@ _FACTORY_DOC = """
         Binary metrics: relevant iff ``label >= threshold``.
     beta : float, default 1.0
         For ``"fbeta"``.
-    empty : float, "skip" or "error", default 1.0
+    empty : float, "skip", "error" or None, default None
         Value of a query without relevant documents (nDCG/nCG: ideal gain 0; binary metrics:
-        no label >= threshold), for every metric. 1.0 is XGBoost's ``ndcg``/``map`` convention;
-        0.0 its ``ndcg-``/``map-``; "skip" leaves such queries out of the mean.
+        no label >= threshold). None is XGBoost's rules: 1.0 (its ``ndcg``/``map``), except
+        precision, 0.0 (its ``pre``). A number or "skip" (leave such queries out of the mean)
+        applies to every metric; 0.0 is XGBoost's ``ndcg-``/``map-``.
     denominator : {"relevant", "min_k_relevant"}, default "min_k_relevant"
         Average-precision denominator; ``min(k, R)`` is XGBoost's ``map@k``.
     precision_denominator : {"k", "min_k_size"}, default "min_k_size"
@@ -379,7 +399,7 @@ def make_custom_metric(
     log_base: float = 2,
     threshold: float = 1,
     beta: float = 1.0,
-    empty: float | str = 1.0,
+    empty: float | str | None = None,
     denominator: str = "min_k_relevant",
     precision_denominator: str = "min_k_size",
     bounds: bool = False,
@@ -450,7 +470,7 @@ def make_eval_metric(
     log_base: float = 2,
     threshold: float = 1,
     beta: float = 1.0,
-    empty: float | str = 1.0,
+    empty: float | str | None = None,
     denominator: str = "min_k_relevant",
     precision_denominator: str = "min_k_size",
     prefix: str = "",

@@ -1,0 +1,188 @@
+"""rankmetrics.xgboost: adapter output == core output; ties="stable" == XGBoost's built-ins."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from _extras import require
+
+import rankmetrics as rm
+
+xgb = require("xgboost")
+
+from rankmetrics.xgboost import (  # noqa: E402
+    builtin_metric,
+    early_stopping,
+    make_custom_metric,
+    make_eval_metric,
+)
+
+
+def _tied_data(seed: int, n_queries: int = 40, binary: bool = False):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 15, size=n_queries)
+    n = int(sizes.sum())
+    y = rng.integers(0, 2 if binary else 4, size=n).astype(np.float64)
+    s = rng.integers(0, 4, size=n).astype(np.float64)  # few distinct scores: many ties
+    qid = np.repeat(np.arange(n_queries), sizes)
+    return y, s, qid, sizes
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_stable_equals_builtin_on_random_tied_data(seed: int) -> None:
+    y, s, qid, _ = _tied_data(seed)
+    names = ["ndcg@1", "ndcg@3", "ndcg@10", "ndcg"]
+    d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    ours = dict(make_custom_metric(names, k=None, ties="stable")(s, d))
+    theirs = builtin_metric(y, s, qid, names)
+    for n in names:
+        assert ours[n] == pytest.approx(theirs[n], abs=1e-12)
+    # linear gain <-> ndcg_exp_gain=False; empty=0 <-> XGBoost's "ndcg@k-"
+    lin = dict(make_custom_metric("ndcg", k=5, ties="stable", gain="linear")(s, d))
+    assert lin["ndcg@5"] == pytest.approx(
+        builtin_metric(y, s, qid, "ndcg@5", ndcg_exp_gain=False)["ndcg@5"], abs=1e-12)
+    minus = dict(make_custom_metric("ndcg", k=5, ties="stable", empty=0.0)(s, d))
+    assert minus["ndcg@5"] == pytest.approx(builtin_metric(y, s, qid, "ndcg@5-")["ndcg@5-"],
+                                            abs=1e-12)
+    # binary labels: map@k (min(k, R) denominator) and pre@k (min(k, n) denominator)
+    yb, sb, qb, _ = _tied_data(seed + 10, binary=True)
+    db = xgb.DMatrix(np.zeros((yb.size, 1)), label=yb, qid=qb)
+    ours_b = dict(make_custom_metric(["map@3", "map@10", "map", "precision@3", "precision@10"],
+                                     k=None, ties="stable")(sb, db))
+    theirs_b = builtin_metric(yb, sb, qb, ["map@3", "map@10", "map", "pre@3", "pre@10"])
+    for a, b in [("map@3", "map@3"), ("map@10", "map@10"), ("map", "map"),
+                 ("precision@3", "pre@3"), ("precision@10", "pre@10")]:
+        assert ours_b[a] == pytest.approx(theirs_b[b], abs=1e-12), a
+    # query weights (one per query, exact in float32): XGBoost's weighted mean. XGBoost's
+    # weighted ndcg adds 1.0 *unweighted* for a query without relevant rows (as LightGBM's
+    # does); ours weights every query alike, so the ndcg check gives every query a relevant row
+    rng = np.random.default_rng(seed)
+    w = rng.integers(1, 9, size=qid.max() + 1) / 4
+    y_rel = y.copy()
+    y_rel[np.r_[0, np.cumsum(np.bincount(qid))[:-1]]] += 1
+    dw = xgb.DMatrix(np.zeros((y.size, 1)), label=y_rel, qid=qid, weight=w)
+    assert dict(make_custom_metric("ndcg", k=5, ties="stable")(s, dw))["ndcg@5"] == \
+        pytest.approx(builtin_metric(y_rel, s, qid, "ndcg@5", weight=w)["ndcg@5"], abs=1e-12)
+    wb = rng.integers(1, 9, size=qb.max() + 1) / 4
+    dbw = xgb.DMatrix(np.zeros((yb.size, 1)), label=yb, qid=qb, weight=wb)
+    ours_w = dict(make_custom_metric(["map@5", "precision@5"], k=None, ties="stable")(sb, dbw))
+    theirs_w = builtin_metric(yb, sb, qb, ["map@5", "pre@5"], weight=wb)
+    assert ours_w["map@5"] == pytest.approx(theirs_w["map@5"], abs=1e-12)
+    assert ours_w["precision@5"] == pytest.approx(theirs_w["pre@5"], abs=1e-12)
+
+
+def test_values_equal_core_and_bounds_order() -> None:
+    y, s, qid, _ = _tied_data(3)
+    d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    metric = make_custom_metric(["ndcg", "mrr", "recall"], k=(5, None), bounds=True,
+                                threshold=2)
+    out = dict(metric(s, d))
+    assert list(out) == metric.names
+    assert out["ndcg@5"] == rm.ndcg_score(y, s, qid, k=5, empty=1.0)
+    assert out["mrr"] == rm.reciprocal_rank_score(y, s, qid, threshold=2, empty=1.0)
+    assert out["recall@5"] == rm.recall_score(y, s, qid, k=5, threshold=2, empty=1.0)
+    for m in metric.metrics:
+        assert out[f"{m}_pessimistic"] <= out[m] <= out[f"{m}_optimistic"]
+    # XGBoost's defaults differ from the core's: AP over min(k, R), P@k over min(k, n)
+    ap = dict(make_custom_metric("ap", k=5)(s, d))["ap@5"]
+    assert ap == rm.average_precision_score(y, s, qid, k=5, empty=1.0,
+                                            denominator="min_k_relevant")
+    p = make_custom_metric("precision", k=12).per_query(s, d)["precision@12"]
+    plan = rm.QueryPlan(y, qid)
+    np.testing.assert_array_equal(p, plan.precision(s, k=12, empty=0.0, denominator="min_k_size"))
+
+
+def test_precision_min_k_size_denominator() -> None:
+    plan = rm.QueryPlan([1, 0, 1, 1, 0], [0, 0, 0, 1, 1])
+    scores = np.array([0.5, 0.5, 0.1, 0.9, 0.1])
+    np.testing.assert_allclose(plan.precision(scores, k=5, denominator="min_k_size"),
+                               [2 / 3, 1 / 2])
+    np.testing.assert_allclose(plan.precision(scores, k=5), [2 / 5, 1 / 5])
+    # k=1 on a tie of a relevant and an irrelevant row: expected 1/2 whatever the denominator
+    np.testing.assert_allclose(plan.precision(scores, k=1, denominator="min_k_size"), [0.5, 1])
+    with pytest.raises(ValueError, match="denominator"):
+        plan.precision(scores, k=1, denominator="size")
+    with pytest.raises(ValueError, match="precision_denominator"):
+        plan.evaluate(scores, "p@2", precision_denominator="n")
+
+
+def test_plan_cached_per_dmatrix_and_not_copied() -> None:
+    y, s, qid, _ = _tied_data(4)
+    d1 = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    d2 = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    metric = make_custom_metric("ndcg", k=3)
+    for _ in range(3):
+        metric(s, d1)
+        metric(s + 1, d2)
+    assert metric._dcache.builds == 2
+    for other in (copy.deepcopy(metric), pickle.loads(pickle.dumps(metric))):
+        assert other._dcache.builds == 0 and len(other._dcache.entries) == 0
+        assert other(s, d1) == metric(s, d1)
+    del d1
+    import gc
+
+    gc.collect()
+    assert len(metric._dcache.entries) == 1  # the collected DMatrix released its plan
+    metric.clear_cache()
+    assert len(metric._dcache.entries) == 0
+
+
+def test_errors() -> None:
+    y, s, qid, sizes = _tied_data(5)
+    no_groups = xgb.DMatrix(np.zeros((y.size, 1)), label=y)
+    with pytest.raises(ValueError, match="no query groups"):
+        make_custom_metric("ndcg")(s, no_groups)
+    row_w = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    row_w.set_weight(np.ones(y.size))
+    with pytest.raises(ValueError, match="one weight per query"):
+        make_custom_metric("ndcg")(s, row_w)
+    d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    with pytest.raises(ValueError, match="y_score|length|shape"):
+        make_custom_metric("ndcg")(s[:-1], d)
+    with pytest.raises(ValueError, match="one custom metric"):
+        make_eval_metric("ndcg", k=(5, 10))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="precision_denominator"):
+        make_custom_metric("p", precision_denominator="n")
+    with pytest.raises(ValueError, match="skip"):
+        make_eval_metric("ndcg", empty="skip")
+    with pytest.raises(ValueError, match="rounds"):
+        early_stopping(0, "ndcg@10")
+    with pytest.raises(TypeError, match="metric"):
+        early_stopping(5, 3)  # type: ignore[arg-type]
+
+
+def _fit_xgb(metric, evals, params=None, stop=None, rounds=3):
+    y, s, qid, _ = _tied_data(6)
+    rng = np.random.default_rng(0)
+    X = np.c_[s, rng.normal(size=y.size)]
+    d = xgb.DMatrix(X, label=y, qid=qid)
+    return xgb.train({"objective": "rank:ndcg", "nthread": 1, **(params or {})}, d, rounds,
+                     evals=[(d, "train")] if evals else [], custom_metric=metric,
+                     verbose_eval=False, callbacks=[early_stopping(2, stop)] if stop else None)
+
+
+def test_early_stopping_checks_names() -> None:
+    metric = make_custom_metric("ndcg", k=10)
+    with pytest.raises(ValueError, match="reported twice"):
+        _fit_xgb(metric, True, {"eval_metric": "ndcg@10"}, stop=metric)
+    with pytest.raises(ValueError, match="not reported"):
+        _fit_xgb(metric, True, stop="ndcg@5")
+    ok = make_custom_metric("ndcg", k=10, prefix="tie_")
+    bst = _fit_xgb(ok, True, {"eval_metric": "ndcg@10"}, stop=ok, rounds=4)
+    assert bst.best_iteration >= 0
+
+
+def test_eval_metric_refuses_whole_set_from_regressor() -> None:
+    y, s, qid, _ = _tied_data(7)
+    X = np.c_[s]
+    metric = make_eval_metric("ndcg", k=5)
+    with pytest.raises(ValueError, match="without query boundaries"):
+        xgb.XGBRegressor(n_estimators=2, eval_metric=metric, n_jobs=1).fit(
+            X, y, eval_set=[(X, y)], verbose=False)
+    # called by hand it scores one query, as documented
+    assert metric(y[:4], s[:4]) == rm.ndcg_score(y[:4], s[:4], k=5, empty=1.0)
+    assert make_eval_metric("map", k=5).xgboost_maximizes
+    assert not make_eval_metric("ap", k=5).xgboost_maximizes
