@@ -28,7 +28,9 @@ Requires scikit-learn >= 1.6.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -39,7 +41,8 @@ import sklearn
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone
 from sklearn.metrics import make_scorer
-from sklearn.utils import _safe_indexing, get_tags
+from sklearn.utils import _safe_indexing, check_random_state, get_tags
+from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
 from .core import functions as _core
@@ -111,6 +114,40 @@ class RankingCVWarning(UserWarning):
     """
 
 
+#: Layouts already warned about (a search scores the same folds once per candidate).
+_WARNED: set[tuple[Any, ...]] = set()
+_WARNED_MAX = 4096
+
+
+def _first_time(kind: str, ids: np.ndarray, *shape: int) -> bool:
+    """True the first time a warning of ``kind`` is due for these query ids and row counts."""
+    try:
+        digest = hashlib.sha1(np.ascontiguousarray(ids).tobytes()).hexdigest()
+    except (TypeError, ValueError):  # object ids: their repr identifies them well enough
+        digest = hashlib.sha1(repr(ids.tolist()).encode()).hexdigest()
+    key = (kind, str(ids.dtype), digest, *shape)
+    if key in _WARNED:
+        return False
+    if len(_WARNED) >= _WARNED_MAX:
+        _WARNED.clear()
+    _WARNED.add(key)
+    return True
+
+
+def _in_model_selection() -> bool:
+    """Whether the scorer runs inside scikit-learn's cross-validation (``_fit_and_score``).
+
+    Only there do the training and the scored rows come from one data set cut by a splitter;
+    query ids shared with an independent evaluation set are just reused ids.
+    """
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "sklearn.model_selection._validation":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _routing_enabled() -> bool:
     return bool(sklearn.get_config().get("enable_metadata_routing", False))
 
@@ -169,13 +206,14 @@ def _ranking_score(
             f"has shape {scores.shape}. Use a regressor or ranker (response_method='predict'), "
             "a binary classifier, or reduce the output to one column first."
         )
-    _, sizes = np.unique(q, return_counts=True)
+    uniq, sizes = np.unique(q, return_counts=True)
     n_single = int(np.count_nonzero(sizes == 1))
-    if n_single:
+    if n_single and _first_time("single", uniq[sizes == 1], q.shape[0], sizes.size):
         warnings.warn(
             f"ranking scorer {label!r}: {n_single} of {sizes.size} queries in the evaluated rows "
             "have a single row; their value does not depend on the model's scores. If the "
-            "splitter cut queries apart, use GroupKFold or GroupShuffleSplit with groups=qid.",
+            "splitter cut queries apart, use GroupKFold or GroupShuffleSplit with groups=qid. "
+            "(Shown once for these rows, not for every candidate of a search.)",
             RankingCVWarning,
             stacklevel=2,
         )
@@ -201,7 +239,9 @@ def _training_layout(estimator: Any) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) -> None:
-    layout = None if action == "ignore" else _training_layout(estimator)
+    if action == "ignore" or not _in_model_selection():
+        return
+    layout = _training_layout(estimator)
     if layout is None:
         return
     train_qids, train_sizes = layout
@@ -226,7 +266,8 @@ def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) 
     )
     if action == "raise":
         raise ValueError(msg)
-    warnings.warn(msg, RankingCVWarning, stacklevel=3)
+    if _first_time("split", shared, train_qids.size, test.size):
+        warnings.warn(msg, RankingCVWarning, stacklevel=3)
 
 
 if _Scorer is not None:
@@ -311,9 +352,11 @@ def make_ranking_scorer(
         the estimator has is used). Regressors and rankers use ``predict``; binary classifiers
         ``decision_function`` or the positive-class ``predict_proba`` column.
     split_queries : {"warn", "raise", "ignore"}, default "warn"
-        What to do when the scored estimator is (or ends in) a fitted :class:`QueryGroupRanker`
-        whose training query ids overlap the evaluated ones, the sign of a splitter that cut
-        queries in two. Use "ignore" when scoring an independent set that reuses ids.
+        What to do when, inside scikit-learn's cross-validation (``cross_validate``, searches,
+        ``learning_curve``, ...), the scored estimator is (or ends in) a fitted
+        :class:`QueryGroupRanker` whose training query ids overlap the evaluated ones, the sign
+        of a splitter that cut queries in two. Scoring outside cross-validation (e.g. an
+        independent test set that reuses ids) is never checked.
     **options
         Further keyword arguments of the core metric: ``gain``, ``discount``, ``log_base``,
         ``empty`` (nDCG/DCG family); ``threshold``, ``empty``, ``beta`` (fbeta),
@@ -339,8 +382,9 @@ def make_ranking_scorer(
     Warns
     -----
     RankingCVWarning
-        When scoring rows that contain single-row queries, or (``split_queries="warn"``) query
-        ids also seen in training.
+        When scoring rows that contain single-row queries, or (``split_queries="warn"``, in
+        cross-validation) query ids also seen in training. Each is shown once per layout (the
+        same query ids and row counts), not once per candidate and fold of a search.
 
     See Also
     --------
@@ -553,11 +597,38 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     __metadata_request__fit = {"qid": True, "groups": True}
 
     def __init__(
-        self, estimator: Any, *, group_param: str = "group", group_format: str = "sizes"
+        self,
+        estimator: Any,
+        *,
+        group_param: str = "group",
+        group_format: str = "sizes",
+        early_stopping: bool = False,
+        scoring: str = "ndcg@10",
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 0.0,
+        ties: str = "average",
+        random_state: Any = None,
     ) -> None:
         self.estimator = estimator
         self.group_param = group_param
         self.group_format = group_format
+        self.early_stopping = early_stopping
+        self.scoring = scoring
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.ties = ties
+        self.random_state = random_state
+
+    def get_metadata_routing(self) -> Any:
+        """Routing: ``qid``/``groups`` (and ``sample_weight`` once requested) are this wrapper's;
+        other fit parameters (``eval_set``, ``callbacks``, ...) go to the inner estimator's
+        ``fit`` when it requests them (``LGBMRanker().set_fit_request(eval_set=True)``)."""
+        router = MetadataRouter(owner=self.__class__.__name__).add_self_request(self)
+        router.add(estimator=self.estimator,
+                   method_mapping=MethodMapping().add(caller="fit", callee="fit"))
+        return router
 
     def fit(
         self,
@@ -566,6 +637,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         qid: ArrayLike | None = None,
         groups: ArrayLike | None = None,
         sample_weight: ArrayLike | None = None,
+        **fit_params: Any,
     ) -> QueryGroupRanker:
         """Fit a clone of ``estimator`` on rows grouped by query.
 
@@ -582,6 +654,10 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             splitters).
         sample_weight : array-like of shape (n_samples,), optional
             Per-row weights, reordered with the rows and passed as ``sample_weight``.
+        **fit_params
+            Further parameters of the inner estimator's ``fit`` that are not per row
+            (``eval_set``, ``eval_group``, ``callbacks``, ...), passed on unchanged; with
+            metadata routing on, the inner estimator must request them.
 
         Returns
         -------
@@ -590,7 +666,11 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            No query ids, inconsistent lengths, empty input, or a bad ``group_format``.
+            No query ids, inconsistent lengths, empty input, a bad ``group_format`` or early
+            stopping option, fewer than two queries with ``early_stopping=True``, or
+            ``early_stopping=True`` together with an explicit ``eval_set``.
+        TypeError
+            ``early_stopping=True`` with an estimator other than LightGBM's or XGBoost's.
         """
         if self.group_format not in ("sizes", "qid"):
             raise ValueError(
@@ -621,14 +701,93 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             q = q[order]
             if sample_weight is not None:
                 sample_weight = sample_weight[order]
+        if fit_params and _routing_enabled():
+            fit_params = dict(process_routing(self, "fit", **fit_params).estimator.fit)
+        estimator = clone(self.estimator)
+        if self.early_stopping:
+            X, y, q, sizes, sample_weight, estimator, fit_params, finish = self._hold_out(
+                estimator, X, y, q, sizes, sample_weight, fit_params)
         fit_kwargs: dict[str, Any] = {
             self.group_param: sizes if self.group_format == "sizes" else q
         }
         if sample_weight is not None:
             fit_kwargs["sample_weight"] = sample_weight
-        self.estimator_ = clone(self.estimator).fit(X, y, **fit_kwargs)
+        self.estimator_ = estimator.fit(X, y, **fit_kwargs, **fit_params)
+        if self.early_stopping:
+            finish(self.estimator_)
         self.train_qids_, self.train_query_sizes_ = np.unique(q, return_counts=True)
         return self
+
+    def _hold_out(self, estimator: Any, X: Any, y: Any, q: np.ndarray, sizes: np.ndarray,
+                  sample_weight: Any, fit_params: dict[str, Any]) -> tuple[Any, ...]:
+        """Split whole queries off as a validation set and set up early stopping on it.
+
+        Returns the training part (X, y, q, sizes, sample_weight), the estimator and fit
+        parameters to use, and a function that reads the curve from the fitted estimator.
+        """
+        metric = _check_early_stopping(self)
+        if "eval_set" in fit_params:
+            raise ValueError(
+                "QueryGroupRanker: early_stopping=True holds out its own validation queries; "
+                "do not pass eval_set too (or set early_stopping=False)"
+            )
+        n_q = sizes.shape[0]
+        n_val = int(np.ceil(self.validation_fraction * n_q))
+        if n_q < 2 or n_val >= n_q:
+            raise ValueError(
+                f"early_stopping needs at least one training and one validation query; got "
+                f"{n_q} queries and validation_fraction={self.validation_fraction}"
+            )
+        rng = check_random_state(self.random_state)
+        is_val = np.zeros(n_q, dtype=bool)
+        is_val[rng.choice(n_q, size=n_val, replace=False)] = True
+        rows_val = np.flatnonzero(np.repeat(is_val, sizes))
+        rows_fit = np.flatnonzero(np.repeat(~is_val, sizes))
+        X_val, y_val = _take_rows(X, rows_val), np.asarray(_take_rows(y, rows_val))
+        sizes_val = sizes[is_val]
+        self.validation_qids_ = np.unique(q[rows_val])
+        X, y, q = _take_rows(X, rows_fit), _take_rows(y, rows_fit), q[rows_fit]
+        if sample_weight is not None:
+            sample_weight = sample_weight[rows_fit]
+        module = type(estimator).__module__.split(".")[0]
+        fit_params = dict(fit_params)
+        if module == "lightgbm":
+            from .lightgbm import early_stopping as lgb_early_stopping
+            from .lightgbm import make_eval_metric as lgb_metric
+
+            feval = lgb_metric(metric, k=None, ties=self.ties, empty=0.0, prefix="holdout_")
+            name = feval.names[0]
+            callbacks = [lgb_early_stopping(self.n_iter_no_change, feval, min_delta=self.tol,
+                                            verbose=False), *fit_params.pop("callbacks", [])]
+            fit_params.update(eval_set=[(X_val, y_val)], eval_group=[sizes_val],
+                              eval_metric=feval, eval_names=["holdout"], callbacks=callbacks)
+
+            def finish(fitted: Any) -> None:
+                curve = np.asarray(fitted.evals_result_["holdout"][name], dtype=np.float64)
+                self._set_curve(curve, int(fitted.best_iteration_))
+        elif module == "xgboost":
+            from .xgboost import _holdout_callback
+
+            monitor = _holdout_callback(X_val, y_val, sizes_val, metric, ties=self.ties,
+                                        rounds=self.n_iter_no_change, tol=self.tol,
+                                        estimator=estimator)
+            estimator.set_params(callbacks=[*(estimator.get_params().get("callbacks") or []),
+                                            monitor])
+
+            def finish(fitted: Any) -> None:
+                self._set_curve(np.asarray(monitor.curve, dtype=np.float64),
+                                monitor.best_round + 1)
+        else:
+            raise TypeError(
+                "QueryGroupRanker(early_stopping=True) supports LightGBM and XGBoost rankers "
+                f"(lightgbm.LGBMRanker, xgboost.XGBRanker); got {type(estimator).__name__}"
+            )
+        return X, y, q, sizes[~is_val], sample_weight, estimator, fit_params, finish
+
+    def _set_curve(self, curve: NDArray[np.float64], best_iteration: int) -> None:
+        self.validation_score_ = curve
+        self.n_iter_ = int(curve.shape[0])
+        self.best_iteration_ = int(best_iteration)
 
     def predict(self, X: Any) -> NDArray[Any]:
         """Scores of the fitted inner estimator, one per row (higher ranks first).
@@ -660,6 +819,28 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         tags.input_tags.allow_nan = inner.input_tags.allow_nan
         tags.target_tags.required = True
         return tags
+
+
+def _check_early_stopping(est: QueryGroupRanker) -> str:
+    """Validate the early-stopping parameters; return the metric name to watch."""
+    if not isinstance(est.scoring, str):
+        raise TypeError(
+            f"scoring must be a ranking metric name such as 'ndcg@10' or 'map'; got "
+            f"{est.scoring!r}"
+        )
+    parse_metric(est.scoring)  # ValueError for unknown names
+    frac = est.validation_fraction
+    if isinstance(frac, bool) or not isinstance(frac, (int, float, np.floating)) \
+            or not 0 < frac < 1:
+        raise ValueError(f"validation_fraction must be a float in (0, 1); got {frac!r}")
+    n = est.n_iter_no_change
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n_iter_no_change must be an int >= 1; got {n!r}")
+    tol = est.tol
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) \
+            or not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
+    return est.scoring
 
 
 def _check_2d(X: Any) -> None:

@@ -668,3 +668,54 @@ def builtin_metric(
         key, value = item.split(":")
         out[key[len("d-"):]] = float(value)
     return out
+
+
+def _holdout_callback(X_val: Any, y_val: ArrayLike, sizes_val: ArrayLike, metric: str, *,
+                      ties: str, rounds: int, tol: float, estimator: Any) -> Any:
+    """Training callback for ``QueryGroupRanker(XGBRanker(...), early_stopping=True)``.
+
+    XGBRanker's own ``eval_metric`` route averages per-query values weighted by query size (see
+    the module notes), so the wrapper scores its held-out queries itself: every round it
+    predicts them (XGBoost updates a cached DMatrix's predictions with the new trees only),
+    takes the core's plain mean over queries with the core's default options, stops after
+    ``rounds`` rounds without an improvement above ``tol`` and marks the best round as the
+    booster's ``best_iteration`` (which ``XGBRanker.predict`` then uses).
+    """
+    xgb = _import_xgboost()
+    plan = QueryPlan.from_group_sizes(y_val, sizes_val)
+    params = estimator.get_params()
+
+    class _Holdout(xgb.callback.TrainingCallback):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.curve: list[float] = []
+            self.best_round = -1
+
+        def before_training(self, model: Any) -> Any:
+            self.dval = xgb.DMatrix(X_val, missing=params.get("missing", np.nan),
+                                    enable_categorical=bool(params.get("enable_categorical")))
+            self.curve, self.best_round, self._start = [], -1, None
+            return model
+
+        def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
+            pred = model.predict(self.dval, output_margin=True)
+            value = float(plan.evaluate(pred, metric, ties=ties)[metric].mean())
+            self.curve.append(value)
+            i = len(self.curve) - 1
+            if self.best_round < 0 or value > self.curve[self.best_round] + tol:
+                self.best_round = i
+            if self._start is None:
+                self._start = epoch
+            return i - self.best_round >= rounds
+
+        def after_training(self, model: Any) -> Any:
+            if self.best_round >= 0:
+                model.set_attr(best_iteration=str(self._start + self.best_round),
+                               best_score=repr(self.curve[self.best_round]))
+            del self.dval
+            return model
+
+        def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+            return self  # its curve must be readable after fit
+
+    return _Holdout()
