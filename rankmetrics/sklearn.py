@@ -726,10 +726,10 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         parameters to use, and a function that reads the curve from the fitted estimator.
         """
         metric = _check_early_stopping(self)
-        if "eval_set" in fit_params:
+        if {"eval_set", "eval_X"} & set(fit_params):
             raise ValueError(
                 "QueryGroupRanker: early_stopping=True holds out its own validation queries; "
-                "do not pass eval_set too (or set early_stopping=False)"
+                "do not pass eval_set / eval_X too (or set early_stopping=False)"
             )
         n_q = sizes.shape[0]
         n_val = int(np.ceil(self.validation_fraction * n_q))
@@ -759,8 +759,12 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             name = feval.names[0]
             callbacks = [lgb_early_stopping(self.n_iter_no_change, feval, min_delta=self.tol,
                                             verbose=False), *fit_params.pop("callbacks", [])]
-            fit_params.update(eval_set=[(X_val, y_val)], eval_group=[sizes_val],
-                              eval_metric=feval, eval_names=["holdout"], callbacks=callbacks)
+            if "eval_X" in inspect.signature(estimator.fit).parameters:  # LightGBM >= 4.7
+                fit_params.update(eval_X=(X_val,), eval_y=(y_val,))
+            else:  # pragma: no cover - older LightGBM
+                fit_params.update(eval_set=[(X_val, y_val)])
+            fit_params.update(eval_group=[sizes_val], eval_metric=feval, eval_names=["holdout"],
+                              callbacks=callbacks)
 
             def finish(fitted: Any) -> None:
                 curve = np.asarray(fitted.evals_result_["holdout"][name], dtype=np.float64)
