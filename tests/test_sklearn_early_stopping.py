@@ -1,0 +1,166 @@
+"""QueryGroupRanker: early stopping on a query-grouped hold-out, routed fit parameters, and
+layout warnings that fire once and only when true."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from _extras import require
+
+import rankmetrics as rm
+
+sklearn = require("sklearn")
+lgb = require("lightgbm")
+xgb = require("xgboost")
+
+import sklearn.base  # noqa: E402
+from sklearn.model_selection import GridSearchCV, GroupKFold  # noqa: E402
+
+import rankmetrics.sklearn as rsk  # noqa: E402
+from rankmetrics.datasets import make_ranking_data  # noqa: E402
+from rankmetrics.sklearn import (  # noqa: E402
+    QueryGroupRanker,
+    RankingCVWarning,
+    make_ranking_scorer,
+    ndcg_scorer,
+)
+
+
+@pytest.fixture(scope="module")
+def data() -> Any:
+    return make_ranking_data(n_queries=60, n_features=6, n_discrete=3, random_state=3)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings() -> None:
+    rsk._WARNED.clear()
+
+
+def _holdout(model: QueryGroupRanker, X: Any, y: Any, q: Any) -> tuple[Any, Any, Any]:
+    held = np.isin(q, model.validation_qids_)
+    return X[held], y[held], q[held]
+
+
+def test_xgboost_early_stopping_on_the_core_curve(data) -> None:
+    X, y, q = data.X, data.y, data.qid
+    ranker = QueryGroupRanker(
+        xgb.XGBRanker(n_estimators=80, max_depth=4, learning_rate=0.5, n_jobs=1,
+                      tree_method="hist", random_state=0),
+        group_param="qid", group_format="qid", early_stopping=True, scoring="map@5",
+        validation_fraction=0.3, n_iter_no_change=4, random_state=1)
+    ranker.fit(X, y, qid=q)
+    Xh, yh, qh = _holdout(ranker, X, y, q)
+    assert ranker.validation_qids_.size == 18  # ceil(0.3 * 60) whole queries
+    assert np.intersect1d(ranker.validation_qids_, ranker.train_qids_).size == 0
+    booster = ranker.estimator_.get_booster()
+    assert booster.num_boosted_rounds() == ranker.n_iter_ < 80
+    curve = [rm.average_precision_score(yh, booster.predict(xgb.DMatrix(Xh),
+                                                            iteration_range=(0, i)), qh, k=5)
+             for i in range(1, ranker.n_iter_ + 1)]
+    np.testing.assert_allclose(ranker.validation_score_, curve, rtol=0, atol=1e-12)
+    assert ranker.best_iteration_ == int(np.argmax(curve)) + 1
+    assert ranker.n_iter_ == ranker.best_iteration_ + 4
+    # predict uses the best round (XGBRanker reads the booster's best_iteration)
+    np.testing.assert_array_equal(
+        ranker.predict(X), booster.predict(xgb.DMatrix(X), iteration_range=(0, ranker.best_iteration_)))
+    # seeded: the same hold-out again; another seed, another hold-out
+    again = sklearn.base.clone(ranker).fit(X, y, qid=q)
+    np.testing.assert_array_equal(again.validation_qids_, ranker.validation_qids_)
+    other = sklearn.base.clone(ranker).set_params(random_state=2).fit(X, y, qid=q)
+    assert not np.array_equal(other.validation_qids_, ranker.validation_qids_)
+
+
+def test_lightgbm_early_stopping_with_unsorted_rows(data) -> None:
+    X, y, q = data.X, data.y, data.qid
+    perm = np.random.default_rng(0).permutation(q.size)  # rows of a query not contiguous
+    ranker = QueryGroupRanker(
+        lgb.LGBMRanker(n_estimators=60, learning_rate=0.5, min_child_samples=5, n_jobs=1,
+                       verbose=-1),
+        early_stopping=True, scoring="ndcg", n_iter_no_change=3, random_state=0)
+    ranker.fit(X[perm], y[perm], qid=q[perm])
+    assert ranker.validation_qids_.size == 6
+    assert ranker.best_iteration_ == ranker.estimator_.best_iteration_
+    assert ranker.best_iteration_ == int(np.argmax(ranker.validation_score_)) + 1
+    assert ranker.n_iter_ == len(ranker.validation_score_) <= 60
+
+
+def test_fit_params_are_passed_through_and_routed(data) -> None:
+    X, y, q = data.X, data.y, data.qid
+    ev = q < 10  # an evaluation set of whole queries
+    Xe, ye, se = X[ev], y[ev], np.unique(q[ev], return_counts=True)[1]
+    record: dict[str, Any] = {}
+    inner = lgb.LGBMRanker(n_estimators=5, min_child_samples=5, n_jobs=1, verbose=-1)
+    # without routing: plain keyword arguments
+    QueryGroupRanker(inner).fit(X, y, qid=q, eval_X=(Xe,), eval_y=(ye,), eval_group=[se],
+                                callbacks=[lgb.record_evaluation(record)])
+    assert len(record["valid_0"]["ndcg@1"]) == 5
+    # with routing: the inner estimator requests them, a search passes them on
+    record.clear()
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = QueryGroupRanker(inner.set_fit_request(
+            eval_X=True, eval_y=True, eval_group=True, callbacks=True))
+        search = GridSearchCV(routed, {"estimator__num_leaves": [3]}, cv=GroupKFold(2),
+                              scoring=ndcg_scorer, error_score="raise")
+        search.fit(X, y, groups=q, eval_X=(Xe,), eval_y=(ye,), eval_group=[se],
+                   callbacks=[lgb.record_evaluation(record)])
+    assert len(record["valid_0"]["ndcg@1"]) == 5  # the refit's record, 5 rounds
+    with pytest.raises(ValueError, match="do not pass eval_set"):
+        QueryGroupRanker(lgb.LGBMRanker(n_estimators=5, verbose=-1), early_stopping=True) \
+            .fit(X, y, qid=q, eval_set=[(X, y)])
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "match"), [
+    ({"validation_fraction": 1.0}, ValueError, "validation_fraction"),
+    ({"validation_fraction": 0}, ValueError, "validation_fraction"),
+    ({"n_iter_no_change": 0}, ValueError, "n_iter_no_change"),
+    ({"tol": -1.0}, ValueError, "tol"),
+    ({"scoring": "nope@3"}, ValueError, "unknown metric"),
+    ({"scoring": 3}, TypeError, "scoring"),
+])
+def test_early_stopping_parameter_errors(data, kwargs, exc, match) -> None:
+    ranker = QueryGroupRanker(lgb.LGBMRanker(n_estimators=3, verbose=-1), early_stopping=True,
+                              **kwargs)
+    with pytest.raises(exc, match=match):
+        ranker.fit(data.X, data.y, qid=data.qid)
+
+
+def test_early_stopping_needs_a_boosting_ranker_and_two_queries(data) -> None:
+    from sklearn.linear_model import Ridge
+
+    with pytest.raises(TypeError, match="LightGBM and XGBoost"):
+        QueryGroupRanker(Ridge(), early_stopping=True).fit(data.X, data.y, qid=data.qid)
+    one = data.qid == data.qid[0]
+    with pytest.raises(ValueError, match="one training and one validation query"):
+        QueryGroupRanker(lgb.LGBMRanker(verbose=-1), early_stopping=True).fit(
+            data.X[one], data.y[one], qid=data.qid[one])
+
+
+def test_layout_warnings_once_and_only_when_true(data) -> None:
+    X, y, q = data.X, data.y, data.qid
+    # queries 0..3 keep a single row
+    keep = np.ones(q.size, dtype=bool)
+    for qq in range(4):
+        keep[np.flatnonzero(q == qq)[1:]] = False
+    X, y, q = X[keep], y[keep], q[keep]
+    model = QueryGroupRanker(lgb.LGBMRanker(n_estimators=3, min_child_samples=5, n_jobs=1,
+                                            verbose=-1))
+    scoring = {"ndcg": make_ranking_scorer("ndcg@10"), "map": make_ranking_scorer("map")}
+    search = GridSearchCV(model, {"estimator__num_leaves": [3, 5, 7]}, cv=GroupKFold(3),
+                          scoring=scoring, refit="ndcg", error_score="raise")
+    with sklearn.config_context(enable_metadata_routing=True), \
+            warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y, groups=q)
+    msgs = [str(w.message) for w in caught if issubclass(w.category, RankingCVWarning)]
+    # the 4 single-row queries fall in at most 3 folds: one warning per fold layout, not one
+    # per candidate x fold x metric (18)
+    assert 1 <= len(msgs) <= 3 and all("single row" in m for m in msgs)
+    # an independent test set that reuses the training ids: no split warning (no splitter)
+    test = make_ranking_data(n_queries=20, n_features=6, n_discrete=3, random_state=9)
+    with sklearn.config_context(enable_metadata_routing=True), warnings.catch_warnings():
+        warnings.simplefilter("error", RankingCVWarning)
+        value = scoring["ndcg"](search, test.X, test.y, qid=test.qid)
+    assert value == rm.ndcg_score(test.y, search.predict(test.X), test.qid, k=10)
