@@ -539,6 +539,26 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     group_format : {"sizes", "qid"}, default "sizes"
         Pass group sizes in row order (LightGBM ``group``, XGBoost ``group``) or the per-row
         query ids of the grouped rows (XGBoost ``qid``, CatBoost ``group_id``).
+    early_stopping : bool, default False
+        Hold out ``validation_fraction`` of the queries (whole queries, drawn with
+        ``random_state``) inside ``fit``, train the inner LightGBM or XGBoost ranker on the rest
+        and stop when the tie-aware ``scoring`` metric on the hold-out has not improved by more
+        than ``tol`` for ``n_iter_no_change`` rounds; the model keeps the best round. As
+        scikit-learn's ``HistGradientBoosting*(early_stopping=True)``.
+    scoring : str, default "ndcg@10"
+        Metric watched on the hold-out: a name as in :func:`make_ranking_scorer`, computed by
+        the core with its default options (exponential gain, empty queries 0) and ``ties``;
+        its mean over the hold-out queries is the curve.
+    validation_fraction : float in (0, 1), default 0.1
+        Share of the queries held out (``ceil(fraction * n_queries)``, at least one).
+    n_iter_no_change : int, default 10
+        Rounds without improvement before stopping.
+    tol : float, default 0.0
+        Minimum improvement that counts.
+    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        Tie rule of the watched metric.
+    random_state : int, RandomState instance or None, default None
+        Seed of the hold-out draw.
 
     Attributes
     ----------
@@ -554,6 +574,15 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         Number of features seen in fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Column names of ``X`` in fit, when it had string column names.
+    validation_qids_ : ndarray
+        With ``early_stopping``: the held-out query ids (not in ``train_qids_``).
+    validation_score_ : ndarray of shape (n_iter_,)
+        With ``early_stopping``: the watched metric on the hold-out after each round.
+    best_iteration_ : int
+        With ``early_stopping``: rounds kept, ``argmax(validation_score_) + 1`` (first maximum).
+    n_iter_ : int
+        With ``early_stopping``: rounds trained (``best_iteration_ + n_iter_no_change`` when
+        it stopped early).
 
     Raises
     ------
@@ -576,6 +605,16 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
     ``X`` and ``y`` are passed to the inner estimator unconverted (pandas frames keep their
     dtypes, e.g. LightGBM categorical columns); only their rows are reordered.
+
+    Early stopping uses the hosts' routes: for LightGBM the hold-out is the ``eval_set`` of
+    ``LGBMRanker.fit`` with :func:`rankmetrics.lightgbm.make_eval_metric` and
+    :func:`rankmetrics.lightgbm.early_stopping`; for XGBoost a training callback scores the
+    hold-out each round (``XGBRanker``'s own ``eval_metric`` route weights queries by size, see
+    :mod:`rankmetrics.xgboost`) and sets the booster's ``best_iteration``. Inside a search each
+    candidate and fold draws its hold-out from its own training part, so test folds are never
+    seen. Other fit parameters (``eval_set``, ``callbacks``, ...) go to the inner ``fit``
+    unchanged (not together with ``early_stopping=True``); under metadata routing the inner
+    estimator requests them, e.g. ``LGBMRanker().set_fit_request(callbacks=True)``.
 
     Examples
     --------
