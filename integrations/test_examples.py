@@ -44,3 +44,19 @@ def test_sklearn_example_runs():
     require("lightgbm")
     out = _run("sklearn_model_selection.py")
     assert "±" in out or "+/-" in out
+
+
+@pytest.mark.parametrize("letor", [False, True], ids=["generated", "letor"])
+def test_xgboost_example_runs(letor, shared_data):
+    require("xgboost")
+    require("sklearn")
+    args = ["--rounds", "40", "--stopping-rounds", "5", "--every", "10"]
+    if letor:
+        folder = shared_data / "lightgbm_lambdarank"
+        args += ["--train", str(folder / "rank.train"), "--valid", str(folder / "rank.test")]
+    else:
+        args += ["--n-queries", "150"]
+    out = _run("xgboost_early_stopping.py", *args)
+    assert "best iteration (tie-aware)" in out
+    assert "XGBoost ndcg@10" in out and "tie-aware" in out
+    assert out.count("best iteration") == 3  # all three routes stopped and reported
