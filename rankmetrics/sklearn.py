@@ -140,7 +140,7 @@ def _in_model_selection() -> bool:
     Only there do the training and the scored rows come from one data set cut by a splitter;
     query ids shared with an independent evaluation set are just reused ids.
     """
-    frame = sys._getframe(2)
+    frame: Any = sys._getframe(2)
     while frame is not None:
         if frame.f_globals.get("__name__") == "sklearn.model_selection._validation":
             return True

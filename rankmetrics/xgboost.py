@@ -690,11 +690,12 @@ def _holdout_callback(X_val: Any, y_val: ArrayLike, sizes_val: ArrayLike, metric
             super().__init__()
             self.curve: list[float] = []
             self.best_round = -1
+            self._start = -1
 
         def before_training(self, model: Any) -> Any:
             self.dval = xgb.DMatrix(X_val, missing=params.get("missing", np.nan),
                                     enable_categorical=bool(params.get("enable_categorical")))
-            self.curve, self.best_round, self._start = [], -1, None
+            self.curve, self.best_round, self._start = [], -1, -1
             return model
 
         def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
@@ -704,7 +705,7 @@ def _holdout_callback(X_val: Any, y_val: ArrayLike, sizes_val: ArrayLike, metric
             i = len(self.curve) - 1
             if self.best_round < 0 or value > self.curve[self.best_round] + tol:
                 self.best_round = i
-            if self._start is None:
+            if self._start < 0:
                 self._start = epoch
             return i - self.best_round >= rounds
 

@@ -16,7 +16,7 @@ sklearn = require("sklearn")
 lgb = require("lightgbm")
 xgb = require("xgboost")
 
-import sklearn.base  # noqa: E402
+from sklearn.base import clone  # noqa: E402
 from sklearn.model_selection import GridSearchCV, GroupKFold  # noqa: E402
 
 import rankmetrics.sklearn as rsk  # noqa: E402
@@ -65,11 +65,12 @@ def test_xgboost_early_stopping_on_the_core_curve(data) -> None:
     assert ranker.n_iter_ == ranker.best_iteration_ + 4
     # predict uses the best round (XGBRanker reads the booster's best_iteration)
     np.testing.assert_array_equal(
-        ranker.predict(X), booster.predict(xgb.DMatrix(X), iteration_range=(0, ranker.best_iteration_)))
+        ranker.predict(X),
+        booster.predict(xgb.DMatrix(X), iteration_range=(0, ranker.best_iteration_)))
     # seeded: the same hold-out again; another seed, another hold-out
-    again = sklearn.base.clone(ranker).fit(X, y, qid=q)
+    again = clone(ranker).fit(X, y, qid=q)
     np.testing.assert_array_equal(again.validation_qids_, ranker.validation_qids_)
-    other = sklearn.base.clone(ranker).set_params(random_state=2).fit(X, y, qid=q)
+    other = clone(ranker).set_params(random_state=2).fit(X, y, qid=q)
     assert not np.array_equal(other.validation_qids_, ranker.validation_qids_)
 
 
