@@ -186,3 +186,19 @@ def test_eval_metric_refuses_whole_set_from_regressor() -> None:
     assert metric(y[:4], s[:4]) == rm.ndcg_score(y[:4], s[:4], k=5, empty=1.0)
     assert make_eval_metric("map", k=5).xgboost_maximizes
     assert not make_eval_metric("ap", k=5).xgboost_maximizes
+
+
+def test_xgb_cv_folds_and_ranker_without_eval_qid() -> None:
+    y, s, qid, _ = _tied_data(8, n_queries=30)
+    X = np.c_[s, np.random.default_rng(1).normal(size=y.size)]
+    d = xgb.DMatrix(X, label=y, qid=qid)
+    metric = make_custom_metric("ndcg", k=5, prefix="tie_", ties="stable")
+    res = xgb.cv({"objective": "rank:ndcg", "nthread": 1, "eval_metric": "ndcg@5"}, d,
+                 num_boost_round=4, nfold=3, custom_metric=metric, seed=0)
+    assert metric._dcache.builds == 6  # one plan per fold's train and test DMatrix
+    # ties="stable" equals the built-in ndcg@5 fold by fold, hence in mean (printed with %f)
+    np.testing.assert_allclose(res["test-tie_ndcg@5-mean"], res["test-ndcg@5-mean"], atol=1e-6)
+    # XGBRanker evaluation set without query ids: refused, not scored as one query
+    ranker = xgb.XGBRanker(n_estimators=2, n_jobs=1, eval_metric=make_eval_metric("ndcg"))
+    with pytest.raises(ValueError, match="group|qid"):
+        ranker.fit(X, y, qid=qid, eval_set=[(X, y)], verbose=False)
