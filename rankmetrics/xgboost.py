@@ -196,6 +196,11 @@ class _XGBoostMetric(_TieAwareMetric):
         state["_dcache"] = _DMatrixCache(self._dcache.maxsize)
         return state
 
+    def __repr__(self) -> str:
+        empty = "None (XGBoost's rules)" if self._xgboost_empty else repr(self.empty)
+        return (f"{type(self).__name__}(metrics={self.metrics!r}, ties={self.ties!r}, "
+                f"gain={self.gain!r}, empty={empty}, bounds={self.bounds})")
+
     def clear_cache(self) -> None:
         """Drop every cached plan."""
         super().clear_cache()
