@@ -261,8 +261,8 @@ def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) 
         f"ranking scorer {label!r}: {shared.size} of {test.size} query ids of the evaluated rows "
         f"(e.g. {shared[:3].tolist()}) also occur in the rows the estimator was fitted on. If "
         "they name the same queries, the splitter cut queries between train and test; use "
-        "GroupKFold or GroupShuffleSplit with groups=qid. If the evaluation set is independent "
-        "and only reuses ids, build the scorer with split_queries='ignore'."
+        "GroupKFold or GroupShuffleSplit with groups=qid. If different queries of the data set "
+        "share ids, build the scorer with split_queries='ignore'."
     )
     if action == "raise":
         raise ValueError(msg)
