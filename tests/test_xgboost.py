@@ -103,6 +103,15 @@ def test_precision_min_k_size_denominator() -> None:
     np.testing.assert_allclose(plan.precision(scores, k=5), [2 / 5, 1 / 5])
     # k=1 on a tie of a relevant and an irrelevant row: expected 1/2 whatever the denominator
     np.testing.assert_allclose(plan.precision(scores, k=1, denominator="min_k_size"), [0.5, 1])
+    # any tie rule: the denominator does not depend on the ordering, so the two forms differ
+    # exactly by the factor k / min(k, n_q)
+    y, s, qid, sizes = _tied_data(11)
+    big = rm.QueryPlan(y, qid)
+    for ties in ("average", "optimistic", "pessimistic", "stable"):
+        for k in (1, 3, 8, 20):
+            np.testing.assert_allclose(
+                big.precision(s, k=k, ties=ties, denominator="min_k_size") * np.minimum(k, sizes),
+                big.precision(s, k=k, ties=ties) * k, rtol=1e-12)
     with pytest.raises(ValueError, match="denominator"):
         plan.precision(scores, k=1, denominator="size")
     with pytest.raises(ValueError, match="precision_denominator"):
