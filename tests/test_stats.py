@@ -182,13 +182,14 @@ def test_nan_scores_are_missing_and_series_input():
         ({"A": [0.1, 0.2], "B": [0.1]}, {}, ValueError, "must be 1-D and of one length"),
         ({"A": [0.1], "B": [0.2]}, {}, ValueError, "1 query left to compare"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"test": "mannwhitney"}, ValueError,
-         "test must be one of 't', 'wilcoxon', 'friedman', 'anova'; got 'mannwhitney'"),
+         "test must be one of 't', 'wilcoxon', 'friedman', 'anova', 'randomization', 'bootstrap'; got "
+         "'mannwhitney'"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"alpha": 1.5}, ValueError,
          r"alpha must be a number in \(0, 1\)"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"missing": "drop"}, ValueError,
          "missing must be one of 'intersect', 'zero', 'error'"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"correction": "fdr"}, ValueError,
-         "correction must be one of 'none', 'holm', 'bonferroni'"),
+         "correction must be one of 'none', 'holm', 'bonferroni', 'bh'"),
         ({"A": [0.1, np.inf], "B": [0.3, 0.2]}, {}, ValueError, "must be finite"),
         ({"A": {"q": 0.1}, "B": [0.3]}, {}, ValueError, "mix of keyed"),
         (np.zeros(3), {}, ValueError, "2-D"),
@@ -220,7 +221,7 @@ def test_significance_table_has_the_jk2002_table1_shape():
     scores = _jk_like()
     fr = compare(scores, test="friedman", alpha=0.01, metric="nCG")
     an = compare(scores, test="anova", alpha=0.01, metric="nCG")
-    text = significance_table([fr, an], repeat=2)
+    text = significance_table([fr, an], repeat=2, relative=False)
     lines = text.splitlines()
     header = lines[0].split()
     assert header[:3] == ["BOOL", "SUM", "SSYN-C"]
@@ -231,8 +232,8 @@ def test_significance_table_has_the_jk2002_table1_shape():
     assert row[4].startswith("0.170") and row[5].startswith("0.298") and row[6].startswith("0.128")
     # every difference is large here: both markers, doubled as in JK's legend
     assert row[5] == "0.298**##"
-    assert "** = p < 0.01, Friedman test" in text
-    assert "## = p < 0.01, two-way ANOVA" in text
+    assert "** = p < 0.01: Friedman test" in text
+    assert "## = p < 0.01: two-way ANOVA" in text
     assert "nCG: friedman_chi2(2)" in text and "nCG: anova_F(2, 58)" in text
     assert "queries compared: 30 (missing='intersect': every system scored every query)" in text
 
@@ -241,7 +242,7 @@ def test_table_markers_follow_significance_and_rows_per_metric():
     scores = {"A": A, "B": A + RNG.normal(0, 0.001, 25), "C": C}
     c1 = compare(scores, test="t", metric="nDCG@10")
     c2 = compare({k: v * 0.5 for k, v in scores.items()}, test="t", metric="P@5")
-    text = significance_table([c1, c2])
+    text = significance_table([c1, c2], relative=False)
     body = text.splitlines()[1:3]
     assert body[0].startswith("nDCG@10") and body[1].startswith("P@5")
     for line, c in zip(body, (c1, c2), strict=True):
