@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,9 +24,10 @@ from numpy.typing import ArrayLike, NDArray
 from ..core.gains import DiscountLike, GainLike
 from ..core.plan import QueryPlan
 from ..core.validation import check_choice, check_empty, check_k, check_labels, check_threshold
-from .vectors import avg_vect, norm_vect
+from .vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -36,8 +38,10 @@ Values = NDArray[np.float64]
 __all__ = [
     "CURVES",
     "RECALL_LEVELS",
+    "GainVectors",
     "gain_curves",
     "trec_gain_curves",
+    "trec_gain_vectors",
     "interpolated_precision",
     "trec_interpolated_precision",
     "plot_curves",
@@ -335,6 +339,220 @@ def _per_query(frame: Any, queries: NDArray[np.str_], fn: Any, width: int, **kw:
         vals = fn(plan, sub["score"].to_numpy(dtype=np.float64), **kw)
         out[np.searchsorted(queries, plan.qids)] = vals
     return out
+
+
+@dataclass(frozen=True)
+class GainVectors:
+    """Per-query gain vectors of TREC runs (output of :func:`trec_gain_vectors`).
+
+    Attributes
+    ----------
+    curve : str
+        "cg", "dcg", "ncg" or "ndcg".
+    queries : ndarray of str, shape (n_queries,)
+        The topics, sorted; rows of every matrix follow this order.
+    vectors : dict {run name: ndarray of float64, shape (n_queries, depth)}
+        One vector per topic (normalised per topic for nCG/nDCG; NaN rows with
+        ``empty="skip"`` for topics without relevant documents).
+    ideal : ndarray of float64, shape (n_queries, depth)
+        The ideal CG/DCG vectors from the qrels' recall base (JK 2002 eq. 4), unnormalised.
+    missing : str
+        The rule for topics that some runs lack.
+    missing_queries : dict {run name: list of str}
+        Judged topics each run lacks (dropped with "intersect", zero vectors with "zero").
+    gain, ties : str
+        Descriptions of the gain and tie rule, for titles and reports.
+    """
+
+    curve: str
+    queries: NDArray[np.str_]
+    vectors: dict[str, Values]
+    ideal: Values
+    missing: str
+    missing_queries: dict[str, list[str]]
+    gain: str = ""
+    ties: str = ""
+
+    @property
+    def depth(self) -> int:
+        """Length of the vectors."""
+        return int(self.ideal.shape[1])
+
+    @property
+    def dropped_queries(self) -> list[str]:
+        """Topics left out with ``missing="intersect"``."""
+        if self.missing != "intersect":
+            return []
+        return sorted({q for qs in self.missing_queries.values() for q in qs})
+
+    def avg_pos(self, k: int, *, start: int = 1) -> pd.DataFrame:
+        """Per-query avg-pos of every run's vectors over ranks start..k (JK 2002 eq. 6).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index: topic; one column per run; ready for :func:`rankmetrics.stats.compare`.
+        """
+        import pandas as pd
+
+        return pd.DataFrame({n: avg_pos(v, k, start=start) for n, v in self.vectors.items()},
+                            index=pd.Index(self.queries, name="qid"))
+
+    def horizontal(self, n: int, *, reference: str = "ideal") -> pd.DataFrame:
+        """Rank every run needs, per topic, to reach the reference's gain at rank n.
+
+        JK 2002's horizontal reading (see :func:`rankmetrics.vectors.horizontal_reading`) on
+        raw CG/DCG vectors.
+
+        Parameters
+        ----------
+        n : int
+        reference : str, default "ideal"
+            "ideal", or the name of a run.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index: topic, one column per run; NaN where the run never reaches it within the
+            depth, or the reference is 0 there.
+
+        Raises
+        ------
+        ValueError
+            Normalised vectors (read the raw ones) or an unknown reference.
+        """
+        import pandas as pd
+
+        if self.curve not in ("cg", "dcg"):
+            raise ValueError(f"horizontal readings need cumulated vectors (curve 'cg' or 'dcg');"
+                             f" these are {self.curve!r}")
+        ref = self._reference(reference)
+        return pd.DataFrame({name: horizontal_reading(v, ref, n)
+                             for name, v in self.vectors.items()},
+                            index=pd.Index(self.queries, name="qid"))
+
+    def horizontal_on_average(self, n: int, *, reference: str = "ideal") -> dict[str, float]:
+        """The reading on the average curves, as JK 2002 read their Fig. 1 (30 / 60 / 170)."""
+        if self.curve not in ("cg", "dcg"):
+            raise ValueError(f"horizontal readings need cumulated vectors (curve 'cg' or 'dcg');"
+                             f" these are {self.curve!r}")
+        ref = avg_vect(self._reference(reference))
+        return {name: horizontal_reading(avg_vect(v), ref, n)  # type: ignore[misc]
+                for name, v in self.vectors.items()}
+
+    def _reference(self, reference: str) -> Values:
+        if reference == "ideal":
+            return self.ideal
+        if reference not in self.vectors:
+            raise ValueError(f"reference must be 'ideal' or a run name "
+                             f"{sorted(self.vectors)}; got {reference!r}")
+        return self.vectors[reference]
+
+
+def _describe_gain(gain: Any) -> str:
+    if isinstance(gain, str):
+        return gain
+    if isinstance(gain, Mapping):
+        return "{" + ", ".join(f"{k:g}: {v:g}" for k, v in sorted(gain.items())) + "}"
+    if callable(gain):
+        return getattr(gain, "__name__", "custom")
+    return "-".join(f"{float(g):g}" for g in gain)
+
+
+def trec_gain_vectors(
+    qrels: Any,
+    runs: Any,
+    *,
+    curve: str = "ndcg",
+    depth: int = 100,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    ties: str = "average",
+    empty: float | str = 0.0,
+    missing: str = "intersect",
+) -> GainVectors:
+    """Per-query CG/DCG/nCG/nDCG vectors of TREC runs, with the ideal from the qrels.
+
+    The matrices behind JK 2002 Table 1 and TOIS Table 2: average a run's per-query vectors
+    with :func:`rankmetrics.vectors.avg_vect` for the figures, take their avg-pos over a rank
+    range (:meth:`GainVectors.avg_pos`) for the tables and tests, or read them horizontally
+    (:meth:`GainVectors.horizontal`).
+
+    Parameters
+    ----------
+    qrels : path, DataFrame or mapping
+        As :func:`rankmetrics.trec.read_qrels` accepts. Every judged document of a topic is in
+        its recall base (negative labels count as 0); unjudged retrieved documents gain 0.
+    runs : mapping {name: run} or sequence of runs
+        As :func:`rankmetrics.trec.read_run` accepts; a sequence is named by file name.
+    {common}
+    ties : {"average", "optimistic", "pessimistic", "stable", "docno"}
+        As above; "docno" breaks equal scores by document id descending (trec_eval's order).
+    missing : {"intersect", "zero"}, default "intersect"
+        Judged topics that some runs lack: "intersect" keeps the topics every run has;
+        "zero" keeps every topic any run has, a lacking run scoring 0 there.
+
+    Returns
+    -------
+    GainVectors
+
+    Raises
+    ------
+    ValueError, OSError
+        Unreadable inputs, unknown options, or no query left.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankmetrics.plot import trec_gain_vectors
+    >>> qrels = pd.DataFrame({"qid": ["1", "1", "2"], "docid": ["a", "b", "c"],
+    ...                       "label": [2, 1, 1]})
+    >>> run = pd.DataFrame({"qid": ["1", "1", "2"], "docid": ["b", "a", "x"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> gv = trec_gain_vectors(qrels, {"r": run}, curve="cg", depth=3, gain="linear")
+    >>> gv.vectors["r"].tolist(), gv.ideal.tolist()
+    ([[1.0, 3.0, 3.0], [0.0, 0.0, 0.0]], [[2.0, 3.0, 3.0], [1.0, 1.0, 1.0]])
+    """
+    _check_curve(curve)
+    d = check_k(depth, "depth")
+    if d is None:
+        raise TypeError("depth must be a positive int")
+    tie_name = ties
+    judged, read, ties = _trec_inputs(qrels, runs, ties)
+    queries = _query_set(read, missing)
+    union: set[str] = set().union(*(set(f["qid"]) for f in read.values()))
+    lacking = {name: sorted(union - set(f["qid"])) for name, f in read.items()}
+    gain_arg = gain
+    if isinstance(gain, Mapping):  # as rankmetrics.trec.evaluate: other levels keep l
+        levels = np.unique(judged["label"].to_numpy(dtype=np.float64)).tolist()
+        gain = {**{lv: lv for lv in [*levels, 0.0]}, **{float(k): v for k, v in gain.items()}}
+    kw = _gain_kwargs(curve, gain, discount, log_base)
+    raw = "cg" if curve in ("cg", "ncg") else "dcg"
+    jq = judged[judged["qid"].isin(set(queries))]
+    iplan = QueryPlan(jq["label"].to_numpy(), jq["qid"].to_numpy())
+    ideal = np.zeros((queries.shape[0], d))
+    ideal[np.searchsorted(queries, iplan.qids)] = getattr(
+        iplan, f"ideal_{raw}_curve")(depth=d, **kw)
+    out = {}
+    for name, frame in read.items():
+        c = _per_query(frame, queries, lambda p, s: getattr(p, f"{raw}_curve")(
+            s, depth=d, ties=ties, **kw), d)
+        if curve in ("ncg", "ndcg"):
+            rule = check_empty(empty)
+            if rule == "error" and np.any(ideal[:, -1] <= 0):
+                raise ValueError("some topics have no relevant document (ideal vector 0); "
+                                 "pass empty=0.0 or 'skip'")
+            fill = np.nan if rule == "skip" else (0.0 if rule == "error" else float(rule))
+            c = norm_vect(c, ideal, empty=fill)
+        out[name] = c
+    return GainVectors(curve, queries, out, ideal, missing, lacking,
+                       _describe_gain(gain_arg), tie_name)
+
+
+trec_gain_vectors.__doc__ = (trec_gain_vectors.__doc__ or "").replace(
+    "{common}", _COMMON.split("    average :")[0].rstrip() + "\n    empty : float or \"skip\", "
+    "default 0.0\n        Normalised value of a query whose ideal vector is 0 (\"skip\": NaN).")
 
 
 def trec_gain_curves(
