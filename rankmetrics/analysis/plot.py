@@ -193,8 +193,8 @@ def interpolated_precision(
         As in :func:`rankmetrics.precision`.
     threshold : float, default 1
         A document is relevant when its label is >= threshold.
-    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
-        See Notes.
+    ties : {"optimistic", "pessimistic", "stable"}
+        The order of tied scores; "average" (the default elsewhere) raises, see Notes.
     n_relevant : array-like of shape (n_queries,), optional
         Relevant documents of every query's recall base (e.g. from qrels, when not all of them
         were retrieved), in ``np.unique(qid)`` order; default: the relevant rows of the query.
@@ -214,18 +214,19 @@ def interpolated_precision(
     ------
     ValueError, TypeError
         As :func:`rankmetrics.precision`; ``n_relevant`` of the wrong shape or smaller than the
-        relevant rows of a query.
+        relevant rows of a query; ``ties="average"``.
 
     Notes
     -----
     P_interp(r) = max over ranks i at or after the rank where the list reaches recall r of
     precision(i), and 0 when it never does (trec_eval's ``iprec_at_recall``; the lecture slides'
     "11-point interpolated average precision"). Precision and recall at rank i are computed from the
-    expected number of relevant documents in the top i under the tie rule (McSherry & Najork
-    2008), so "stable", "optimistic" and "pessimistic" give the curve of one ordering exactly.
-    With "average" the interpolation is applied to the tie-averaged precision and recall at every
-    rank: exact at every rank, but the maximum of averages is not the average over orderings of
-    the interpolated curves, which this function does not compute.
+    number of relevant documents in the top i of the ordering the tie rule picks ("stable",
+    "optimistic", "pessimistic"). ``ties="average"`` raises, as it does for IPrec and 11pt_avg
+    in :func:`rankmetrics.trec.evaluate`: interpolation takes a maximum over ranks, and the
+    maximum of tie-averaged precisions is not the average over orderings of the interpolated
+    curves. The uninterpolated points of :func:`rankmetrics.analysis.pr.precision_recall_points`
+    are exact under ``ties="average"``.
 
     Examples
     --------
@@ -233,11 +234,13 @@ def interpolated_precision(
     relevant document for recall 0.7, the textbook rule needs recall 1:
 
     >>> from rankmetrics.plot import interpolated_precision
-    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1]).round(3).tolist()
+    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1], ties="stable").round(3).tolist()
     [[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.667, 0.667, 0.667]]
-    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1], rule="recall").round(3).tolist()
+    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1], ties="stable",
+    ...                        rule="recall").round(3).tolist()
     [[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.667, 0.667, 0.667, 0.667, 0.667]]
     """
+    _check_iprec_ties(ties)
     labels = check_labels(y_true)
     t = check_threshold(threshold)
     check_choice("rule", rule, ("trec", "recall"))
@@ -257,6 +260,17 @@ def interpolated_precision(
         if np.any(r_all < r_rows - 1e-9):
             raise ValueError("n_relevant is smaller than the relevant rows of some query")
     return _interpolate(c, np.asarray(plan.sizes, dtype=np.int64), r_all, empty_rule, rule)
+
+
+def _check_iprec_ties(ties: str) -> None:
+    """As :func:`rankmetrics.trec.evaluate` for IPrec/11pt_avg: no tie average, so raise."""
+    if ties == "average":
+        raise ValueError(
+            "11-point interpolated precision has no exact tie-averaged form (it is a maximum "
+            "over ranks, not a sum; rankmetrics.trec.evaluate raises for IPrec/11pt_avg too); "
+            "pass ties='docno' (trec_eval), 'stable', 'optimistic' or 'pessimistic', or draw "
+            "the exact uninterpolated points (precision_recall_points)"
+        )
 
 
 def _needed(level: float, r_all: Values, rule: str) -> Values:
@@ -521,8 +535,7 @@ def trec_gain_vectors(
     tie_name = ties
     judged, read, ties = _trec_inputs(qrels, runs, ties)
     queries = _query_set(read, missing)
-    union: set[str] = set().union(*(set(f["qid"]) for f in read.values()))
-    lacking = {name: sorted(union - set(f["qid"])) for name, f in read.items()}
+    lacking = _lacking(read)
     gain_arg = gain
     if isinstance(gain, Mapping):  # as rankmetrics.trec.evaluate: other levels keep l
         levels = np.unique(judged["label"].to_numpy(dtype=np.float64)).tolist()
@@ -595,28 +608,24 @@ def trec_gain_curves(
     ValueError, OSError
         Unreadable inputs, unknown options, or no query left.
     """
+    return _trec_curves(qrels, runs, curve=curve, depth=depth, gain=gain, discount=discount,
+                        log_base=log_base, ties=ties, average=average, empty=empty,
+                        missing=missing)[:2]
+
+
+def _trec_curves(qrels: Any, runs: Any, *, curve: str, depth: int, gain: GainLike,
+                 discount: DiscountLike, log_base: float, ties: str, average: str,
+                 empty: float | str, missing: str
+                 ) -> tuple[dict[str, Values], Values, GainVectors]:
+    """Average curves from the raw per-query vectors (normalised per query or via the ideal)."""
     _check_curve(curve)
     check_choice("average", average, AVERAGES)
-    d = check_k(depth, "depth")
-    if d is None:
-        raise TypeError("depth must be a positive int")
-    judged, read, ties = _trec_inputs(qrels, runs, ties)
-    queries = _query_set(read, missing)
-    if isinstance(gain, Mapping):  # as rankmetrics.trec.evaluate: other levels keep l
-        levels = np.unique(judged["label"].to_numpy(dtype=np.float64)).tolist()
-        gain = {**{lv: lv for lv in [*levels, 0.0]}, **{float(k): v for k, v in gain.items()}}
-    kw = _gain_kwargs(curve, gain, discount, log_base)
     raw = "cg" if curve in ("cg", "ncg") else "dcg"
-    jq = judged[judged["qid"].isin(set(queries))]
-    iplan = QueryPlan(jq["label"].to_numpy(), jq["qid"].to_numpy())
-    ideal = getattr(iplan, f"ideal_{raw}_curve")(depth=d, **kw)
-    out = {}
-    for name, frame in read.items():
-        c = _per_query(frame, queries, lambda p, s: getattr(p, f"{raw}_curve")(
-            s, depth=d, ties=ties, **kw), d)
-        out[name] = _average(curve, c, ideal, average, empty)
-    ideal_avg = avg_vect(ideal) if curve in ("cg", "dcg") else np.ones(d)
-    return out, ideal_avg
+    gv = trec_gain_vectors(qrels, runs, curve=raw, depth=depth, gain=gain, discount=discount,
+                           log_base=log_base, ties=ties, missing=missing)
+    out = {name: _average(curve, v, gv.ideal, average, empty) for name, v in gv.vectors.items()}
+    ideal_avg = avg_vect(gv.ideal) if curve in ("cg", "dcg") else np.ones(gv.depth)
+    return out, ideal_avg, gv
 
 
 trec_gain_curves.__doc__ = (trec_gain_curves.__doc__ or "").replace("{common}", _COMMON)
@@ -633,9 +642,9 @@ def trec_interpolated_precision(
     qrels, runs, missing
         As in :func:`trec_gain_curves`.
     threshold, ties, empty, rule
-        As in :func:`interpolated_precision`; ``ties`` also takes "docno" (trec_eval's order).
-        With ``ties="stable"`` or ``"docno"`` the values are those of
-        ``rankmetrics.trec.evaluate(..., ["iprec_at_recall"])``.
+        As in :func:`interpolated_precision` (``ties="average"`` raises); ``ties`` also takes
+        "docno" (trec_eval's order). With ``ties="stable"`` or ``"docno"`` the values are those
+        of ``rankmetrics.trec.evaluate(..., ["iprec_at_recall"])``.
 
     Returns
     -------
@@ -647,6 +656,14 @@ def trec_interpolated_precision(
     ValueError, OSError
         Unreadable inputs or no query left.
     """
+    return _trec_iprec(qrels, runs, threshold=threshold, ties=ties, missing=missing,
+                       empty=empty, rule=rule)[0]
+
+
+def _trec_iprec(qrels: Any, runs: Any, *, threshold: float, ties: str, missing: str,
+                empty: float | str, rule: str
+                ) -> tuple[dict[str, Values], NDArray[np.str_], dict[str, list[str]]]:
+    _check_iprec_ties(ties)
     t = check_threshold(threshold)
     check_choice("rule", rule, ("trec", "recall"))
     empty_rule = check_empty(empty)
@@ -672,7 +689,12 @@ def trec_interpolated_precision(
                                  "relevant documents; pass empty=0.0 or 'skip'")
             per_q[r_all <= 0] = np.nan if empty_rule == "skip" else float(empty_rule)
         out[name] = avg_vect(per_q)
-    return out
+    return out, queries, _lacking(read)
+
+
+def _lacking(read: Mapping[str, Any]) -> dict[str, list[str]]:
+    union: set[str] = set().union(*(set(f["qid"]) for f in read.values()))
+    return {name: sorted(union - set(f["qid"])) for name, f in read.items()}
 
 
 # ---------------------------------------------------------------------------- figures

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,10 @@ __all__ = [
     "align_scores",
     "compare",
     "compare_runs",
+    "parse_avg_pos",
     "per_query_scores",
+    "run_labels",
+    "sparck_jones_class",
     "significance_table",
 ]
 
@@ -835,16 +839,37 @@ def significance_table(
 
 
 # -------------------------------------------------------------------------- TREC runs
+def run_labels(runs: Sequence[Any]) -> list[str]:
+    """Names for runs in legends and tables: file names without their extension.
+
+    Paths become their base name without the extension (``runs/bm25.run`` -> ``bm25``); when
+    that makes two names equal, the full base names are kept; still equal names get ``#i``;
+    other objects are ``run1``, ``run2``, ...
+
+    Examples
+    --------
+    >>> run_labels(["x/bm25.run", "y/dense.txt", "z/dense.run"])
+    ['bm25', 'dense.txt', 'dense.run']
+    """
+    base = [os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else None
+            for r in runs]
+    stems = [os.path.splitext(b)[0] or b if b is not None else None for b in base]
+    out: list[str] = []
+    for i, (b, st) in enumerate(zip(base, stems, strict=True)):
+        if b is None:
+            name = f"run{i + 1}"
+        else:
+            assert st is not None
+            name = st if stems.count(st) == 1 else b
+        out.append(name if name not in out else f"{name}#{i + 1}")
+    return out
+
+
 def _run_names(runs: Any) -> dict[str, Any]:
     if isinstance(runs, Mapping):
         return {str(k): v for k, v in runs.items()}
-    out: dict[str, Any] = {}
-    for i, r in enumerate(runs):
-        name = os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else f"run{i+1}"
-        if name in out:
-            name = f"{name}#{i + 1}"
-        out[name] = r
-    return out
+    runs = list(runs)
+    return dict(zip(run_labels(runs), runs, strict=True))
 
 
 def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
@@ -856,7 +881,8 @@ def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
     qrels : path, DataFrame or mapping
         Anything :func:`rankmetrics.trec.read_qrels` accepts.
     runs : mapping {name: run} or sequence of runs
-        Runs as :func:`rankmetrics.trec.read_run` accepts; a sequence is named by file name.
+        Runs as :func:`rankmetrics.trec.read_run` accepts; a sequence is named by
+        :func:`run_labels` (file name without extension).
     metric : str
         A metric name :func:`rankmetrics.trec.evaluate` accepts, e.g. ``"ndcg@10"``.
     **evaluate_kwargs
@@ -875,6 +901,34 @@ def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
     return _evaluate_runs(qrels, runs, [metric], **evaluate_kwargs)[metric]
 
 
+_AVG_POS = re.compile(r"^avg-(cg|dcg|ncg|ndcg)@(?:(\d+)-)?(\d+)$", re.IGNORECASE)
+
+
+def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
+    """``"avg-ndcg@100"`` -> ("ndcg", 1, 100); ``"avg-ncg@11-100"`` -> ("ncg", 11, 100).
+
+    The per-query avg-pos (JK 2002 eq. 6) of a CG/DCG/nCG/nDCG vector over ranks start..k:
+    the numbers JK 2002 Table 1 and TOIS Table 2 average and test. None for other names.
+
+    Raises
+    ------
+    ValueError
+        A range with start > k or a rank 0.
+
+    Examples
+    --------
+    >>> parse_avg_pos("avg-nDCG@1-10"), parse_avg_pos("ndcg@10")
+    (('ndcg', 1, 10), None)
+    """
+    m = _AVG_POS.match(metric.strip())
+    if m is None:
+        return None
+    start, k = int(m.group(2) or 1), int(m.group(3))
+    if not 1 <= start <= k:
+        raise ValueError(f"{metric!r}: the rank range must satisfy 1 <= start <= k")
+    return m.group(1).lower(), start, k
+
+
 def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwargs: Any
                    ) -> dict[str, pd.DataFrame]:
     import pandas as pd
@@ -882,12 +936,34 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
     from ..trec import evaluate, read_qrels, read_run
 
     judged = read_qrels(qrels)
-    cols: dict[str, dict[str, Any]] = {m: {} for m in metrics}
-    for name, run in _run_names(runs).items():
-        res = evaluate(judged, read_run(run), list(metrics), **evaluate_kwargs)
-        for m in metrics:
-            cols[m][name] = res.per_query[m]
-    return {m: pd.DataFrame(c) for m, c in cols.items()}
+    named = _run_names(runs)
+    vector = {m: parse_avg_pos(m) for m in metrics}
+    plain = [m for m in metrics if vector[m] is None]
+    cols: dict[str, dict[str, Any]] = {m: {} for m in plain}
+    if plain:
+        for name, run in named.items():
+            res = evaluate(judged, read_run(run), plain, **evaluate_kwargs)
+            for m in plain:
+                cols[m][name] = res.per_query[m]
+    out = {m: pd.DataFrame(c) for m, c in cols.items()}
+    curves = {v[0] for v in vector.values() if v is not None}
+    if curves:
+        from .plot import trec_gain_vectors
+
+        kw = {k: evaluate_kwargs[k] for k in ("gain", "discount", "log_base", "ties")
+              if k in evaluate_kwargs}
+        for curve in sorted(curves):
+            depth = max(v[2] for v in vector.values() if v is not None and v[0] == curve)
+            gv = trec_gain_vectors(judged, named, curve=curve, depth=depth, missing="zero",
+                                   **kw)
+            for m, v in vector.items():
+                if v is None or v[0] != curve:
+                    continue
+                frame = gv.avg_pos(v[2], start=v[1])
+                for name, lacks in gv.missing_queries.items():  # NaN: let compare decide
+                    frame.loc[frame.index.isin(lacks), name] = np.nan
+                out[m] = frame
+    return out
 
 
 def compare_runs(
@@ -899,6 +975,8 @@ def compare_runs(
     alpha: float = 0.05,
     missing: str = "intersect",
     correction: str = "none",
+    n_resamples: int = 10000,
+    seed: int = 0,
     **evaluate_kwargs: Any,
 ) -> list[Comparison]:
     """Evaluate TREC runs per query and compare them (one Comparison per metric and test).
@@ -908,8 +986,13 @@ def compare_runs(
     qrels, runs
         As in :func:`per_query_scores`.
     metrics : str or sequence of str, default "ndcg@10"
+        Names :func:`rankmetrics.trec.evaluate` accepts, or per-query vector averages
+        ``avg-<curve>@<k>`` / ``avg-<curve>@<start>-<k>`` (curve cg, dcg, ncg or ndcg): the
+        avg-pos (JK 2002 eq. 6) of each topic's vector over ranks start..k, as JK 2002 Table 1
+        (``avg-ncg@200``, ``avg-ndcg@200``) and TOIS Table 2 (ranks 1-10 vs 1-100) test them.
+        Gain, discount, log base and ties come from ``evaluate_kwargs``.
     tests : str or sequence of str, default "t"
-    alpha, missing, correction
+    alpha, missing, correction, n_resamples, seed
         As in :func:`compare`. Which queries each run scores follows
         :func:`rankmetrics.trec.evaluate` (topics of the run that have judgments); ``missing``
         then decides about topics that some runs lack.
@@ -936,5 +1019,6 @@ def compare_runs(
         table = tables[m]
         for t in test_list:
             out.append(compare(table, test=t, alpha=alpha, missing=missing,
-                               correction=correction, metric=m))
+                               correction=correction, metric=m, n_resamples=n_resamples,
+                               seed=seed))
     return out

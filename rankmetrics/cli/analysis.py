@@ -61,11 +61,9 @@ def _positive_int(text: str) -> int:
 
 def _run_map(runs: list[str], names: str | None) -> dict[str, str]:
     if names is None:
-        out: dict[str, str] = {}
-        for i, r in enumerate(runs):
-            name = os.path.basename(r) or r
-            out[name if name not in out else f"{name}#{i + 1}"] = r
-        return out
+        from ..analysis.stats import run_labels
+
+        return dict(zip(run_labels(runs), runs, strict=True))
     labels = [n.strip() for n in names.split(",")]
     if len(labels) != len(runs) or len(set(labels)) != len(labels) or not all(labels):
         raise ValueError(f"--names needs {len(runs)} distinct comma-separated names (one per "
