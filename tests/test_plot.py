@@ -123,7 +123,7 @@ def test_interpolated_precision_tie_modes_and_recall_base():
     with pytest.raises(ValueError, match="n_relevant is smaller"):
         interpolated(y, s, n_relevant=[1], ties="stable")
     with pytest.raises(ValueError, match="undefined for queries without relevant"):
-        interpolated([0, 0], [1, 2], empty="error")
+        interpolated([0, 0], [1, 2], empty="error", ties="stable")
 
 
 # ------------------------------------------------------------------------------- figures

@@ -182,8 +182,8 @@ def test_nan_scores_are_missing_and_series_input():
         ({"A": [0.1, 0.2], "B": [0.1]}, {}, ValueError, "must be 1-D and of one length"),
         ({"A": [0.1], "B": [0.2]}, {}, ValueError, "1 query left to compare"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"test": "mannwhitney"}, ValueError,
-         "test must be one of 't', 'wilcoxon', 'friedman', 'anova', 'randomization', 'bootstrap'; got "
-         "'mannwhitney'"),
+         "test must be one of 't', 'wilcoxon', 'friedman', 'anova', 'randomization', "
+         "'bootstrap'; got 'mannwhitney'"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"alpha": 1.5}, ValueError,
          r"alpha must be a number in \(0, 1\)"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"missing": "drop"}, ValueError,

@@ -14,7 +14,7 @@ Two layers:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,8 @@ __all__ = [
     "plot_curves",
     "plot_gain_curves",
     "plot_precision_recall",
+    "plot_precision_recall_points",
+    "topics_statement",
     "plot_trec_curves",
     "plot_session_curves",
     "plot_query_position_curves",
@@ -896,6 +898,58 @@ def plot_precision_recall(
     return _finish(fig, path, dpi)
 
 
+def plot_precision_recall_points(
+    points: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (5.6, 4.4),
+    path: str | os.PathLike[str] | None = None,
+    dpi: int = 120,
+) -> Figure:
+    """Uninterpolated precision-recall curves: one point per rank (the lecture slides' figure).
+
+    Parameters
+    ----------
+    points : mapping {label: (recall, precision)}
+        1-D arrays of one ranking, e.g. a row of each array of
+        :func:`rankmetrics.analysis.pr.precision_recall_points`; NaN points are skipped.
+    ax, title, figsize, path, dpi
+        As in :func:`plot_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        No curves, or recall and precision of different shapes.
+    ImportError
+        matplotlib is not installed.
+    """
+    if not points:
+        raise ValueError("points must hold at least one curve")
+    fig, axes = _axes(ax, figsize)
+    for name, (r, p) in points.items():
+        rr, pp = np.asarray(r, dtype=np.float64), np.asarray(p, dtype=np.float64)
+        if rr.shape != pp.shape or rr.ndim != 1:
+            raise ValueError(f"curve {name!r}: recall and precision must be 1-D of one shape; "
+                             f"got {rr.shape} and {pp.shape}")
+        keep = ~(np.isnan(rr) | np.isnan(pp))
+        axes.plot(rr[keep], pp[keep], marker="o", markersize=3.5, linewidth=1.2,
+                  label=str(name))
+    axes.set_xlabel("Recall")
+    axes.set_ylabel("Precision (uninterpolated, one point per rank)")
+    axes.set_xlim(0, 1.02)
+    axes.set_ylim(0, 1.02)
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="best", fontsize="small")
+    if title:
+        axes.set_title(title)
+    return _finish(fig, path, dpi)
+
+
 def plot_trec_curves(
     qrels: Any,
     runs: Any,
@@ -924,28 +978,65 @@ def plot_trec_curves(
         :func:`trec_interpolated_precision` (``threshold``, ``ties``, ``missing``).
     threshold : float, default 1
         Relevance threshold for precision-recall.
-    show_ideal, ax, title, path
+    show_ideal, ax, path
         As in :func:`plot_gain_curves`.
+    title : str, optional
+        Default (None): the measure, gain (and discount), tie rule, number of topics, and the
+        topics ``missing="intersect"`` dropped (or ``"zero"`` filled) with the runs lacking
+        them. ``""`` for no title.
 
     Returns
     -------
     matplotlib.figure.Figure
+        Legend: run names (file names without extension for a sequence of paths).
 
     Raises
     ------
     ValueError, OSError, ImportError
-        As the functions above.
+        As the functions above (``curve="pr"`` with ``ties="average"`` raises).
     """
     if curve == "pr":
-        pr = trec_interpolated_precision(qrels, runs, threshold=threshold, ties=ties,
-                                         missing=missing, empty=empty)
-        return plot_precision_recall(pr, ax=ax, title=title, path=path)
-    vecs, ideal = trec_gain_curves(qrels, runs, curve=curve, depth=depth, gain=gain,
-                                   discount=discount, log_base=log_base, ties=ties,
-                                   average=average, empty=empty, missing=missing)
-    show = show_ideal and curve in ("cg", "dcg")
-    return plot_curves(vecs, ideal=ideal if show else None, curve=curve, ax=ax, title=title,
-                       path=path)
+        pr, queries, lacking = _trec_iprec(qrels, runs, threshold=threshold, ties=ties,
+                                           missing=missing, empty=empty, rule="trec")
+        auto = (f"11-point interpolated precision (relevant: label >= {threshold:g}), "
+                f"ties={ties}")
+        fig = plot_precision_recall(pr, ax=ax, title=None)
+    else:
+        vecs, ideal, gv = _trec_curves(qrels, runs, curve=curve, depth=depth, gain=gain,
+                                       discount=discount, log_base=log_base, ties=ties,
+                                       average=average, empty=empty, missing=missing)
+        queries, lacking = gv.queries, gv.missing_queries
+        disc = f", discount {discount} (base {log_base:g})" if curve in ("dcg", "ndcg") else ""
+        auto = f"{_NAMES[curve]}, gain {gv.gain}{disc}, ties={ties}"
+        show = show_ideal and curve in ("cg", "dcg")
+        fig = plot_curves(vecs, ideal=ideal if show else None, curve=curve, ax=ax, title=None)
+    if title is None:
+        title = auto + "\n" + topics_statement(len(queries), missing, lacking)
+    if title:
+        fig.axes[0].set_title(title, fontsize="small")
+    return _finish(fig, path, 120)
+
+
+_NAMES = {"cg": "CG", "dcg": "DCG", "ncg": "nCG", "ndcg": "nDCG"}
+
+
+def topics_statement(n_topics: int, missing: str, lacking: Mapping[str, Sequence[Any]],
+                     *, unit: str = "topics", shown: int = 6) -> str:
+    """"50 topics" plus which were dropped or zero-filled, and by which runs' lack.
+
+    Examples
+    --------
+    >>> topics_statement(49, "intersect", {"a": [], "b": ["302"]})
+    "49 topics (missing='intersect' dropped 302: lacking in b)"
+    """
+    union = sorted({q for qs in lacking.values() for q in qs}, key=str)
+    if not union:
+        return f"{n_topics} {unit}"
+    what = "dropped" if missing == "intersect" else "scored 0 where lacking"
+    qs = ", ".join(map(str, union[:shown])) + (f", ... ({len(union)})" if len(union) > shown
+                                                else "")
+    who = ", ".join(name for name, q in lacking.items() if q)
+    return f"{n_topics} {unit} (missing={missing!r} {what} {qs}: lacking in {who})"
 
 
 # ------------------------------------------------------------------------------ sessions
