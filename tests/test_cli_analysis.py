@@ -53,17 +53,17 @@ def run_cli(argv, capsys):
 def test_compare_table_matches_the_api(files, capsys):
     qrels, runs = files
     rc, out, err = run_cli(["compare", qrels, *runs, "-m", "nDCG@10", "--test", "friedman",
-                            "--test", "anova"], capsys)
+                            "--test", "anova", "--details"], capsys)
     assert rc == 0, err
     lines = out.splitlines()
-    assert lines[0].split()[:3] == ["good.run", "fair.run", "poor.run"]
-    per_q = {r.name: evaluate(qrels, r, ["nDCG@10"]).per_query["nDCG@10"] for r in runs}
+    assert lines[0].split()[:3] == ["good", "fair", "poor"]  # names without extensions
+    per_q = {r.stem: evaluate(qrels, r, ["nDCG@10"]).per_query["nDCG@10"] for r in runs}
     fr = compare(per_q, test="friedman", metric="nDCG@10")
     row = lines[1].split()
     assert row[0] == "nDCG@10"
     assert row[1:4] == [f"{m:.3f}" for m in fr.means]
-    assert "missing='intersect': 1 dropped; poor.run lacks 1 (q7)" in out
-    assert "* = p < 0.05, Friedman test" in out and "# = p < 0.05, two-way ANOVA" in out
+    assert "missing='intersect': 1 dropped; poor lacks 1 (q7)" in out
+    assert "* = p < 0.05: Friedman test" in out and "# = p < 0.05: two-way ANOVA" in out
     assert "omnibus friedman_chi2(2)" in out and "omnibus anova_F(2, 12)" in out
 
 
@@ -73,7 +73,7 @@ def test_compare_json_zero_fill_and_options(files, capsys):
                             "--names", "A,B", "--format", "json", "--ties", "docno",
                             "--gain", "0,1,10,100"], capsys)
     assert rc == 0, err
-    (res,) = json.loads(out)
+    (res,) = json.loads(out)["comparisons"]
     assert res["systems"] == ["A", "B"] and res["missing"] == "zero" and res["n_queries"] == 8
     assert "scored 0 where absent" in res["missing_statement"]
     a = evaluate(qrels, runs[0], ["P@5"], ties="docno").per_query["P@5"]
@@ -87,7 +87,7 @@ def test_compare_json_zero_fill_and_options(files, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--missing", "error"], "queries are missing in some systems (poor.run lacks 1 (q7))"),
+        (["--missing", "error"], "queries are missing in some systems (poor lacks 1 (q7))"),
         (["--names", "x"], "--names needs 3 distinct comma-separated names"),
         (["-m", "bogus@3"], "bogus"),
         (["--gain", "a,b"], "--gain must be 'exponential', 'linear', per-level weights"),
@@ -131,13 +131,13 @@ def test_plot_curve_values_match_evaluate(files):
     vecs, _ = trec_gain_curves(qrels, runs[:2], curve="ndcg", depth=10)
     for r in runs[:2]:
         pq = evaluate(qrels, r, ["nDCG@3", "nDCG@10"]).per_query
-        assert vecs[r.name][[2, 9]] == pytest.approx(pq.mean().to_numpy())
+        assert vecs[r.stem][[2, 9]] == pytest.approx(pq.mean().to_numpy())
     cg, _ = trec_gain_curves(qrels, runs[:1], curve="cg", depth=5, gain="linear")
-    assert cg[runs[0].name][4] == pytest.approx(
+    assert cg[runs[0].stem][4] == pytest.approx(
         evaluate(qrels, runs[0], ["CG@5"], gain="linear").mean["CG@5"])
     # a partial {level: gain} mapping keeps the other levels linear, as evaluate does
     part, _ = trec_gain_curves(qrels, runs[:1], curve="ndcg", depth=5, gain={3: 10})
-    assert part[runs[0].name][4] == pytest.approx(
+    assert part[runs[0].stem][4] == pytest.approx(
         evaluate(qrels, runs[0], ["nDCG@5"], gain={3: 10}).mean["nDCG@5"])
 
 
@@ -198,7 +198,7 @@ def test_session_plot_and_compare(session_files, capsys, tmp_path):
     rc, out, err = run_cli(["compare", qrels, *runs, "--session", "-m", "nsdcg", "-m",
                             "avg-sdcg", "--depth", "2", "--format", "json"], capsys)
     assert rc == 0, err
-    res = json.loads(out)
+    res = json.loads(out)["comparisons"]
     a = evaluate_sessions(runs[0], qrels, depth=2).to_frame()
     assert res[0]["means"][0] == pytest.approx(a["final_normalised"].mean())
     assert res[1]["metric"] == "avg-sdcg" and res[0]["n_queries"] == 3
