@@ -172,7 +172,7 @@ def render_text(t: ReportTable, *, digits: int = 3, relative: bool = True) -> st
 
 def _md_escape(s: str) -> str:
     out = s
-    for ch in ("\\", "*", "#", "+", "$", "%", "&", "|", "_"):
+    for ch in ("\\", "*", "|", "_"):
         out = out.replace(ch, "\\" + ch)
     return out
 
@@ -318,7 +318,7 @@ def render_report(comparisons: Sequence[Comparison], format: str = "text", *, di
     >>> from rankmetrics.stats import compare
     >>> c = compare({"A": [0.2, 0.4, 0.3, 0.5], "B": [0.3, 0.6, 0.4, 0.7]}, metric="nDCG@10")
     >>> print(render_report([c], "markdown").splitlines()[2])
-    | nDCG@10 | 0.350 | 0.500 | 0.150\\* (\\+42.9\\%) |
+    | nDCG@10 | 0.350 | 0.500 | 0.150\\* (+42.9%) |
     """
     from ..core.validation import check_choice
 
