@@ -191,7 +191,7 @@ def test_session_plot_and_compare(session_files, capsys, tmp_path):
     rc, out, err = run_cli(["plot", qrels, *runs, "--curve", "nsdcg", "--depth", "2", "-o", png],
                            capsys)
     assert rc == 0, err and png.exists()
-    assert "(6 sessions)" in out
+    assert "(6 sessions; " in out
     rc, out, err = run_cli(["plot", qrels, runs[0], "--curve", "sdcg", "--individual", "-o",
                             png], capsys)
     assert rc == 0, err
@@ -204,3 +204,52 @@ def test_session_plot_and_compare(session_files, capsys, tmp_path):
     assert res[1]["metric"] == "avg-sdcg" and res[0]["n_queries"] == 3
     rc, _, err = run_cli(["compare", qrels, *runs, "--session", "-m", "ndcg@10"], capsys)
     assert rc == 1 and "with --session, -m must be one of sdcg, nsdcg" in err
+
+
+def test_session_last_best_compare_and_query_position_plot(session_files, capsys, tmp_path):
+    from rankmetrics.session import evaluate_sessions
+
+    qrels, runs = session_files
+    rc, out, err = run_cli(["compare", qrels, *runs, "--session", "-m", "last-nsdcg", "-m",
+                            "best-sdcg", "--depth", "2", "--format", "json"], capsys)
+    assert rc == 0, err
+    res = json.loads(out)["comparisons"]
+    a = evaluate_sessions(runs[0], qrels, depth=2)
+    assert res[0]["means"][0] == pytest.approx(np.mean(a.last_query_gain(normalised=True)))
+    assert res[1]["means"][0] == pytest.approx(np.mean(a.best_query_gain()))
+    png = tmp_path / "fig1.png"
+    rc, out, err = run_cli(["plot", qrels, *runs, "--curve", "query-position", "--depth", "3",
+                            "-o", png], capsys)
+    assert rc == 0, err
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert "last vs non-last queries" in out and "6 sessions" in out
+
+
+def test_compare_relative_and_output_file(files, capsys, tmp_path):
+    qrels, runs = files
+    rc, out, _ = run_cli(["compare", qrels, *runs[:2], "-m", "P@5"], capsys)
+    assert rc == 0 and "%)" in out.splitlines()[1] and "Sparck Jones" in out
+    rc, out, _ = run_cli(["compare", qrels, *runs[:2], "-m", "P@5", "--no-relative"], capsys)
+    assert rc == 0 and "%)" not in out.splitlines()[1] and "Sparck Jones" not in out
+    dest = tmp_path / "t.tex"
+    rc, out, _ = run_cli(["compare", qrels, *runs[:2], "-m", "P@5", "--format", "latex",
+                          "-o", dest], capsys)
+    assert rc == 0 and "wrote" in out and dest.read_text().startswith("\\begin{table}")
+
+
+def test_plot_title_names_measure_gain_ties_topics_and_dropped(files, capsys, tmp_path):
+    from rankmetrics.plot import plot_trec_curves
+
+    qrels, runs = files
+    fig = plot_trec_curves(qrels, runs, curve="dcg", depth=10, gain="linear", ties="average")
+    title = fig.axes[0].get_title()
+    assert "DCG, gain linear" in title and "ties=average" in title
+    assert "7 topics (missing='intersect' dropped q7: lacking in poor)" in title
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["ideal", "good", "fair", "poor"]
+    zero = plot_trec_curves(qrels, runs, curve="ndcg", depth=10, missing="zero", title="")
+    assert zero.axes[0].get_title() == ""
+    with pytest.raises(ValueError, match="no exact tie-averaged form"):
+        plot_trec_curves(qrels, runs, curve="pr")
+    pr = plot_trec_curves(qrels, runs, curve="pr", ties="docno", missing="zero")
+    assert "8 topics (missing='zero' scored 0 where lacking q7" in pr.axes[0].get_title()

@@ -298,7 +298,7 @@ def run_plot(args: argparse.Namespace) -> int:
             )
         if title:
             fig.axes[0].set_title(title, fontsize="small")
-        what = f"{n_units} sessions"
+        what = f"{n_units} sessions" + (f"; {auto.replace(chr(10), '; ')}" if title else "")
     else:
         kw = _eval_kwargs(args)
         if args.curve == "pr":
