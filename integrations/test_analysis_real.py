@@ -188,3 +188,27 @@ def test_readme_figure_script_runs(tmp_path: Path):
     spec.loader.exec_module(mod)
     out = mod.main(["-o", str(tmp_path / "curves.png")])
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
+
+
+def test_analysis_example_prints_the_readme_report(tmp_path: Path, capsys):
+    require("scipy")
+    require("statsmodels")
+    require("matplotlib")
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    script = root / "examples" / "analysis_report.py"
+    spec = importlib.util.spec_from_file_location("analysis_report_example", script)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out_dir = mod.main(["-o", str(tmp_path)])
+    out = capsys.readouterr().out
+    readme = (root / "README.md").read_text()
+    table = out[out.index("|  |"):out.index("wrote ")].strip()
+    assert table in readme  # the README's report is this script's output
+    hz = out[out.index("horizontal reading of CG"):out.index("\n\n$ rankmetrics plot")]
+    assert hz.strip().replace(str(tmp_path), "analysis_out") in readme
+    for ext in ("tex", "csv", "json"):
+        assert (out_dir / f"table1.{ext}").stat().st_size > 500
+    assert (out_dir / "ndcg.png").read_bytes()[:4] == b"\x89PNG"

@@ -246,3 +246,25 @@ def test_session_plot_lines(normalised, tmp_path):
     fig1 = plot_query_position_curves(res)
     l1 = _lines(fig1)
     assert l1["S1 last query"].get_ydata() == pytest.approx(query_position_curves(res["S1"])[0])
+
+
+def test_run_labels_drop_extensions_unless_ambiguous():
+    from rankmetrics.stats import run_labels
+
+    assert run_labels(["a/bm25.run", "b/dense.run"]) == ["bm25", "dense"]
+    assert run_labels(["x/r.test", "y/r.trunc"]) == ["r.test", "r.trunc"]
+    assert run_labels(["x/r.run", "y/r.run", object()]) == ["r.run", "r.run#2", "run3"]
+
+
+def test_precision_recall_points_plot(tmp_path):
+    require("matplotlib")
+    from rankmetrics.analysis.pr import precision_recall_points
+    from rankmetrics.plot import plot_precision_recall_points
+
+    r, p = precision_recall_points([1, 0, 1, 0, 0, 1], [6, 5, 4, 3, 2, 1])
+    fig = plot_precision_recall_points({"A": (r[0], p[0])}, path=tmp_path / "pr.png")
+    (line,) = fig.axes[0].get_lines()
+    assert line.get_xdata() == pytest.approx([1 / 3, 1 / 3, 2 / 3, 2 / 3, 2 / 3, 1])
+    assert line.get_ydata() == pytest.approx([1, 1 / 2, 2 / 3, 1 / 2, 2 / 5, 1 / 2])
+    with pytest.raises(ValueError, match="recall and precision must be 1-D of one shape"):
+        plot_precision_recall_points({"A": (r[0], p[0][:3])})
