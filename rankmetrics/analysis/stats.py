@@ -3,12 +3,16 @@
 JK 2002 (Sec. 3.6, Table 1) test differences between query types on per-request averages of
 normalised (D)CG vectors with the Friedman test (ordinal view of the relevance scale) and ANOVA
 (ratio-scale weights 0-1-10-100), and report per-system averages, pairwise differences and
-significance markers. :func:`compare` runs those tests, and the paired t-test and the Wilcoxon
-signed-rank test, on the per-query scores of any metric for two or more systems;
-:func:`significance_table` prints the Table 1 layout; :func:`compare_runs` evaluates TREC runs
-first (through :func:`rankmetrics.trec.evaluate`).
+significance markers. :func:`compare` runs those tests, the paired t-test, the Wilcoxon
+signed-rank test, Fisher's randomization test and the paired bootstrap test (with confidence
+intervals) on the per-query scores of any metric for two or more systems, with Holm,
+Bonferroni or Benjamini-Hochberg corrections; :func:`significance_table` prints the Table 1
+layout with relative differences (other formats: :mod:`rankmetrics.analysis.report`);
+:func:`compare_runs` evaluates TREC runs first (through :func:`rankmetrics.trec.evaluate`, or
+the per-topic avg-pos of their gain vectors for ``avg-<curve>@<k>`` names).
 
-scipy is imported lazily (extra ``rankmetrics[stats]``); pandas only for DataFrame input/output.
+scipy and statsmodels are imported lazily (extra ``rankmetrics[stats]``); pandas only for
+DataFrame input/output.
 """
 
 from __future__ import annotations
@@ -99,12 +103,14 @@ class Pairwise:
     mean_diff : float
         ``mean_b - mean_a`` (JK 2002 Table 1's "Difference B - A").
     statistic : float
-        t (t-test), W = min(W+, W-) (Wilcoxon), Conover's t (Friedman), Tukey's q (ANOVA).
+        t (t-test), W = min(W+, W-) (Wilcoxon), Conover's t (Friedman), Tukey's q (ANOVA), the
+        mean difference (randomization, bootstrap).
     pvalue : float
         Two-sided p-value, after ``correction``.
     effect_size : float
     effect_name : str
-        "cohen_dz" (mean difference / SD of differences) for t and ANOVA; "rank_biserial"
+        "cohen_dz" (mean difference / SD of differences) for t, ANOVA, randomization and
+        bootstrap; "rank_biserial"
         (matched pairs, (W+ - W-) / (W+ + W-), positive when b is higher) for Wilcoxon;
         "mean_rank_diff" (difference of mean within-query ranks, rank k = best) for Friedman.
     significant : bool
