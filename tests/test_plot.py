@@ -268,3 +268,43 @@ def test_precision_recall_points_plot(tmp_path):
     assert line.get_ydata() == pytest.approx([1, 1 / 2, 2 / 3, 1 / 2, 2 / 5, 1 / 2])
     with pytest.raises(ValueError, match="recall and precision must be 1-D of one shape"):
         plot_precision_recall_points({"A": (r[0], p[0][:3])})
+
+
+def _tied_orders(s):
+    """Every order of the rows consistent with the scores (ties permuted)."""
+    import itertools
+
+    s = np.asarray(s)
+    groups = [np.flatnonzero(s == v) for v in sorted(set(s.tolist()), reverse=True)]
+    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield np.concatenate([np.array(c, dtype=int) for c in combo])
+
+
+@pytest.mark.parametrize("rule", ["trec", "recall"])
+@pytest.mark.parametrize("seed", range(6))
+def test_expected_interpolated_precision_equals_mean_over_tie_orders(seed, rule):
+    from rankmetrics.analysis.pr import expected_interpolated_precision
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 9))
+    y = rng.integers(0, 2, n)
+    y[0] = 1
+    s = rng.integers(0, 3, n).astype(float)  # heavy ties
+    extra = int(rng.integers(0, 2))  # some relevant documents never retrieved
+    n_rel = int(y.sum()) + extra
+    brute = np.mean([_iprec_bruteforce(y, o, n_rel, rule) for o in _tied_orders(s)], axis=0)
+    got = expected_interpolated_precision(y, s, rule=rule, n_relevant=[n_rel])[0]
+    assert got == pytest.approx(brute, abs=1e-12)
+    # without ties it is the plain interpolated precision
+    t = rng.permutation(n).astype(float)
+    assert expected_interpolated_precision(y, t, rule=rule)[0] == pytest.approx(
+        interpolated_precision(y, t, ties="stable", rule=rule)[0])
+
+
+def test_expected_interpolated_precision_multi_query_and_errors():
+    from rankmetrics.analysis.pr import expected_interpolated_precision
+
+    got = expected_interpolated_precision([1, 0, 0, 0, 0], [1, 1, 1, 2, 1], [0, 0, 0, 1, 1])
+    assert got[0] == pytest.approx([11 / 18] * 11) and got[1] == pytest.approx([0] * 11)
+    with pytest.raises(ValueError, match="levels must be numbers in"):
+        expected_interpolated_precision([1, 0], [1, 1], levels=[1.5])

@@ -227,8 +227,9 @@ def interpolated_precision(
     "optimistic", "pessimistic"). ``ties="average"`` raises, as it does for IPrec and 11pt_avg
     in :func:`rankmetrics.trec.evaluate`: interpolation takes a maximum over ranks, and the
     maximum of tie-averaged precisions is not the average over orderings of the interpolated
-    curves. The uninterpolated points of :func:`rankmetrics.analysis.pr.precision_recall_points`
-    are exact under ``ties="average"``.
+    curves. That average is computed exactly by
+    :func:`rankmetrics.analysis.pr.expected_interpolated_precision`; the uninterpolated points of
+    :func:`rankmetrics.analysis.pr.precision_recall_points` are exact under ``ties="average"``.
 
     Examples
     --------
@@ -270,8 +271,8 @@ def _check_iprec_ties(ties: str) -> None:
         raise ValueError(
             "11-point interpolated precision has no exact tie-averaged form (it is a maximum "
             "over ranks, not a sum; rankmetrics.trec.evaluate raises for IPrec/11pt_avg too); "
-            "pass ties='docno' (trec_eval), 'stable', 'optimistic' or 'pessimistic', or draw "
-            "the exact uninterpolated points (precision_recall_points)"
+            "pass ties='docno' (trec_eval), 'stable', 'optimistic' or 'pessimistic'; the exact "
+            "tie average is rankmetrics.analysis.pr.expected_interpolated_precision"
         )
 
 
