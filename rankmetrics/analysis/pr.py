@@ -328,7 +328,7 @@ def expected_interpolated_precision(
         qid, labels.shape[0])
     uq, inv = np.unique(q, return_inverse=True)
     rel = labels >= t
-    r_rows = np.bincount(inv, weights=rel, minlength=uq.shape[0])
+    r_rows = np.bincount(inv, weights=rel, minlength=uq.shape[0]).astype(np.float64)
     r_all = _recall_base(n_relevant, r_rows, uq.shape[0])
     out = np.zeros((uq.shape[0], lv.size))
     for qi in range(uq.shape[0]):
