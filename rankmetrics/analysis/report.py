@@ -190,7 +190,7 @@ def render_markdown(t: ReportTable, *, digits: int = 3, relative: bool = True) -
 def _tex(s: str) -> str:
     rep = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
            "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-           "^": r"\textasciicircum{}"}
+           "^": r"\textasciicircum{}", "<": r"$<$", ">": r"$>$", "|": r"$|$"}
     return "".join(rep.get(ch, ch) for ch in s)
 
 
