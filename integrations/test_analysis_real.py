@@ -74,7 +74,7 @@ def test_eleven_point_curve_is_trec_evals_iprec(trec: Path):
     expect = [_trec_values(trec / "out.test.a", f"iprec_at_recall_{lvl:.2f}")["all"]
               for lvl in np.arange(11) / 10]
     pr = trec_interpolated_precision(trec / "qrels.test", [trec / "results.test"], ties="docno")
-    assert pr["results.test"] == pytest.approx(expect, abs=5e-5)
+    assert pr["results"] == pytest.approx(expect, abs=5e-5)
 
 
 def test_cli_compare_and_plot_on_trec_eval_runs(trec: Path, tmp_path: Path, capsys):
@@ -82,12 +82,15 @@ def test_cli_compare_and_plot_on_trec_eval_runs(trec: Path, tmp_path: Path, caps
     assert cli.main(["compare", *args, "-m", "nDCG@10", "-m", "P@10", "--test", "t",
                      "--test", "wilcoxon", "--gain", "linear", "--ties", "docno"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^nDCG@10 +0\.076 +0\.258 +0\.182$", out, re.M)
+    assert re.search(r"^nDCG@10 +0\.076 +0\.258 +0\.182 \(\+239\.4%\)$", out, re.M)
     assert "queries compared: 2 (missing='intersect': 1 dropped; results.trunc lacks 1 (302))" \
         in out
     png = tmp_path / "trec.png"
     assert cli.main(["plot", *args, "--curve", "ndcg", "--depth", "100", "-o", str(png)]) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
+    # the figure's title names the dropped topic (302 vanished silently before)
+    out = capsys.readouterr().out
+    assert "2 topics (missing='intersect' dropped 302: lacking in results.trunc)" in out
 
 
 # ------------------------------------------------------------------------------ LightGBM
@@ -170,8 +173,8 @@ def test_lightgbm_curves_trec_path_equals_array_path(lgb_runs: dict, tmp_path: P
                      "--test", "friedman", "--test", "anova"]) == 0
     out = capsys.readouterr().out
     header = out.splitlines()[0]
-    assert header.split()[:len(ROUNDS)] == [f"round{r}.run" for r in ROUNDS]
-    assert f"round{ROUNDS[-1]}.run - round{ROUNDS[0]}.run" in header
+    assert header.split()[:len(ROUNDS)] == [f"round{r}" for r in ROUNDS]
+    assert f"round{ROUNDS[-1]} - round{ROUNDS[0]}" in header
 
 
 def test_readme_figure_script_runs(tmp_path: Path):
@@ -185,3 +188,27 @@ def test_readme_figure_script_runs(tmp_path: Path):
     spec.loader.exec_module(mod)
     out = mod.main(["-o", str(tmp_path / "curves.png")])
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
+
+
+def test_analysis_example_prints_the_readme_report(tmp_path: Path, capsys):
+    require("scipy")
+    require("statsmodels")
+    require("matplotlib")
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    script = root / "examples" / "analysis_report.py"
+    spec = importlib.util.spec_from_file_location("analysis_report_example", script)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out_dir = mod.main(["-o", str(tmp_path)])
+    out = capsys.readouterr().out
+    readme = (root / "README.md").read_text()
+    table = out[out.index("|  |"):out.index("wrote ")].strip()
+    assert table in readme  # the README's report is this script's output
+    hz = out[out.index("horizontal reading of CG"):out.index("\n\n$ rankmetrics plot")]
+    assert hz.strip().replace(str(tmp_path), "analysis_out") in readme
+    for ext in ("tex", "csv", "json"):
+        assert (out_dir / f"table1.{ext}").stat().st_size > 500
+    assert (out_dir / "ndcg.png").read_bytes()[:4] == b"\x89PNG"

@@ -53,17 +53,17 @@ def run_cli(argv, capsys):
 def test_compare_table_matches_the_api(files, capsys):
     qrels, runs = files
     rc, out, err = run_cli(["compare", qrels, *runs, "-m", "nDCG@10", "--test", "friedman",
-                            "--test", "anova"], capsys)
+                            "--test", "anova", "--details"], capsys)
     assert rc == 0, err
     lines = out.splitlines()
-    assert lines[0].split()[:3] == ["good.run", "fair.run", "poor.run"]
-    per_q = {r.name: evaluate(qrels, r, ["nDCG@10"]).per_query["nDCG@10"] for r in runs}
+    assert lines[0].split()[:3] == ["good", "fair", "poor"]  # names without extensions
+    per_q = {r.stem: evaluate(qrels, r, ["nDCG@10"]).per_query["nDCG@10"] for r in runs}
     fr = compare(per_q, test="friedman", metric="nDCG@10")
     row = lines[1].split()
     assert row[0] == "nDCG@10"
     assert row[1:4] == [f"{m:.3f}" for m in fr.means]
-    assert "missing='intersect': 1 dropped; poor.run lacks 1 (q7)" in out
-    assert "* = p < 0.05, Friedman test" in out and "# = p < 0.05, two-way ANOVA" in out
+    assert "missing='intersect': 1 dropped; poor lacks 1 (q7)" in out
+    assert "* = p < 0.05: Friedman test" in out and "# = p < 0.05: two-way ANOVA" in out
     assert "omnibus friedman_chi2(2)" in out and "omnibus anova_F(2, 12)" in out
 
 
@@ -73,7 +73,7 @@ def test_compare_json_zero_fill_and_options(files, capsys):
                             "--names", "A,B", "--format", "json", "--ties", "docno",
                             "--gain", "0,1,10,100"], capsys)
     assert rc == 0, err
-    (res,) = json.loads(out)
+    (res,) = json.loads(out)["comparisons"]
     assert res["systems"] == ["A", "B"] and res["missing"] == "zero" and res["n_queries"] == 8
     assert "scored 0 where absent" in res["missing_statement"]
     a = evaluate(qrels, runs[0], ["P@5"], ties="docno").per_query["P@5"]
@@ -87,7 +87,7 @@ def test_compare_json_zero_fill_and_options(files, capsys):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--missing", "error"], "queries are missing in some systems (poor.run lacks 1 (q7))"),
+        (["--missing", "error"], "queries are missing in some systems (poor lacks 1 (q7))"),
         (["--names", "x"], "--names needs 3 distinct comma-separated names"),
         (["-m", "bogus@3"], "bogus"),
         (["--gain", "a,b"], "--gain must be 'exponential', 'linear', per-level weights"),
@@ -131,13 +131,13 @@ def test_plot_curve_values_match_evaluate(files):
     vecs, _ = trec_gain_curves(qrels, runs[:2], curve="ndcg", depth=10)
     for r in runs[:2]:
         pq = evaluate(qrels, r, ["nDCG@3", "nDCG@10"]).per_query
-        assert vecs[r.name][[2, 9]] == pytest.approx(pq.mean().to_numpy())
+        assert vecs[r.stem][[2, 9]] == pytest.approx(pq.mean().to_numpy())
     cg, _ = trec_gain_curves(qrels, runs[:1], curve="cg", depth=5, gain="linear")
-    assert cg[runs[0].name][4] == pytest.approx(
+    assert cg[runs[0].stem][4] == pytest.approx(
         evaluate(qrels, runs[0], ["CG@5"], gain="linear").mean["CG@5"])
     # a partial {level: gain} mapping keeps the other levels linear, as evaluate does
     part, _ = trec_gain_curves(qrels, runs[:1], curve="ndcg", depth=5, gain={3: 10})
-    assert part[runs[0].name][4] == pytest.approx(
+    assert part[runs[0].stem][4] == pytest.approx(
         evaluate(qrels, runs[0], ["nDCG@5"], gain={3: 10}).mean["nDCG@5"])
 
 
@@ -191,16 +191,65 @@ def test_session_plot_and_compare(session_files, capsys, tmp_path):
     rc, out, err = run_cli(["plot", qrels, *runs, "--curve", "nsdcg", "--depth", "2", "-o", png],
                            capsys)
     assert rc == 0, err and png.exists()
-    assert "(6 sessions)" in out
+    assert "(6 sessions; " in out
     rc, out, err = run_cli(["plot", qrels, runs[0], "--curve", "sdcg", "--individual", "-o",
                             png], capsys)
     assert rc == 0, err
     rc, out, err = run_cli(["compare", qrels, *runs, "--session", "-m", "nsdcg", "-m",
                             "avg-sdcg", "--depth", "2", "--format", "json"], capsys)
     assert rc == 0, err
-    res = json.loads(out)
+    res = json.loads(out)["comparisons"]
     a = evaluate_sessions(runs[0], qrels, depth=2).to_frame()
     assert res[0]["means"][0] == pytest.approx(a["final_normalised"].mean())
     assert res[1]["metric"] == "avg-sdcg" and res[0]["n_queries"] == 3
     rc, _, err = run_cli(["compare", qrels, *runs, "--session", "-m", "ndcg@10"], capsys)
     assert rc == 1 and "with --session, -m must be one of sdcg, nsdcg" in err
+
+
+def test_session_last_best_compare_and_query_position_plot(session_files, capsys, tmp_path):
+    from rankmetrics.session import evaluate_sessions
+
+    qrels, runs = session_files
+    rc, out, err = run_cli(["compare", qrels, *runs, "--session", "-m", "last-nsdcg", "-m",
+                            "best-sdcg", "--depth", "2", "--format", "json"], capsys)
+    assert rc == 0, err
+    res = json.loads(out)["comparisons"]
+    a = evaluate_sessions(runs[0], qrels, depth=2)
+    assert res[0]["means"][0] == pytest.approx(np.mean(a.last_query_gain(normalised=True)))
+    assert res[1]["means"][0] == pytest.approx(np.mean(a.best_query_gain()))
+    png = tmp_path / "fig1.png"
+    rc, out, err = run_cli(["plot", qrels, *runs, "--curve", "query-position", "--depth", "3",
+                            "-o", png], capsys)
+    assert rc == 0, err
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert "last vs non-last queries" in out and "6 sessions" in out
+
+
+def test_compare_relative_and_output_file(files, capsys, tmp_path):
+    qrels, runs = files
+    rc, out, _ = run_cli(["compare", qrels, *runs[:2], "-m", "P@5"], capsys)
+    assert rc == 0 and "%)" in out.splitlines()[1] and "Sparck Jones" in out
+    rc, out, _ = run_cli(["compare", qrels, *runs[:2], "-m", "P@5", "--no-relative"], capsys)
+    assert rc == 0 and "%)" not in out.splitlines()[1] and "Sparck Jones" not in out
+    dest = tmp_path / "t.tex"
+    rc, out, _ = run_cli(["compare", qrels, *runs[:2], "-m", "P@5", "--format", "latex",
+                          "-o", dest], capsys)
+    assert rc == 0 and "wrote" in out and dest.read_text().startswith("\\begin{table}")
+
+
+def test_plot_title_names_measure_gain_ties_topics_and_dropped(files, capsys, tmp_path):
+    from rankmetrics.plot import plot_trec_curves
+
+    qrels, runs = files
+    fig = plot_trec_curves(qrels, runs, curve="dcg", depth=10, gain="linear", ties="average")
+    title = fig.axes[0].get_title()
+    assert "DCG, gain linear" in title and "ties=average" in title
+    assert "7 topics (missing='intersect' dropped q7: lacking in poor)" in title
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["ideal", "good", "fair", "poor"]
+    zero = plot_trec_curves(qrels, runs, curve="ndcg", depth=10, missing="zero", title="")
+    assert zero.axes[0].get_title() == ""
+    with pytest.raises(ValueError, match="no exact tie-averaged form"):
+        plot_trec_curves(qrels, runs, curve="pr")
+    pr = plot_trec_curves(qrels, runs, curve="pr", ties="docno", missing="zero")
+    assert "8 topics (missing='zero' scored 0 where lacking q7" in pr.axes[0].get_title()

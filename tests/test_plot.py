@@ -89,7 +89,7 @@ def test_interpolated_precision_without_ties_by_brute_force(rule):
     y = RNG.integers(0, 3, 70)
     s = RNG.permutation(70).astype(float)
     q = np.repeat(np.arange(7), 10)
-    got = interpolated_precision(y, s, q, rule=rule)
+    got = interpolated_precision(y, s, q, rule=rule, ties="stable")
     for j in range(7):
         rows = np.flatnonzero(q == j)
         order = rows[np.argsort(-s[rows])] - rows[0]
@@ -110,21 +110,20 @@ def test_interpolated_precision_tie_modes_and_recall_base():
     assert interpolated(y, s, ties="optimistic")[0] == pytest.approx([1.0] * 11)
     assert interpolated(y, s, ties="pessimistic")[0] == pytest.approx(
         [1] * 6 + [0.5] * 5)
-    # average: expected relevant in the top 1 + j = 1 + j/3 (j = 1..3): P = 2/3, 5/9, 1/2 at
-    # recall 2/3, 5/6, 1. (The mean of the three orderings' curves would be 0.722 at recall 1:
-    # the interpolation of averages is documented as such.)
-    assert interpolated(y, s)[0] == pytest.approx(
-        [1] * 6 + [2 / 3, 5 / 9, 5 / 9, 0.5, 0.5])
+    # average: the maximum of averages is not the average over orderings, so it raises as
+    # rankmetrics.trec.evaluate does for IPrec / 11pt_avg
+    with pytest.raises(ValueError, match="no exact tie-averaged form"):
+        interpolated(y, s)
     # a recall base of 4 relevant (two never retrieved): recall never passes 0.5
     got = interpolated(y, s, ties="stable", n_relevant=[4])[0]
     assert got == pytest.approx([1, 1, 1, 0.5, 0.5, 0.5, 0, 0, 0, 0, 0])
-    assert np.isnan(interpolated([0, 0], [1, 2], empty="skip")).all()
+    assert np.isnan(interpolated([0, 0], [1, 2], empty="skip", ties="stable")).all()
     with pytest.raises(ValueError, match="n_relevant must have one count per query"):
-        interpolated(y, s, n_relevant=[1, 2])
+        interpolated(y, s, n_relevant=[1, 2], ties="stable")
     with pytest.raises(ValueError, match="n_relevant is smaller"):
-        interpolated(y, s, n_relevant=[1])
+        interpolated(y, s, n_relevant=[1], ties="stable")
     with pytest.raises(ValueError, match="undefined for queries without relevant"):
-        interpolated([0, 0], [1, 2], empty="error")
+        interpolated([0, 0], [1, 2], empty="error", ties="stable")
 
 
 # ------------------------------------------------------------------------------- figures
@@ -172,7 +171,7 @@ def test_precision_recall_plot(tmp_path):
     require("matplotlib")
     from rankmetrics.plot import plot_precision_recall
 
-    curves = {k: interpolated_precision(Y, s, QID) for k, s in SCORES.items()}
+    curves = {k: interpolated_precision(Y, s, QID, ties="stable") for k, s in SCORES.items()}
     fig = plot_precision_recall(curves, path=tmp_path / "pr.png")
     lines = _lines(fig)
     for k, v in curves.items():
@@ -247,3 +246,65 @@ def test_session_plot_lines(normalised, tmp_path):
     fig1 = plot_query_position_curves(res)
     l1 = _lines(fig1)
     assert l1["S1 last query"].get_ydata() == pytest.approx(query_position_curves(res["S1"])[0])
+
+
+def test_run_labels_drop_extensions_unless_ambiguous():
+    from rankmetrics.stats import run_labels
+
+    assert run_labels(["a/bm25.run", "b/dense.run"]) == ["bm25", "dense"]
+    assert run_labels(["x/r.test", "y/r.trunc"]) == ["r.test", "r.trunc"]
+    assert run_labels(["x/r.run", "y/r.run", object()]) == ["r.run", "r.run#2", "run3"]
+
+
+def test_precision_recall_points_plot(tmp_path):
+    require("matplotlib")
+    from rankmetrics.analysis.pr import precision_recall_points
+    from rankmetrics.plot import plot_precision_recall_points
+
+    r, p = precision_recall_points([1, 0, 1, 0, 0, 1], [6, 5, 4, 3, 2, 1])
+    fig = plot_precision_recall_points({"A": (r[0], p[0])}, path=tmp_path / "pr.png")
+    (line,) = fig.axes[0].get_lines()
+    assert line.get_xdata() == pytest.approx([1 / 3, 1 / 3, 2 / 3, 2 / 3, 2 / 3, 1])
+    assert line.get_ydata() == pytest.approx([1, 1 / 2, 2 / 3, 1 / 2, 2 / 5, 1 / 2])
+    with pytest.raises(ValueError, match="recall and precision must be 1-D of one shape"):
+        plot_precision_recall_points({"A": (r[0], p[0][:3])})
+
+
+def _tied_orders(s):
+    """Every order of the rows consistent with the scores (ties permuted)."""
+    import itertools
+
+    s = np.asarray(s)
+    groups = [np.flatnonzero(s == v) for v in sorted(set(s.tolist()), reverse=True)]
+    for combo in itertools.product(*(itertools.permutations(g) for g in groups)):
+        yield np.concatenate([np.array(c, dtype=int) for c in combo])
+
+
+@pytest.mark.parametrize("rule", ["trec", "recall"])
+@pytest.mark.parametrize("seed", range(6))
+def test_expected_interpolated_precision_equals_mean_over_tie_orders(seed, rule):
+    from rankmetrics.analysis.pr import expected_interpolated_precision
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 9))
+    y = rng.integers(0, 2, n)
+    y[0] = 1
+    s = rng.integers(0, 3, n).astype(float)  # heavy ties
+    extra = int(rng.integers(0, 2))  # some relevant documents never retrieved
+    n_rel = int(y.sum()) + extra
+    brute = np.mean([_iprec_bruteforce(y, o, n_rel, rule) for o in _tied_orders(s)], axis=0)
+    got = expected_interpolated_precision(y, s, rule=rule, n_relevant=[n_rel])[0]
+    assert got == pytest.approx(brute, abs=1e-12)
+    # without ties it is the plain interpolated precision
+    t = rng.permutation(n).astype(float)
+    assert expected_interpolated_precision(y, t, rule=rule)[0] == pytest.approx(
+        interpolated_precision(y, t, ties="stable", rule=rule)[0])
+
+
+def test_expected_interpolated_precision_multi_query_and_errors():
+    from rankmetrics.analysis.pr import expected_interpolated_precision
+
+    got = expected_interpolated_precision([1, 0, 0, 0, 0], [1, 1, 1, 2, 1], [0, 0, 0, 1, 1])
+    assert got[0] == pytest.approx([11 / 18] * 11) and got[1] == pytest.approx([0] * 11)
+    with pytest.raises(ValueError, match="levels must be numbers in"):
+        expected_interpolated_precision([1, 0], [1, 1], levels=[1.5])

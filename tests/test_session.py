@@ -394,3 +394,23 @@ def test_session_with_two_topics_is_rejected():
         evaluate_sessions(run, qrels)
     with pytest.raises(ValueError, match=r"lacks column\(s\) \['score'\]"):
         read_session_run(run.drop(columns=["score"]))
+
+
+# ------------------------------------------------------------ last / best query gain
+def test_last_and_best_query_gain_by_hand():
+    # gains 1, 0, 2 at queries 1..3 (depth 1, bq = 2); the ideal's top gain is 2 each time
+    r = session_dcg([1, 0, 2, 1], [1, 1, 1, 1], ["s", "s", "s", "t"], [1, 2, 3, 1],
+                    doc=["a", "b", "c", "a"], ideal_labels={"s": [2, 1, 0], "t": [1]}, depth=1,
+                    gain="linear", query_log_base=2)
+    qd = [1, 0.5, 1 / (1 + math.log2(3))]
+    assert r.last_query_gain() == approx([2 * qd[2], 1])
+    assert r.best_query_gain() == approx([1, 1])  # query 1 (gain 1) beats 2 * 0.387
+    # normalised by the ideal at the same position: 1/2, 0, 1 -> last 1, best 1; t: 1
+    assert r.last_query_gain(normalised=True) == approx([1, 1])
+    frame = r.to_frame()
+    assert frame["best_query_normalised"].tolist() == approx([1, 1])
+    # a session whose last query is worse than an earlier one
+    w = session_dcg([2, 0], [1, 1], ["s", "s"], [1, 2], doc=["a", "b"],
+                    ideal_labels={"s": [2, 1]}, depth=1, gain="linear")
+    assert w.last_query_gain() == approx([0]) and w.best_query_gain() == approx([2])
+    assert w.best_query_gain(normalised=True) == approx([1])

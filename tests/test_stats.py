@@ -182,13 +182,14 @@ def test_nan_scores_are_missing_and_series_input():
         ({"A": [0.1, 0.2], "B": [0.1]}, {}, ValueError, "must be 1-D and of one length"),
         ({"A": [0.1], "B": [0.2]}, {}, ValueError, "1 query left to compare"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"test": "mannwhitney"}, ValueError,
-         "test must be one of 't', 'wilcoxon', 'friedman', 'anova'; got 'mannwhitney'"),
+         "test must be one of 't', 'wilcoxon', 'friedman', 'anova', 'randomization', "
+         "'bootstrap'; got 'mannwhitney'"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"alpha": 1.5}, ValueError,
          r"alpha must be a number in \(0, 1\)"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"missing": "drop"}, ValueError,
          "missing must be one of 'intersect', 'zero', 'error'"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"correction": "fdr"}, ValueError,
-         "correction must be one of 'none', 'holm', 'bonferroni'"),
+         "correction must be one of 'none', 'holm', 'bonferroni', 'bh'"),
         ({"A": [0.1, np.inf], "B": [0.3, 0.2]}, {}, ValueError, "must be finite"),
         ({"A": {"q": 0.1}, "B": [0.3]}, {}, ValueError, "mix of keyed"),
         (np.zeros(3), {}, ValueError, "2-D"),
@@ -220,7 +221,7 @@ def test_significance_table_has_the_jk2002_table1_shape():
     scores = _jk_like()
     fr = compare(scores, test="friedman", alpha=0.01, metric="nCG")
     an = compare(scores, test="anova", alpha=0.01, metric="nCG")
-    text = significance_table([fr, an], repeat=2)
+    text = significance_table([fr, an], repeat=2, relative=False)
     lines = text.splitlines()
     header = lines[0].split()
     assert header[:3] == ["BOOL", "SUM", "SSYN-C"]
@@ -231,8 +232,8 @@ def test_significance_table_has_the_jk2002_table1_shape():
     assert row[4].startswith("0.170") and row[5].startswith("0.298") and row[6].startswith("0.128")
     # every difference is large here: both markers, doubled as in JK's legend
     assert row[5] == "0.298**##"
-    assert "** = p < 0.01, Friedman test" in text
-    assert "## = p < 0.01, two-way ANOVA" in text
+    assert "** = p < 0.01: Friedman test" in text
+    assert "## = p < 0.01: two-way ANOVA" in text
     assert "nCG: friedman_chi2(2)" in text and "nCG: anova_F(2, 58)" in text
     assert "queries compared: 30 (missing='intersect': every system scored every query)" in text
 
@@ -241,14 +242,14 @@ def test_table_markers_follow_significance_and_rows_per_metric():
     scores = {"A": A, "B": A + RNG.normal(0, 0.001, 25), "C": C}
     c1 = compare(scores, test="t", metric="nDCG@10")
     c2 = compare({k: v * 0.5 for k, v in scores.items()}, test="t", metric="P@5")
-    text = significance_table([c1, c2])
+    text = significance_table([c1, c2], relative=False)
     body = text.splitlines()[1:3]
     assert body[0].startswith("nDCG@10") and body[1].startswith("P@5")
     for line, c in zip(body, (c1, c2), strict=True):
         cells = line.split()[4:]
         for cell, pair in zip(cells, c.pairwise, strict=True):
             assert cell.endswith("*") == pair.significant
-    assert "* = p < 0.05, paired t-test" in text
+    assert "* = p < 0.05: paired t-test" in text
     with pytest.raises(ValueError, match="same systems"):
         significance_table([c1, compare({"A": A, "C": C})])
     with pytest.raises(ValueError, match="at least one Comparison"):
@@ -277,3 +278,126 @@ def test_friedman_pairs_are_significant_only_after_a_significant_omnibus():
     assert raw.pvalue < 0.05 and not raw.significant
     loose = compare(x, test="friedman", alpha=0.1, systems=["A", "B", "C"])
     assert loose.pair("A", "B").significant
+
+
+# ------------------------------------------------------------------ resampling tests
+def _sign_flip_pvalue(d):
+    """Two-sided p of the paired randomization test by enumerating all 2^n sign flips."""
+    import itertools
+
+    n = d.shape[0]
+    flips = np.array(list(itertools.product([1.0, -1.0], repeat=n)))
+    null = (flips * d).mean(axis=1)
+    obs = d.mean()
+    tol = 1e-12 * max(1.0, abs(obs))
+    less = np.mean(null <= obs + tol)
+    greater = np.mean(null >= obs - tol)
+    return min(1.0, 2 * min(less, greater))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_randomization_is_exact_on_small_inputs(seed):
+    rng = np.random.default_rng(seed)
+    n = 10  # 1024 sign flips <= n_resamples: scipy enumerates them all
+    a = rng.uniform(0, 1, n)
+    b = np.clip(a + rng.normal(0.08, 0.15, n), 0, 1)
+    c = compare({"a": a, "b": b}, test="randomization", n_resamples=2000, seed=seed)
+    p = c.pair("a", "b")
+    assert c.exact and c.n_resamples == 2000
+    assert p.pvalue == pytest.approx(_sign_flip_pvalue(b - a), abs=1e-12)
+    assert p.statistic == pytest.approx((b - a).mean())
+    assert "all 2^10 sign flips (exact)" in c.summary()
+
+
+def test_randomization_with_ties_in_the_differences_is_exact():
+    d = np.array([0.1, 0.1, -0.1, 0.2, 0.0, 0.1, 0.3])  # equal |d| and a zero difference
+    c = compare({"a": np.zeros(7), "b": d}, test="randomization", n_resamples=500)
+    assert c.pair("a", "b").pvalue == pytest.approx(_sign_flip_pvalue(d))
+
+
+def test_randomization_agrees_with_scipy_and_is_seeded_on_large_inputs():
+    n = 60
+    rng = np.random.default_rng(11)
+    a = rng.uniform(0, 1, n)
+    b = np.clip(a + rng.normal(0.03, 0.2, n), 0, 1)
+    c = compare({"a": a, "b": b}, test="randomization", n_resamples=4000, seed=5)
+    ref = stats.permutation_test((b - a,), np.mean, permutation_type="samples",
+                                 n_resamples=4000, rng=np.random.default_rng(5))
+    assert not c.exact
+    assert c.pair("a", "b").pvalue == pytest.approx(ref.pvalue)
+    again = compare({"a": a, "b": b}, test="randomization", n_resamples=4000, seed=5)
+    assert again.pair("a", "b").pvalue == c.pair("a", "b").pvalue
+    # Monte Carlo p is close to the t-test's on a large sample (Smucker et al. 2007)
+    assert c.pair("a", "b").pvalue == pytest.approx(stats.ttest_rel(b, a).pvalue, abs=0.03)
+    assert "4000 random sign flips, seed 5" in significance_table([c])
+
+
+def test_bootstrap_ci_and_pvalue_by_hand():
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0, 1, 30)
+    b = np.clip(a + rng.normal(0.1, 0.1, 30), 0, 1)
+    d = b - a
+    c = compare({"a": a, "b": b}, test="bootstrap", n_resamples=3000, seed=9, alpha=0.1)
+    p = c.pair("a", "b")
+    # the same resamples drawn by hand (scipy draws index arrays from the seeded generator)
+    ref = stats.bootstrap((d,), np.mean, n_resamples=3000, method="percentile",
+                          confidence_level=0.9, rng=np.random.default_rng(9))
+    dist = ref.bootstrap_distribution
+    assert (p.ci_low, p.ci_high) == pytest.approx((np.quantile(dist, 0.05),
+                                                   np.quantile(dist, 0.95)), rel=1e-3)
+    assert p.ci_low < d.mean() < p.ci_high
+    hits = np.sum(np.abs(dist - d.mean()) >= abs(d.mean()))
+    assert p.pvalue == pytest.approx((hits + 1) / 3001)
+    q = c.pair("b", "a")
+    assert (q.ci_low, q.ci_high) == pytest.approx((-p.ci_high, -p.ci_low))
+    assert "3000 resamples, seed 9, 90% percentile CI" in c.summary()
+
+
+def test_bh_holm_bonferroni_match_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    cs = {"A": A, "B": B, "C": C, "D": (A + C) / 2}
+    raw = np.array([p.pvalue for p in compare(cs, test="t").pairwise])
+    for name, method in (("bh", "fdr_bh"), ("holm", "holm"), ("bonferroni", "bonferroni")):
+        got = np.array([p.pvalue for p in compare(cs, test="t", correction=name).pairwise])
+        assert got == pytest.approx(multipletests(raw, method=method)[1])
+    bh = np.array([p.pvalue for p in compare(cs, test="t", correction="bh").pairwise])
+    # BH by hand: p_(i) * m / i, made monotone from the largest
+    order = np.argsort(raw)
+    m = raw.size
+    adj = np.minimum.accumulate((raw[order] * m / np.arange(1, m + 1))[::-1])[::-1]
+    assert bh[order] == pytest.approx(np.minimum(adj, 1))
+    assert "Benjamini-Hochberg" in compare(cs, test="t", correction="bh").summary()
+
+
+def test_relative_differences_and_sparck_jones():
+    from rankmetrics.stats import sparck_jones_class
+
+    c = compare({"A": [0.5, 0.4, 0.6], "B": [0.52, 0.41, 0.63], "C": [0.6, 0.5, 0.7]})
+    ab, ac = c.pair("A", "B"), c.pair("A", "C")
+    assert ab.rel_diff == pytest.approx((0.52 + 0.41 + 0.63 - 1.5) / 1.5)
+    assert ab.sparck_jones == "marginal" and ac.sparck_jones == "essential"
+    assert sparck_jones_class(0.07) == "noticeable" and sparck_jones_class(math.nan) == "undefined"
+    text = significance_table([c])
+    assert "(+4.0%)" in text and "(+20.0%)" in text and "Sparck Jones" in text
+    zero = compare({"A": [0.0, 0.0], "B": [0.1, 0.2]})
+    assert math.isnan(zero.pair("A", "B").rel_diff) and "(n/a)" in significance_table([zero])
+
+
+def test_comparison_repr_is_short_and_names_dropped_queries():
+    c = compare({"A": {"q1": 0.1, "q2": 0.3, "q3": 0.2}, "B": {"q1": 0.2, "q2": 0.5}},
+                metric="AP")
+    r = repr(c)
+    assert len(r) < 200 and "array" not in r
+    assert "metric='AP'" in r and "n_queries=2" in r and "dropped=1" in r
+    assert c.dropped_queries == ["q3"]
+    assert "B lacks 1 (q3)" in significance_table([c])
+    rr = repr(compare({"A": A, "B": B}, test="randomization", n_resamples=50, seed=4))
+    assert "n_resamples=50, seed=4" in rr
+
+
+def test_resampling_argument_errors():
+    with pytest.raises(ValueError, match="n_resamples must be a positive int"):
+        compare({"A": A, "B": B}, test="randomization", n_resamples=0)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        compare({"A": A, "B": B}, test="bootstrap", seed=1.5)

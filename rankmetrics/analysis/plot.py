@@ -14,7 +14,8 @@ Two layers:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,9 +24,10 @@ from numpy.typing import ArrayLike, NDArray
 from ..core.gains import DiscountLike, GainLike
 from ..core.plan import QueryPlan
 from ..core.validation import check_choice, check_empty, check_k, check_labels, check_threshold
-from .vectors import avg_vect, norm_vect
+from .vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -36,13 +38,17 @@ Values = NDArray[np.float64]
 __all__ = [
     "CURVES",
     "RECALL_LEVELS",
+    "GainVectors",
     "gain_curves",
     "trec_gain_curves",
+    "trec_gain_vectors",
     "interpolated_precision",
     "trec_interpolated_precision",
     "plot_curves",
     "plot_gain_curves",
     "plot_precision_recall",
+    "plot_precision_recall_points",
+    "topics_statement",
     "plot_trec_curves",
     "plot_session_curves",
     "plot_query_position_curves",
@@ -189,8 +195,8 @@ def interpolated_precision(
         As in :func:`rankmetrics.precision`.
     threshold : float, default 1
         A document is relevant when its label is >= threshold.
-    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
-        See Notes.
+    ties : {"optimistic", "pessimistic", "stable"}
+        The order of tied scores; "average" (the default elsewhere) raises, see Notes.
     n_relevant : array-like of shape (n_queries,), optional
         Relevant documents of every query's recall base (e.g. from qrels, when not all of them
         were retrieved), in ``np.unique(qid)`` order; default: the relevant rows of the query.
@@ -210,18 +216,20 @@ def interpolated_precision(
     ------
     ValueError, TypeError
         As :func:`rankmetrics.precision`; ``n_relevant`` of the wrong shape or smaller than the
-        relevant rows of a query.
+        relevant rows of a query; ``ties="average"``.
 
     Notes
     -----
     P_interp(r) = max over ranks i at or after the rank where the list reaches recall r of
     precision(i), and 0 when it never does (trec_eval's ``iprec_at_recall``; the lecture slides'
     "11-point interpolated average precision"). Precision and recall at rank i are computed from the
-    expected number of relevant documents in the top i under the tie rule (McSherry & Najork
-    2008), so "stable", "optimistic" and "pessimistic" give the curve of one ordering exactly.
-    With "average" the interpolation is applied to the tie-averaged precision and recall at every
-    rank: exact at every rank, but the maximum of averages is not the average over orderings of
-    the interpolated curves, which this function does not compute.
+    number of relevant documents in the top i of the ordering the tie rule picks ("stable",
+    "optimistic", "pessimistic"). ``ties="average"`` raises, as it does for IPrec and 11pt_avg
+    in :func:`rankmetrics.trec.evaluate`: interpolation takes a maximum over ranks, and the
+    maximum of tie-averaged precisions is not the average over orderings of the interpolated
+    curves. That average is computed exactly by
+    :func:`rankmetrics.analysis.pr.expected_interpolated_precision`; the uninterpolated points of
+    :func:`rankmetrics.analysis.pr.precision_recall_points` are exact under ``ties="average"``.
 
     Examples
     --------
@@ -229,11 +237,13 @@ def interpolated_precision(
     relevant document for recall 0.7, the textbook rule needs recall 1:
 
     >>> from rankmetrics.plot import interpolated_precision
-    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1]).round(3).tolist()
+    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1], ties="stable").round(3).tolist()
     [[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.667, 0.667, 0.667]]
-    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1], rule="recall").round(3).tolist()
+    >>> interpolated_precision([1, 0, 1, 0], [4, 3, 2, 1], ties="stable",
+    ...                        rule="recall").round(3).tolist()
     [[1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.667, 0.667, 0.667, 0.667, 0.667]]
     """
+    _check_iprec_ties(ties)
     labels = check_labels(y_true)
     t = check_threshold(threshold)
     check_choice("rule", rule, ("trec", "recall"))
@@ -253,6 +263,17 @@ def interpolated_precision(
         if np.any(r_all < r_rows - 1e-9):
             raise ValueError("n_relevant is smaller than the relevant rows of some query")
     return _interpolate(c, np.asarray(plan.sizes, dtype=np.int64), r_all, empty_rule, rule)
+
+
+def _check_iprec_ties(ties: str) -> None:
+    """As :func:`rankmetrics.trec.evaluate` for IPrec/11pt_avg: no tie average, so raise."""
+    if ties == "average":
+        raise ValueError(
+            "11-point interpolated precision has no exact tie-averaged form (it is a maximum "
+            "over ranks, not a sum; rankmetrics.trec.evaluate raises for IPrec/11pt_avg too); "
+            "pass ties='docno' (trec_eval), 'stable', 'optimistic' or 'pessimistic'; the exact "
+            "tie average is rankmetrics.analysis.pr.expected_interpolated_precision"
+        )
 
 
 def _needed(level: float, r_all: Values, rule: str) -> Values:
@@ -337,6 +358,219 @@ def _per_query(frame: Any, queries: NDArray[np.str_], fn: Any, width: int, **kw:
     return out
 
 
+@dataclass(frozen=True)
+class GainVectors:
+    """Per-query gain vectors of TREC runs (output of :func:`trec_gain_vectors`).
+
+    Attributes
+    ----------
+    curve : str
+        "cg", "dcg", "ncg" or "ndcg".
+    queries : ndarray of str, shape (n_queries,)
+        The topics, sorted; rows of every matrix follow this order.
+    vectors : dict {run name: ndarray of float64, shape (n_queries, depth)}
+        One vector per topic (normalised per topic for nCG/nDCG; NaN rows with
+        ``empty="skip"`` for topics without relevant documents).
+    ideal : ndarray of float64, shape (n_queries, depth)
+        The ideal CG/DCG vectors from the qrels' recall base (JK 2002 eq. 4), unnormalised.
+    missing : str
+        The rule for topics that some runs lack.
+    missing_queries : dict {run name: list of str}
+        Judged topics each run lacks (dropped with "intersect", zero vectors with "zero").
+    gain, ties : str
+        Descriptions of the gain and tie rule, for titles and reports.
+    """
+
+    curve: str
+    queries: NDArray[np.str_]
+    vectors: dict[str, Values]
+    ideal: Values
+    missing: str
+    missing_queries: dict[str, list[str]]
+    gain: str = ""
+    ties: str = ""
+
+    @property
+    def depth(self) -> int:
+        """Length of the vectors."""
+        return int(self.ideal.shape[1])
+
+    @property
+    def dropped_queries(self) -> list[str]:
+        """Topics left out with ``missing="intersect"``."""
+        if self.missing != "intersect":
+            return []
+        return sorted({q for qs in self.missing_queries.values() for q in qs})
+
+    def avg_pos(self, k: int, *, start: int = 1) -> pd.DataFrame:
+        """Per-query avg-pos of every run's vectors over ranks start..k (JK 2002 eq. 6).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index: topic; one column per run; ready for :func:`rankmetrics.stats.compare`.
+        """
+        import pandas as pd
+
+        return pd.DataFrame({n: avg_pos(v, k, start=start) for n, v in self.vectors.items()},
+                            index=pd.Index(self.queries, name="qid"))
+
+    def horizontal(self, n: int, *, reference: str = "ideal") -> pd.DataFrame:
+        """Rank every run needs, per topic, to reach the reference's gain at rank n.
+
+        JK 2002's horizontal reading (see :func:`rankmetrics.vectors.horizontal_reading`) on
+        raw CG/DCG vectors.
+
+        Parameters
+        ----------
+        n : int
+        reference : str, default "ideal"
+            "ideal", or the name of a run.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index: topic, one column per run; NaN where the run never reaches it within the
+            depth, or the reference is 0 there.
+
+        Raises
+        ------
+        ValueError
+            Normalised vectors (read the raw ones) or an unknown reference.
+        """
+        import pandas as pd
+
+        if self.curve not in ("cg", "dcg"):
+            raise ValueError(f"horizontal readings need cumulated vectors (curve 'cg' or 'dcg');"
+                             f" these are {self.curve!r}")
+        ref = self._reference(reference)
+        return pd.DataFrame({name: horizontal_reading(v, ref, n)
+                             for name, v in self.vectors.items()},
+                            index=pd.Index(self.queries, name="qid"))
+
+    def horizontal_on_average(self, n: int, *, reference: str = "ideal") -> dict[str, float]:
+        """The reading on the average curves, as JK 2002 read their Fig. 1 (30 / 60 / 170)."""
+        if self.curve not in ("cg", "dcg"):
+            raise ValueError(f"horizontal readings need cumulated vectors (curve 'cg' or 'dcg');"
+                             f" these are {self.curve!r}")
+        ref = avg_vect(self._reference(reference))
+        return {name: horizontal_reading(avg_vect(v), ref, n)  # type: ignore[misc]
+                for name, v in self.vectors.items()}
+
+    def _reference(self, reference: str) -> Values:
+        if reference == "ideal":
+            return self.ideal
+        if reference not in self.vectors:
+            raise ValueError(f"reference must be 'ideal' or a run name "
+                             f"{sorted(self.vectors)}; got {reference!r}")
+        return self.vectors[reference]
+
+
+def _describe_gain(gain: Any) -> str:
+    if isinstance(gain, str):
+        return gain
+    if isinstance(gain, Mapping):
+        return "{" + ", ".join(f"{k:g}: {v:g}" for k, v in sorted(gain.items())) + "}"
+    if callable(gain):
+        return getattr(gain, "__name__", "custom")
+    return "-".join(f"{float(g):g}" for g in gain)
+
+
+def trec_gain_vectors(
+    qrels: Any,
+    runs: Any,
+    *,
+    curve: str = "ndcg",
+    depth: int = 100,
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    ties: str = "average",
+    empty: float | str = 0.0,
+    missing: str = "intersect",
+) -> GainVectors:
+    """Per-query CG/DCG/nCG/nDCG vectors of TREC runs, with the ideal from the qrels.
+
+    The matrices behind JK 2002 Table 1 and TOIS Table 2: average a run's per-query vectors
+    with :func:`rankmetrics.vectors.avg_vect` for the figures, take their avg-pos over a rank
+    range (:meth:`GainVectors.avg_pos`) for the tables and tests, or read them horizontally
+    (:meth:`GainVectors.horizontal`).
+
+    Parameters
+    ----------
+    qrels : path, DataFrame or mapping
+        As :func:`rankmetrics.trec.read_qrels` accepts. Every judged document of a topic is in
+        its recall base (negative labels count as 0); unjudged retrieved documents gain 0.
+    runs : mapping {name: run} or sequence of runs
+        As :func:`rankmetrics.trec.read_run` accepts; a sequence is named by file name.
+    {common}
+    ties : {"average", "optimistic", "pessimistic", "stable", "docno"}
+        As above; "docno" breaks equal scores by document id descending (trec_eval's order).
+    missing : {"intersect", "zero"}, default "intersect"
+        Judged topics that some runs lack: "intersect" keeps the topics every run has;
+        "zero" keeps every topic any run has, a lacking run scoring 0 there.
+
+    Returns
+    -------
+    GainVectors
+
+    Raises
+    ------
+    ValueError, OSError
+        Unreadable inputs, unknown options, or no query left.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from rankmetrics.plot import trec_gain_vectors
+    >>> qrels = pd.DataFrame({"qid": ["1", "1", "2"], "docid": ["a", "b", "c"],
+    ...                       "label": [2, 1, 1]})
+    >>> run = pd.DataFrame({"qid": ["1", "1", "2"], "docid": ["b", "a", "x"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> gv = trec_gain_vectors(qrels, {"r": run}, curve="cg", depth=3, gain="linear")
+    >>> gv.vectors["r"].tolist(), gv.ideal.tolist()
+    ([[1.0, 3.0, 3.0], [0.0, 0.0, 0.0]], [[2.0, 3.0, 3.0], [1.0, 1.0, 1.0]])
+    """
+    _check_curve(curve)
+    d = check_k(depth, "depth")
+    if d is None:
+        raise TypeError("depth must be a positive int")
+    tie_name = ties
+    judged, read, ties = _trec_inputs(qrels, runs, ties)
+    queries = _query_set(read, missing)
+    lacking = _lacking(read)
+    gain_arg = gain
+    if isinstance(gain, Mapping):  # as rankmetrics.trec.evaluate: other levels keep l
+        levels = np.unique(judged["label"].to_numpy(dtype=np.float64)).tolist()
+        gain = {**{lv: lv for lv in [*levels, 0.0]}, **{float(k): v for k, v in gain.items()}}
+    kw = _gain_kwargs(curve, gain, discount, log_base)
+    raw = "cg" if curve in ("cg", "ncg") else "dcg"
+    jq = judged[judged["qid"].isin(set(queries))]
+    iplan = QueryPlan(jq["label"].to_numpy(), jq["qid"].to_numpy())
+    ideal = np.zeros((queries.shape[0], d))
+    ideal[np.searchsorted(queries, iplan.qids)] = getattr(
+        iplan, f"ideal_{raw}_curve")(depth=d, **kw)
+    out = {}
+    for name, frame in read.items():
+        c = _per_query(frame, queries, lambda p, s: getattr(p, f"{raw}_curve")(
+            s, depth=d, ties=ties, **kw), d)
+        if curve in ("ncg", "ndcg"):
+            rule = check_empty(empty)
+            if rule == "error" and np.any(ideal[:, -1] <= 0):
+                raise ValueError("some topics have no relevant document (ideal vector 0); "
+                                 "pass empty=0.0 or 'skip'")
+            fill = np.nan if rule == "skip" else (0.0 if rule == "error" else float(rule))
+            c = norm_vect(c, ideal, empty=fill)
+        out[name] = c
+    return GainVectors(curve, queries, out, ideal, missing, lacking,
+                       _describe_gain(gain_arg), tie_name)
+
+
+trec_gain_vectors.__doc__ = (trec_gain_vectors.__doc__ or "").replace(
+    "{common}", _COMMON.split("    average :")[0].rstrip() + "\n    empty : float or \"skip\", "
+    "default 0.0\n        Normalised value of a query whose ideal vector is 0 (\"skip\": NaN).")
+
+
 def trec_gain_curves(
     qrels: Any,
     runs: Any,
@@ -377,28 +611,24 @@ def trec_gain_curves(
     ValueError, OSError
         Unreadable inputs, unknown options, or no query left.
     """
+    return _trec_curves(qrels, runs, curve=curve, depth=depth, gain=gain, discount=discount,
+                        log_base=log_base, ties=ties, average=average, empty=empty,
+                        missing=missing)[:2]
+
+
+def _trec_curves(qrels: Any, runs: Any, *, curve: str, depth: int, gain: GainLike,
+                 discount: DiscountLike, log_base: float, ties: str, average: str,
+                 empty: float | str, missing: str
+                 ) -> tuple[dict[str, Values], Values, GainVectors]:
+    """Average curves from the raw per-query vectors (normalised per query or via the ideal)."""
     _check_curve(curve)
     check_choice("average", average, AVERAGES)
-    d = check_k(depth, "depth")
-    if d is None:
-        raise TypeError("depth must be a positive int")
-    judged, read, ties = _trec_inputs(qrels, runs, ties)
-    queries = _query_set(read, missing)
-    if isinstance(gain, Mapping):  # as rankmetrics.trec.evaluate: other levels keep l
-        levels = np.unique(judged["label"].to_numpy(dtype=np.float64)).tolist()
-        gain = {**{lv: lv for lv in [*levels, 0.0]}, **{float(k): v for k, v in gain.items()}}
-    kw = _gain_kwargs(curve, gain, discount, log_base)
     raw = "cg" if curve in ("cg", "ncg") else "dcg"
-    jq = judged[judged["qid"].isin(set(queries))]
-    iplan = QueryPlan(jq["label"].to_numpy(), jq["qid"].to_numpy())
-    ideal = getattr(iplan, f"ideal_{raw}_curve")(depth=d, **kw)
-    out = {}
-    for name, frame in read.items():
-        c = _per_query(frame, queries, lambda p, s: getattr(p, f"{raw}_curve")(
-            s, depth=d, ties=ties, **kw), d)
-        out[name] = _average(curve, c, ideal, average, empty)
-    ideal_avg = avg_vect(ideal) if curve in ("cg", "dcg") else np.ones(d)
-    return out, ideal_avg
+    gv = trec_gain_vectors(qrels, runs, curve=raw, depth=depth, gain=gain, discount=discount,
+                           log_base=log_base, ties=ties, missing=missing)
+    out = {name: _average(curve, v, gv.ideal, average, empty) for name, v in gv.vectors.items()}
+    ideal_avg = avg_vect(gv.ideal) if curve in ("cg", "dcg") else np.ones(gv.depth)
+    return out, ideal_avg, gv
 
 
 trec_gain_curves.__doc__ = (trec_gain_curves.__doc__ or "").replace("{common}", _COMMON)
@@ -415,9 +645,9 @@ def trec_interpolated_precision(
     qrels, runs, missing
         As in :func:`trec_gain_curves`.
     threshold, ties, empty, rule
-        As in :func:`interpolated_precision`; ``ties`` also takes "docno" (trec_eval's order).
-        With ``ties="stable"`` or ``"docno"`` the values are those of
-        ``rankmetrics.trec.evaluate(..., ["iprec_at_recall"])``.
+        As in :func:`interpolated_precision` (``ties="average"`` raises); ``ties`` also takes
+        "docno" (trec_eval's order). With ``ties="stable"`` or ``"docno"`` the values are those
+        of ``rankmetrics.trec.evaluate(..., ["iprec_at_recall"])``.
 
     Returns
     -------
@@ -429,6 +659,14 @@ def trec_interpolated_precision(
     ValueError, OSError
         Unreadable inputs or no query left.
     """
+    return _trec_iprec(qrels, runs, threshold=threshold, ties=ties, missing=missing,
+                       empty=empty, rule=rule)[0]
+
+
+def _trec_iprec(qrels: Any, runs: Any, *, threshold: float, ties: str, missing: str,
+                empty: float | str, rule: str
+                ) -> tuple[dict[str, Values], NDArray[np.str_], dict[str, list[str]]]:
+    _check_iprec_ties(ties)
     t = check_threshold(threshold)
     check_choice("rule", rule, ("trec", "recall"))
     empty_rule = check_empty(empty)
@@ -454,7 +692,12 @@ def trec_interpolated_precision(
                                  "relevant documents; pass empty=0.0 or 'skip'")
             per_q[r_all <= 0] = np.nan if empty_rule == "skip" else float(empty_rule)
         out[name] = avg_vect(per_q)
-    return out
+    return out, queries, _lacking(read)
+
+
+def _lacking(read: Mapping[str, Any]) -> dict[str, list[str]]:
+    union: set[str] = set().union(*(set(f["qid"]) for f in read.values()))
+    return {name: sorted(union - set(f["qid"])) for name, f in read.items()}
 
 
 # ---------------------------------------------------------------------------- figures
@@ -656,6 +899,58 @@ def plot_precision_recall(
     return _finish(fig, path, dpi)
 
 
+def plot_precision_recall_points(
+    points: Mapping[str, tuple[ArrayLike, ArrayLike]],
+    *,
+    ax: Axes | None = None,
+    title: str | None = None,
+    figsize: tuple[float, float] = (5.6, 4.4),
+    path: str | os.PathLike[str] | None = None,
+    dpi: int = 120,
+) -> Figure:
+    """Uninterpolated precision-recall curves: one point per rank (the lecture slides' figure).
+
+    Parameters
+    ----------
+    points : mapping {label: (recall, precision)}
+        1-D arrays of one ranking, e.g. a row of each array of
+        :func:`rankmetrics.analysis.pr.precision_recall_points`; NaN points are skipped.
+    ax, title, figsize, path, dpi
+        As in :func:`plot_curves`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        No curves, or recall and precision of different shapes.
+    ImportError
+        matplotlib is not installed.
+    """
+    if not points:
+        raise ValueError("points must hold at least one curve")
+    fig, axes = _axes(ax, figsize)
+    for name, (r, p) in points.items():
+        rr, pp = np.asarray(r, dtype=np.float64), np.asarray(p, dtype=np.float64)
+        if rr.shape != pp.shape or rr.ndim != 1:
+            raise ValueError(f"curve {name!r}: recall and precision must be 1-D of one shape; "
+                             f"got {rr.shape} and {pp.shape}")
+        keep = ~(np.isnan(rr) | np.isnan(pp))
+        axes.plot(rr[keep], pp[keep], marker="o", markersize=3.5, linewidth=1.2,
+                  label=str(name))
+    axes.set_xlabel("Recall")
+    axes.set_ylabel("Precision (uninterpolated, one point per rank)")
+    axes.set_xlim(0, 1.02)
+    axes.set_ylim(0, 1.02)
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="best", fontsize="small")
+    if title:
+        axes.set_title(title)
+    return _finish(fig, path, dpi)
+
+
 def plot_trec_curves(
     qrels: Any,
     runs: Any,
@@ -684,28 +979,65 @@ def plot_trec_curves(
         :func:`trec_interpolated_precision` (``threshold``, ``ties``, ``missing``).
     threshold : float, default 1
         Relevance threshold for precision-recall.
-    show_ideal, ax, title, path
+    show_ideal, ax, path
         As in :func:`plot_gain_curves`.
+    title : str, optional
+        Default (None): the measure, gain (and discount), tie rule, number of topics, and the
+        topics ``missing="intersect"`` dropped (or ``"zero"`` filled) with the runs lacking
+        them. ``""`` for no title.
 
     Returns
     -------
     matplotlib.figure.Figure
+        Legend: run names (file names without extension for a sequence of paths).
 
     Raises
     ------
     ValueError, OSError, ImportError
-        As the functions above.
+        As the functions above (``curve="pr"`` with ``ties="average"`` raises).
     """
     if curve == "pr":
-        pr = trec_interpolated_precision(qrels, runs, threshold=threshold, ties=ties,
-                                         missing=missing, empty=empty)
-        return plot_precision_recall(pr, ax=ax, title=title, path=path)
-    vecs, ideal = trec_gain_curves(qrels, runs, curve=curve, depth=depth, gain=gain,
-                                   discount=discount, log_base=log_base, ties=ties,
-                                   average=average, empty=empty, missing=missing)
-    show = show_ideal and curve in ("cg", "dcg")
-    return plot_curves(vecs, ideal=ideal if show else None, curve=curve, ax=ax, title=title,
-                       path=path)
+        pr, queries, lacking = _trec_iprec(qrels, runs, threshold=threshold, ties=ties,
+                                           missing=missing, empty=empty, rule="trec")
+        auto = (f"11-point interpolated precision (relevant: label >= {threshold:g}), "
+                f"ties={ties}")
+        fig = plot_precision_recall(pr, ax=ax, title=None)
+    else:
+        vecs, ideal, gv = _trec_curves(qrels, runs, curve=curve, depth=depth, gain=gain,
+                                       discount=discount, log_base=log_base, ties=ties,
+                                       average=average, empty=empty, missing=missing)
+        queries, lacking = gv.queries, gv.missing_queries
+        disc = f", discount {discount} (base {log_base:g})" if curve in ("dcg", "ndcg") else ""
+        auto = f"{_NAMES[curve]}, gain {gv.gain}{disc}, ties={ties}"
+        show = show_ideal and curve in ("cg", "dcg")
+        fig = plot_curves(vecs, ideal=ideal if show else None, curve=curve, ax=ax, title=None)
+    if title is None:
+        title = auto + "\n" + topics_statement(len(queries), missing, lacking)
+    if title:
+        fig.axes[0].set_title(title, fontsize="small")
+    return _finish(fig, path, 120)
+
+
+_NAMES = {"cg": "CG", "dcg": "DCG", "ncg": "nCG", "ndcg": "nDCG"}
+
+
+def topics_statement(n_topics: int, missing: str, lacking: Mapping[str, Sequence[Any]],
+                     *, unit: str = "topics", shown: int = 6) -> str:
+    """"50 topics" plus which were dropped or zero-filled, and by which runs' lack.
+
+    Examples
+    --------
+    >>> topics_statement(49, "intersect", {"a": [], "b": ["302"]})
+    "49 topics (missing='intersect' dropped 302: lacking in b)"
+    """
+    union = sorted({q for qs in lacking.values() for q in qs}, key=str)
+    if not union:
+        return f"{n_topics} {unit}"
+    what = "dropped" if missing == "intersect" else "scored 0 where lacking"
+    qs = ", ".join(map(str, union[:shown])) + (f", ... ({len(union)})" if len(union) > shown
+                                                else "")
+    who = ", ".join(name for name, q in lacking.items() if q)
+    return f"{n_topics} {unit} (missing={missing!r} {what} {qs}: lacking in {who})"
 
 
 # ------------------------------------------------------------------------------ sessions

@@ -52,6 +52,7 @@ __all__ = [
     "evaluate_sessions",
     "read_session_run",
     "query_discount",
+    "sessions_by_length",
 ]
 
 _MAX_QUERY_NO = 100_000
@@ -175,6 +176,38 @@ class SessionDCG:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.lengths > 0, total / np.maximum(self.lengths, 1), np.nan)
 
+    def _query_values(self, normalised: bool) -> Values:
+        if not normalised:
+            return self.query_gain
+        ideal = self.ideal_query_gain
+        skip = np.isnan(self.normalised[:, -1])[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(ideal > 0, self.query_gain / np.where(ideal > 0, ideal, 1.0),
+                           np.where(skip, np.nan, 0.0))
+        return np.where(np.isnan(self.query_gain), np.nan, out)
+
+    def last_query_gain(self, *, normalised: bool = False) -> Values:
+        """sDCG(q) gain of each session's last query (2008, Sec. 5: "the sDCG gain of the ... last
+        query"), shape (n_sessions,).
+
+        Parameters
+        ----------
+        normalised : bool, default False
+            Divide by the ideal session's gain at the same query position (the query-position
+            discount cancels: the last query's nDCG@depth).
+        """
+        v = self._query_values(normalised)
+        return v[np.arange(self.n_sessions), self.n_queries - 1].copy()
+
+    def best_query_gain(self, *, normalised: bool = False) -> Values:
+        """Highest sDCG(q) gain over each session's queries (2008, Sec. 5: "the best ...
+        query"), shape (n_sessions,); ``normalised`` as in :meth:`last_query_gain`."""
+        v = self._query_values(normalised)
+        out = np.full(self.n_sessions, np.nan)
+        has = ~np.all(np.isnan(v), axis=1)
+        out[has] = np.nanmax(v[has], axis=1)
+        return out
+
     def extended(self, width: int, *, normalised: bool = False) -> Values:
         """The concatenated vectors held flat up to ``width`` positions, shape (n_sessions, width).
 
@@ -193,7 +226,8 @@ class SessionDCG:
         """Per-session summaries as a DataFrame indexed by session id (needs pandas).
 
         Columns: ``n_queries``, ``length``, ``final_gain``, ``final_normalised``,
-        ``average_gain``, ``average_normalised``.
+        ``average_gain``, ``average_normalised``, ``last_query_gain``,
+        ``last_query_normalised``, ``best_query_gain``, ``best_query_normalised``.
         """
         import pandas as pd
 
@@ -205,9 +239,67 @@ class SessionDCG:
                 "final_normalised": self.final_normalised,
                 "average_gain": self.average_gain(),
                 "average_normalised": self.average_gain(normalised=True),
+                "last_query_gain": self.last_query_gain(),
+                "last_query_normalised": self.last_query_gain(normalised=True),
+                "best_query_gain": self.best_query_gain(),
+                "best_query_normalised": self.best_query_gain(normalised=True),
             },
             index=pd.Index(self.sessions, name="session"),
         )
+
+
+def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.DataFrame:
+    """Number of sessions issuing exactly 1, 2, ... queries, and queries per session (2008 Table 2).
+
+    Parameters
+    ----------
+    results : SessionDCG, array-like of int, or mapping {system: SessionDCG or array-like}
+        Session results (their ``n_queries``) or per-session query counts directly.
+    max_queries : int, optional
+        Last column (default: the longest session over all systems).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system; columns 1..max_queries (session counts), then ``"sessions"`` (N)
+        and ``"avg_queries"`` (the "Avg per Session" column).
+
+    Raises
+    ------
+    ValueError
+        Query counts below 1, a system without sessions, or a session longer than
+        ``max_queries``.
+
+    References
+    ----------
+    Järvelin, K., Price, S. L., Delcambre, L. M. L., Nielsen, M. L. (2008). Discounted
+    cumulated gain based evaluation of multiple-query IR sessions. ECIR, Table 2.
+
+    Examples
+    --------
+    >>> t = sessions_by_length({"S": [1, 1, 2, 4]})
+    >>> t.loc["S"].tolist()
+    [2.0, 1.0, 0.0, 1.0, 4.0, 2.0]
+    """
+    import pandas as pd
+
+    items = results.items() if isinstance(results, Mapping) else [("sessions", results)]
+    counts = {}
+    for name, r in items:
+        n = np.asarray(r.n_queries if isinstance(r, SessionDCG) else r)
+        if n.ndim != 1 or n.size == 0 or not np.issubdtype(n.dtype, np.number) \
+                or np.any(n < 1) or np.any(n != np.round(n)):
+            raise ValueError(f"system {name!r}: query counts must be a non-empty 1-D array of "
+                             "integers >= 1")
+        counts[str(name)] = n.astype(np.int64)
+    longest = max(int(n.max()) for n in counts.values())
+    width = longest if max_queries is None else int(max_queries)
+    if width < longest:
+        raise ValueError(f"max_queries={max_queries} but a session has {longest} queries")
+    rows = {name: [*np.bincount(n, minlength=width + 1)[1:].astype(float), float(n.size),
+                   float(n.mean())] for name, n in counts.items()}
+    return pd.DataFrame.from_dict(rows, orient="index",
+                                  columns=[*range(1, width + 1), "sessions", "avg_queries"])
 
 
 def _hold(v: Values, width: int) -> Values:

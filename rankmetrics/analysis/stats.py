@@ -3,18 +3,23 @@
 JK 2002 (Sec. 3.6, Table 1) test differences between query types on per-request averages of
 normalised (D)CG vectors with the Friedman test (ordinal view of the relevance scale) and ANOVA
 (ratio-scale weights 0-1-10-100), and report per-system averages, pairwise differences and
-significance markers. :func:`compare` runs those tests, and the paired t-test and the Wilcoxon
-signed-rank test, on the per-query scores of any metric for two or more systems;
-:func:`significance_table` prints the Table 1 layout; :func:`compare_runs` evaluates TREC runs
-first (through :func:`rankmetrics.trec.evaluate`).
+significance markers. :func:`compare` runs those tests, the paired t-test, the Wilcoxon
+signed-rank test, Fisher's randomization test and the paired bootstrap test (with confidence
+intervals) on the per-query scores of any metric for two or more systems, with Holm,
+Bonferroni or Benjamini-Hochberg corrections; :func:`significance_table` prints the Table 1
+layout with relative differences (other formats: :mod:`rankmetrics.analysis.report`);
+:func:`compare_runs` evaluates TREC runs first (through :func:`rankmetrics.trec.evaluate`, or
+the per-topic avg-pos of their gain vectors for ``avg-<curve>@<k>`` names).
 
-scipy is imported lazily (extra ``rankmetrics[stats]``); pandas only for DataFrame input/output.
+scipy and statsmodels are imported lazily (extra ``rankmetrics[stats]``); pandas only for
+DataFrame input/output.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -37,24 +42,36 @@ __all__ = [
     "align_scores",
     "compare",
     "compare_runs",
+    "parse_avg_pos",
     "per_query_scores",
+    "run_labels",
+    "sparck_jones_class",
     "significance_table",
 ]
 
-TESTS = ("t", "wilcoxon", "friedman", "anova")
+TESTS = ("t", "wilcoxon", "friedman", "anova", "randomization", "bootstrap")
 _TEST_ALIASES = {
     "t": "t", "ttest": "t", "t-test": "t", "paired-t": "t", "paired_t": "t",
     "wilcoxon": "wilcoxon", "signrank": "wilcoxon", "signed-rank": "wilcoxon",
     "friedman": "friedman", "anova": "anova",
+    "randomization": "randomization", "randomisation": "randomization",
+    "permutation": "randomization", "fisher": "randomization",
+    "bootstrap": "bootstrap",
 }
 _TEST_NAMES = {
     "t": "paired t-test",
     "wilcoxon": "Wilcoxon signed-rank test",
     "friedman": "Friedman test (pairs: Conover's post-hoc)",
     "anova": "two-way ANOVA, queries as blocks (pairs: Tukey HSD)",
+    "randomization": "Fisher's randomization test (paired sign flips)",
+    "bootstrap": "paired bootstrap test (shifted to mean 0)",
 }
 MISSING = ("intersect", "zero", "error")
-CORRECTIONS = ("none", "holm", "bonferroni")
+CORRECTIONS = ("none", "holm", "bonferroni", "bh")
+_STATSMODELS_METHOD = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
+_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni",
+                     "bh": "Benjamini-Hochberg (FDR)"}
+_RESAMPLING = ("randomization", "bootstrap")
 
 
 def _scipy_stats() -> Any:
@@ -86,17 +103,22 @@ class Pairwise:
     mean_diff : float
         ``mean_b - mean_a`` (JK 2002 Table 1's "Difference B - A").
     statistic : float
-        t (t-test), W = min(W+, W-) (Wilcoxon), Conover's t (Friedman), Tukey's q (ANOVA).
+        t (t-test), W = min(W+, W-) (Wilcoxon), Conover's t (Friedman), Tukey's q (ANOVA), the
+        mean difference (randomization, bootstrap).
     pvalue : float
         Two-sided p-value, after ``correction``.
     effect_size : float
     effect_name : str
-        "cohen_dz" (mean difference / SD of differences) for t and ANOVA; "rank_biserial"
+        "cohen_dz" (mean difference / SD of differences) for t, ANOVA, randomization and
+        bootstrap; "rank_biserial"
         (matched pairs, (W+ - W-) / (W+ + W-), positive when b is higher) for Wilcoxon;
         "mean_rank_diff" (difference of mean within-query ranks, rank k = best) for Friedman.
     significant : bool
         ``pvalue < alpha`` (for Friedman also the omnibus p-value < alpha: Conover's pairwise
         comparisons follow a significant Friedman test).
+    ci_low, ci_high : float
+        Bootstrap test only: the ``1 - alpha`` percentile confidence interval of the mean
+        difference ``b - a``; NaN for the other tests.
     """
 
     a: str
@@ -109,6 +131,22 @@ class Pairwise:
     effect_size: float
     effect_name: str
     significant: bool
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+
+    @property
+    def rel_diff(self) -> float:
+        """Relative difference ``(mean_b - mean_a) / mean_a`` (JK 2002 Sec. 3); NaN if a is 0."""
+        return self.mean_diff / self.mean_a if self.mean_a != 0 else math.nan
+
+    @property
+    def sparck_jones(self) -> str:
+        """Sparck Jones's (1974) reading of :attr:`rel_diff`, as cited by JK 2002 (Sec. 2.3).
+
+        "marginal" below 5 %, "noticeable" from 5 % to 10 %, "essential" above 10 %
+        (absolute relative difference); "undefined" when ``mean_a`` is 0.
+        """
+        return sparck_jones_class(self.rel_diff)
 
 
 @dataclass(frozen=True)
@@ -161,6 +199,13 @@ class Comparison:
         System -> the queries it lacked (dropped with "intersect", scored 0 with "zero").
     correction : str
     metric : str or None
+    n_resamples : int or None
+        Randomization and bootstrap tests: permutations / resamples drawn (None otherwise).
+        The randomization test enumerates all 2^n sign flips when ``2^n <= n_resamples``.
+    seed : int or None
+        Seed of the resampling tests.
+    exact : bool
+        Randomization test: every sign flip enumerated (else Monte Carlo).
     """
 
     test: str
@@ -175,11 +220,44 @@ class Comparison:
     missing_queries: dict[str, list[Any]] = field(default_factory=dict)
     correction: str = "none"
     metric: str | None = None
+    n_resamples: int | None = None
+    seed: int | None = None
+    exact: bool = False
 
     @property
     def n_queries(self) -> int:
         """Number of compared queries."""
         return int(self.scores.shape[0])
+
+    @property
+    def dropped_queries(self) -> list[Any]:
+        """Queries left out with ``missing="intersect"`` (empty for the other rules)."""
+        if self.missing != "intersect":
+            return []
+        return sorted({q for qs in self.missing_queries.values() for q in qs}, key=str)
+
+    def __repr__(self) -> str:
+        sig = sum(p.significant for p in self.pairwise)
+        dropped = len(self.dropped_queries)
+        res = f", n_resamples={self.n_resamples}, seed={self.seed}" if self.n_resamples else ""
+        corr = f", correction={self.correction!r}" if self.correction != "none" else ""
+        return (f"Comparison(test={self.test!r}, metric={self.metric!r}, "
+                f"systems={list(self.systems)!r}, n_queries={self.n_queries}, "
+                f"dropped={dropped}, significant={sig}/{len(self.pairwise)} pairs at "
+                f"alpha={self.alpha:g}{corr}{res})")
+
+    def method_statement(self, *, alpha: bool = True) -> str:
+        """The test, its level, correction and (for resampling tests) draws and seed."""
+        out = _TEST_NAMES[self.test] + (f", alpha {self.alpha:g}" if alpha else "")
+        if self.test == "randomization":
+            out += (f", all 2^{self.n_queries} sign flips (exact)" if self.exact else
+                    f", {self.n_resamples} random sign flips, seed {self.seed}")
+        elif self.test == "bootstrap":
+            out += (f", {self.n_resamples} resamples, seed {self.seed}, "
+                    f"{1 - self.alpha:.0%} percentile CI")
+        if self.correction != "none":
+            out += f", {_CORRECTION_NAMES[self.correction]} corrected over pairs"
+        return out
 
     def pair(self, a: str, b: str) -> Pairwise:
         """The comparison of systems ``a`` and ``b`` (either order; ``mean_diff`` is b - a).
@@ -193,8 +271,11 @@ class Comparison:
             if (p.a, p.b) == (a, b):
                 return p
             if (p.a, p.b) == (b, a):
-                return Pairwise(a, b, p.mean_b, p.mean_a, -p.mean_diff, p.statistic, p.pvalue,
-                                -p.effect_size, p.effect_name, p.significant)
+                signed = self.test in ("t", "randomization", "bootstrap")
+                return Pairwise(a, b, p.mean_b, p.mean_a, -p.mean_diff,
+                                -p.statistic if signed else p.statistic, p.pvalue,
+                                -p.effect_size, p.effect_name, p.significant,
+                                -p.ci_high, -p.ci_low)
         raise KeyError(f"no pair ({a!r}, {b!r}); systems are {list(self.systems)}")
 
     def missing_statement(self) -> str:
@@ -213,8 +294,7 @@ class Comparison:
 
     def summary(self, *, digits: int = 4) -> str:
         """A plain-text report: omnibus test, every pair with p-value and effect size."""
-        lines = [f"{_TEST_NAMES[self.test]}; metric {self.metric or 'score'}; "
-                 f"alpha {self.alpha:g}; correction {self.correction}",
+        lines = [f"{self.method_statement()}; metric {self.metric or 'score'}",
                  self.missing_statement()]
         if self.omnibus is not None:
             o = self.omnibus
@@ -223,8 +303,11 @@ class Comparison:
                          f"p = {_p(o.pvalue)}, {o.effect_name} = {o.effect_size:.{digits}f}")
         for p in self.pairwise:
             mark = " *" if p.significant else ""
+            ci = (f", {1 - self.alpha:.0%} CI [{p.ci_low:+.{digits}f}, {p.ci_high:+.{digits}f}]"
+                  if not math.isnan(p.ci_low) else "")
             lines.append(
-                f"{p.b} - {p.a}: diff {p.mean_diff:+.{digits}f}, statistic "
+                f"{p.b} - {p.a}: diff {p.mean_diff:+.{digits}f} ({_pct(p.rel_diff)}, "
+                f"{p.sparck_jones}){ci}, statistic "
                 f"{p.statistic:.{digits}f}, p = {_p(p.pvalue)}, {p.effect_name} "
                 f"{p.effect_size:+.{digits}f}{mark}"
             )
@@ -234,7 +317,46 @@ class Comparison:
         """Pairwise results as a DataFrame, one row per pair (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame([p.__dict__ for p in self.pairwise])
+        rows = [{**p.__dict__, "rel_diff": p.rel_diff, "sparck_jones": p.sparck_jones}
+                for p in self.pairwise]
+        return pd.DataFrame(rows)
+
+
+def sparck_jones_class(rel_diff: float) -> str:
+    """Sparck Jones's (1974) criteria for a relative difference, as JK 2002 (Sec. 2.3) cite them.
+
+    Parameters
+    ----------
+    rel_diff : float
+        Relative difference, e.g. 0.07 for +7 %.
+
+    Returns
+    -------
+    str
+        "marginal" (absolute value < 5 %), "noticeable" (5 % to 10 %), "essential" (> 10 %), or
+        "undefined" for NaN.
+
+    References
+    ----------
+    Sparck Jones, K. (1974). Automatic indexing. Journal of Documentation 30(4), 393-432.
+    Järvelin, K., Kekäläinen, J. (2002). Cumulated gain-based indicators of IR performance,
+    Sec. 2.3 ("differences less than 5 % are marginal and differences over 10 % are essential").
+
+    Examples
+    --------
+    >>> sparck_jones_class(0.03), sparck_jones_class(-0.07), sparck_jones_class(0.25)
+    ('marginal', 'noticeable', 'essential')
+    """
+    if math.isnan(rel_diff):
+        return "undefined"
+    r = abs(rel_diff)
+    if r < 0.05:
+        return "marginal"
+    return "noticeable" if r <= 0.10 else "essential"
+
+
+def _pct(r: float) -> str:
+    return "n/a" if math.isnan(r) else f"{r:+.1%}"
 
 
 def _short(qs: Sequence[Any], n: int = 5) -> str:
@@ -389,16 +511,62 @@ def _wilcoxon(d: Values) -> tuple[float, float, float]:
 
 
 def _adjust(p: Values, correction: str) -> Values:
+    """Adjusted p-values by statsmodels' ``multipletests`` (Holm, Bonferroni, BH)."""
     if correction == "none" or p.size == 0:
         return p
-    m = p.size
-    if correction == "bonferroni":
-        return np.minimum(p * m, 1.0)
-    order = np.argsort(p, kind="stable")  # holm
-    adj = np.maximum.accumulate(p[order] * (m - np.arange(m)))
-    out = np.empty(m)
-    out[order] = np.minimum(adj, 1.0)
-    return out
+    try:
+        from statsmodels.stats.multitest import multipletests
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "p-value corrections need statsmodels: pip install 'rankmetrics[stats]'"
+        ) from exc
+    return np.asarray(multipletests(p, method=_STATSMODELS_METHOD[correction])[1],
+                      dtype=np.float64)
+
+
+def _rng_kw(fn: Any, seed: int) -> dict[str, Any]:
+    """scipy >= 1.15 takes ``rng``; older versions ``random_state``."""
+    import inspect
+
+    name = "rng" if "rng" in inspect.signature(fn).parameters else "random_state"
+    return {name: np.random.default_rng(seed)}
+
+
+def _randomization(d: Values, n_resamples: int, seed: int) -> tuple[float, float, float, bool]:
+    """(mean difference, two-sided p, d_z, exact) of Fisher's paired randomization test.
+
+    ``scipy.stats.permutation_test`` with one sample and ``permutation_type="samples"`` flips
+    the sign of every difference at random (all 2^n flips when that is <= n_resamples)."""
+    stats = _scipy_stats()
+    mean = float(d.mean())
+    if not np.any(d != 0):
+        return 0.0, 1.0, 0.0, True
+    res = stats.permutation_test((d,), np.mean, permutation_type="samples",
+                                 n_resamples=n_resamples, alternative="two-sided",
+                                 vectorized=True, **_rng_kw(stats.permutation_test, seed))
+    exact = 2 ** d.shape[0] <= n_resamples
+    return mean, float(min(res.pvalue, 1.0)), _paired_t(d)[2], exact
+
+
+def _bootstrap(d: Values, n_resamples: int, seed: int, alpha: float
+               ) -> tuple[float, float, float, float, float]:
+    """(mean, p, d_z, ci_low, ci_high): paired bootstrap test and percentile CI of the mean.
+
+    One ``scipy.stats.bootstrap`` call gives the CI and the bootstrap distribution of the mean;
+    shifting it by the observed mean gives the null distribution of the shifted bootstrap
+    test (Efron & Tibshirani 1993, Alg. 16.2; Sakai 2006)."""
+    stats = _scipy_stats()
+    mean = float(d.mean())
+    if np.all(d == d[0]):
+        return mean, (1.0 if mean == 0 else 1.0 / (n_resamples + 1)), _paired_t(d)[2], mean, mean
+    res = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
+                          confidence_level=1 - alpha, method="percentile",
+                          **_rng_kw(stats.bootstrap, seed))
+    null = np.asarray(res.bootstrap_distribution) - mean
+    hits = int(np.count_nonzero(np.abs(null) >= abs(mean) * (1 - 1e-12)))
+    p = (hits + 1) / (n_resamples + 1)
+    ci = res.confidence_interval
+    return mean, p, _paired_t(d)[2], float(ci.low), float(ci.high)
 
 
 def compare(
@@ -410,6 +578,8 @@ def compare(
     correction: str = "none",
     systems: Sequence[str] | None = None,
     metric: str | None = None,
+    n_resamples: int = 10000,
+    seed: int = 0,
 ) -> Comparison:
     """Test differences between two or more systems over their per-query scores.
 
@@ -424,18 +594,30 @@ def compare(
         the normal approximation otherwise). "friedman": Friedman's test over all systems (ranks
         within queries, tie-corrected), with Conover's post-hoc comparisons for pairs.
         "anova": two-way ANOVA without replication (systems x queries, queries as blocks), with
-        Tukey's HSD for pairs.
+        Tukey's HSD for pairs. "randomization": Fisher's randomization test of the mean paired
+        difference for every pair (Smucker, Allan & Carterette 2007), by
+        ``scipy.stats.permutation_test``: random sign flips of the differences, or all 2^n
+        flips (an exact test) when 2^n <= ``n_resamples``. "bootstrap": the paired bootstrap
+        test (the differences shifted to mean 0, resampled) with a percentile confidence
+        interval of the mean difference (``Pairwise.ci_low``/``ci_high``), by
+        ``scipy.stats.bootstrap``.
     alpha : float in (0, 1), default 0.05
         Level for ``Pairwise.significant`` and the table markers.
     missing : {"intersect", "zero", "error"}, default "intersect"
         Queries absent in some system (see :func:`align_scores`); stated in every report.
-    correction : {"none", "holm", "bonferroni"}, default "none"
-        Adjustment of the pairwise p-values over the family of pairs. Tukey's HSD already
+    correction : {"none", "holm", "bonferroni", "bh"}, default "none"
+        Adjustment of the pairwise p-values over the family of pairs, by statsmodels'
+        ``multipletests`` ("bh": Benjamini-Hochberg false discovery rate). Tukey's HSD already
         controls the family-wise error; Conover's comparisons follow a significant Friedman test.
     systems : sequence of str, optional
         Column names for a 2-D array.
     metric : str, optional
         Name of the metric, for reports.
+    n_resamples : int >= 1, default 10000
+        Randomization and bootstrap tests: random sign flips / bootstrap resamples. Stated in
+        every report (``Comparison.method_statement``).
+    seed : int, default 0
+        Seed of those draws (the same seed gives the same p-values).
 
     Returns
     -------
@@ -447,11 +629,18 @@ def compare(
         Unknown test, missing rule or correction, alpha outside (0, 1), fewer than 2 systems or
         2 queries, non-finite scores.
     ImportError
-        scipy is not installed.
+        scipy is not installed (statsmodels, for a correction).
 
     Notes
     -----
     With n queries, k systems and x_ij the score of system j on query i:
+
+    * randomization: d = x_b - x_a, T = mean(d); under H0 every sign pattern of d is equally
+      likely; p = 2 min(P(T* <= T), P(T* >= T)) over the sign flips (scipy's two-sided rule;
+      Monte Carlo p-values count the observed flip, (hits + 1) / (n_resamples + 1)).
+    * bootstrap: B resamples of d with replacement, means m*_b; the null distribution is
+      m*_b - mean(d); p = (1 + #{|m*_b - mean(d)| >= |mean(d)|}) / (B + 1); CI = the alpha/2 and
+      1 - alpha/2 percentiles of m*_b.
 
     * paired t: t = mean(d) / (sd(d) / sqrt(n)), d = x_b - x_a, n - 1 degrees of freedom;
       effect d_z = mean(d) / sd(d).
@@ -474,7 +663,11 @@ def compare(
     ----------
     Järvelin, K., Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques. ACM
     TOIS 20(4), 422-446, Sec. 3.6 and Table 1. Conover, W. J. (1999). Practical Nonparametric
-    Statistics, 3rd ed., Wiley.
+    Statistics, 3rd ed., Wiley. Smucker, M. D., Allan, J., Carterette, B. (2007). A comparison of
+    statistical significance tests for information retrieval evaluation. CIKM, 623-632.
+    Efron, B., Tibshirani, R. (1993). An Introduction to the Bootstrap, Ch. 16. Sakai, T. (2006).
+    Evaluating evaluation metrics based on the bootstrap. SIGIR, 525-532. Benjamini, Y.,
+    Hochberg, Y. (1995). Controlling the false discovery rate. JRSS B 57(1), 289-300.
 
     Examples
     --------
@@ -487,6 +680,11 @@ def compare(
     check_choice("correction", correction, CORRECTIONS)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
+            or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive int; got {n_resamples!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int; got {seed!r}")
     names, queries, x, lacking = align_scores(scores, missing=missing, systems=systems)
     stats = _scipy_stats()
     n, k = x.shape
@@ -496,7 +694,19 @@ def compare(
     pval = np.ones(len(pairs))
     eff = np.zeros(len(pairs))
     omnibus: Omnibus | None = None
-    if key in ("t", "wilcoxon"):
+    ci = np.full((len(pairs), 2), np.nan)
+    exact = False
+    if key == "randomization":
+        for i, (a, b) in enumerate(pairs):
+            stat[i], pval[i], eff[i], exact = _randomization(x[:, b] - x[:, a],
+                                                             int(n_resamples), int(seed))
+        eff_name = "cohen_dz"
+    elif key == "bootstrap":
+        for i, (a, b) in enumerate(pairs):
+            stat[i], pval[i], eff[i], ci[i, 0], ci[i, 1] = _bootstrap(
+                x[:, b] - x[:, a], int(n_resamples), int(seed), float(alpha))
+        eff_name = "cohen_dz"
+    elif key in ("t", "wilcoxon"):
         fn = _paired_t if key == "t" else _wilcoxon
         for i, (a, b) in enumerate(pairs):
             stat[i], pval[i], eff[i] = fn(x[:, b] - x[:, a])
@@ -557,11 +767,14 @@ def compare(
     results = tuple(
         Pairwise(names[a], names[b], float(means[a]), float(means[b]),
                  float(means[b] - means[a]), float(stat[i]), float(padj[i]), float(eff[i]),
-                 eff_name, bool(gate and padj[i] < alpha))
+                 eff_name, bool(gate and padj[i] < alpha), float(ci[i, 0]), float(ci[i, 1]))
         for i, (a, b) in enumerate(pairs)
     )
+    resampling = key in _RESAMPLING
     return Comparison(key, names, queries, x, means, results, omnibus, float(alpha), missing,
-                      lacking, correction, metric)
+                      lacking, correction, metric,
+                      int(n_resamples) if resampling else None,
+                      int(seed) if resampling else None, bool(exact and key == "randomization"))
 
 
 def _pairs(k: int) -> Iterable[tuple[int, int]]:
@@ -580,13 +793,17 @@ def significance_table(
     digits: int = 3,
     symbols: Sequence[str] = _SYMBOLS,
     repeat: int = 1,
+    relative: bool = True,
 ) -> str:
     """Per-system averages, pairwise differences and significance markers (JK 2002, Table 1).
 
     One row per metric; columns are the systems' mean scores, then ``B - A`` for every pair in
     system order, each difference followed by one marker per test that found it significant at
     that comparison's alpha (first test "*", second "#", ...; JK 2002 print "**" for Friedman and
-    "(##)" for ANOVA at p < 0.01: pass ``repeat=2`` and ``alpha=0.01`` for that look).
+    "(##)" for ANOVA at p < 0.01: pass ``repeat=2`` and ``alpha=0.01`` for that look) and by the
+    relative difference ``(B - A) / A`` (JK 2002 read differences relatively, with Sparck
+    Jones's criteria: < 5 % marginal, > 10 % essential). Other formats (Markdown, LaTeX, CSV,
+    JSON): :func:`rankmetrics.analysis.report.render_report`.
 
     Parameters
     ----------
@@ -597,76 +814,68 @@ def significance_table(
         Marker per distinct test, in order of first appearance.
     repeat : int, default 1
         Times each marker symbol is repeated.
+    relative : bool, default True
+        Show the relative difference next to every absolute one.
 
     Returns
     -------
     str
-        The table, a legend line per test, and each comparison's missing-query statement.
+        The table, a legend line per test (with its correction, and the number of permutations
+        or resamples and the seed of resampling tests), the relative-difference legend, omnibus
+        results and each comparison's missing-query statement (naming dropped queries).
 
     Raises
     ------
     ValueError
         No comparisons, different systems, or more tests than symbols.
+
+    Examples
+    --------
+    >>> from rankmetrics.stats import compare
+    >>> c = compare({"A": [0.2, 0.4, 0.3, 0.5], "B": [0.3, 0.6, 0.4, 0.7]}, metric="P@5")
+    >>> print(significance_table([c]).splitlines()[1])
+    P@5 0.350 0.500 0.150* (+42.9%)
     """
+    from .report import render_report
+
     if not comparisons:
         raise ValueError("significance_table needs at least one Comparison")
-    systems = comparisons[0].systems
-    if any(c.systems != systems for c in comparisons):
-        raise ValueError("every comparison must be over the same systems in the same order")
-    tests: list[str] = []
-    for c in comparisons:
-        if c.test not in tests:
-            tests.append(c.test)
-    if len(tests) > len(symbols):
-        raise ValueError(f"{len(tests)} tests but only {len(symbols)} marker symbols")
-    mark = {t: symbols[i] * repeat for i, t in enumerate(tests)}
-    rows: dict[str, list[Comparison]] = {}
-    for c in comparisons:
-        rows.setdefault(c.metric or "score", []).append(c)
-    pairs = [(systems[a], systems[b]) for a, b in _pairs(len(systems))]
-    header = ["", *systems, *(f"{b} - {a}" for a, b in pairs)]
-    body = []
-    for metric, cs in rows.items():
-        first = cs[0]
-        cells = [metric, *(f"{m:.{digits}f}" for m in first.means)]
-        for a, b in pairs:
-            diff = first.pair(a, b).mean_diff
-            marks = "".join(mark[c.test] for c in cs if c.pair(a, b).significant)
-            cells.append(f"{diff:.{digits}f}{marks}")
-        body.append(cells)
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
-    fmt = [" ".join(cell.rjust(w) if i else cell.ljust(w)
-                    for i, (cell, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-           for r in [header, *body]]
-    legend = []
-    for t in tests:
-        alphas = sorted({c.alpha for c in comparisons if c.test == t})
-        corr = sorted({c.correction for c in comparisons if c.test == t} - {"none"})
-        extra = f", {'/'.join(corr)} corrected" if corr else ""
-        legend.append(f"{mark[t]} = p < {'/'.join(f'{a:g}' for a in alphas)}, "
-                      f"{_TEST_NAMES[t]}{extra}")
-    omni = []
-    for c in comparisons:
-        if c.omnibus is not None:
-            o = c.omnibus
-            omni.append(f"{c.metric or 'score'}: {o.name}({', '.join(f'{d:g}' for d in o.df)})"
-                        f" = {o.statistic:.3f}, p = {_p(o.pvalue)}, {o.effect_name} = "
-                        f"{o.effect_size:.3f}")
-    statements = sorted({c.missing_statement() for c in comparisons})
-    return "\n".join([*fmt, "", *legend, *omni, *statements])
+    return render_report(comparisons, "text", digits=digits, relative=relative,
+                         symbols=symbols, repeat=repeat)
 
 
 # -------------------------------------------------------------------------- TREC runs
+def run_labels(runs: Sequence[Any]) -> list[str]:
+    """Names for runs in legends and tables: file names without their extension.
+
+    Paths become their base name without the extension (``runs/bm25.run`` -> ``bm25``); when
+    that makes two names equal, the full base names are kept; still equal names get ``#i``;
+    other objects are ``run1``, ``run2``, ...
+
+    Examples
+    --------
+    >>> run_labels(["x/bm25.run", "y/dense.txt", "z/dense.run"])
+    ['bm25', 'dense.txt', 'dense.run']
+    """
+    base = [os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else None
+            for r in runs]
+    stems = [os.path.splitext(b)[0] or b if b is not None else None for b in base]
+    out: list[str] = []
+    for i, (b, st) in enumerate(zip(base, stems, strict=True)):
+        if b is None:
+            name = f"run{i + 1}"
+        else:
+            assert st is not None
+            name = st if stems.count(st) == 1 else b
+        out.append(name if name not in out else f"{name}#{i + 1}")
+    return out
+
+
 def _run_names(runs: Any) -> dict[str, Any]:
     if isinstance(runs, Mapping):
         return {str(k): v for k, v in runs.items()}
-    out: dict[str, Any] = {}
-    for i, r in enumerate(runs):
-        name = os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else f"run{i+1}"
-        if name in out:
-            name = f"{name}#{i + 1}"
-        out[name] = r
-    return out
+    runs = list(runs)
+    return dict(zip(run_labels(runs), runs, strict=True))
 
 
 def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
@@ -678,7 +887,8 @@ def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
     qrels : path, DataFrame or mapping
         Anything :func:`rankmetrics.trec.read_qrels` accepts.
     runs : mapping {name: run} or sequence of runs
-        Runs as :func:`rankmetrics.trec.read_run` accepts; a sequence is named by file name.
+        Runs as :func:`rankmetrics.trec.read_run` accepts; a sequence is named by
+        :func:`run_labels` (file name without extension).
     metric : str
         A metric name :func:`rankmetrics.trec.evaluate` accepts, e.g. ``"ndcg@10"``.
     **evaluate_kwargs
@@ -697,6 +907,34 @@ def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
     return _evaluate_runs(qrels, runs, [metric], **evaluate_kwargs)[metric]
 
 
+_AVG_POS = re.compile(r"^avg-(cg|dcg|ncg|ndcg)@(?:(\d+)-)?(\d+)$", re.IGNORECASE)
+
+
+def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
+    """``"avg-ndcg@100"`` -> ("ndcg", 1, 100); ``"avg-ncg@11-100"`` -> ("ncg", 11, 100).
+
+    The per-query avg-pos (JK 2002 eq. 6) of a CG/DCG/nCG/nDCG vector over ranks start..k:
+    the numbers JK 2002 Table 1 and TOIS Table 2 average and test. None for other names.
+
+    Raises
+    ------
+    ValueError
+        A range with start > k or a rank 0.
+
+    Examples
+    --------
+    >>> parse_avg_pos("avg-nDCG@1-10"), parse_avg_pos("ndcg@10")
+    (('ndcg', 1, 10), None)
+    """
+    m = _AVG_POS.match(metric.strip())
+    if m is None:
+        return None
+    start, k = int(m.group(2) or 1), int(m.group(3))
+    if not 1 <= start <= k:
+        raise ValueError(f"{metric!r}: the rank range must satisfy 1 <= start <= k")
+    return m.group(1).lower(), start, k
+
+
 def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwargs: Any
                    ) -> dict[str, pd.DataFrame]:
     import pandas as pd
@@ -704,12 +942,34 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
     from ..trec import evaluate, read_qrels, read_run
 
     judged = read_qrels(qrels)
-    cols: dict[str, dict[str, Any]] = {m: {} for m in metrics}
-    for name, run in _run_names(runs).items():
-        res = evaluate(judged, read_run(run), list(metrics), **evaluate_kwargs)
-        for m in metrics:
-            cols[m][name] = res.per_query[m]
-    return {m: pd.DataFrame(c) for m, c in cols.items()}
+    named = _run_names(runs)
+    vector = {m: parse_avg_pos(m) for m in metrics}
+    plain = [m for m in metrics if vector[m] is None]
+    cols: dict[str, dict[str, Any]] = {m: {} for m in plain}
+    if plain:
+        for name, run in named.items():
+            res = evaluate(judged, read_run(run), plain, **evaluate_kwargs)
+            for m in plain:
+                cols[m][name] = res.per_query[m]
+    out = {m: pd.DataFrame(c) for m, c in cols.items()}
+    curves = {v[0] for v in vector.values() if v is not None}
+    if curves:
+        from .plot import trec_gain_vectors
+
+        kw = {k: evaluate_kwargs[k] for k in ("gain", "discount", "log_base", "ties")
+              if k in evaluate_kwargs}
+        for curve in sorted(curves):
+            depth = max(v[2] for v in vector.values() if v is not None and v[0] == curve)
+            gv = trec_gain_vectors(judged, named, curve=curve, depth=depth, missing="zero",
+                                   **kw)
+            for m, v in vector.items():
+                if v is None or v[0] != curve:
+                    continue
+                frame = gv.avg_pos(v[2], start=v[1])
+                for name, lacks in gv.missing_queries.items():  # NaN: let compare decide
+                    frame.loc[frame.index.isin(lacks), name] = np.nan
+                out[m] = frame
+    return out
 
 
 def compare_runs(
@@ -721,6 +981,8 @@ def compare_runs(
     alpha: float = 0.05,
     missing: str = "intersect",
     correction: str = "none",
+    n_resamples: int = 10000,
+    seed: int = 0,
     **evaluate_kwargs: Any,
 ) -> list[Comparison]:
     """Evaluate TREC runs per query and compare them (one Comparison per metric and test).
@@ -730,8 +992,13 @@ def compare_runs(
     qrels, runs
         As in :func:`per_query_scores`.
     metrics : str or sequence of str, default "ndcg@10"
+        Names :func:`rankmetrics.trec.evaluate` accepts, or per-query vector averages
+        ``avg-<curve>@<k>`` / ``avg-<curve>@<start>-<k>`` (curve cg, dcg, ncg or ndcg): the
+        avg-pos (JK 2002 eq. 6) of each topic's vector over ranks start..k, as JK 2002 Table 1
+        (``avg-ncg@200``, ``avg-ndcg@200``) and TOIS Table 2 (ranks 1-10 vs 1-100) test them.
+        Gain, discount, log base and ties come from ``evaluate_kwargs``.
     tests : str or sequence of str, default "t"
-    alpha, missing, correction
+    alpha, missing, correction, n_resamples, seed
         As in :func:`compare`. Which queries each run scores follows
         :func:`rankmetrics.trec.evaluate` (topics of the run that have judgments); ``missing``
         then decides about topics that some runs lack.
@@ -758,5 +1025,6 @@ def compare_runs(
         table = tables[m]
         for t in test_list:
             out.append(compare(table, test=t, alpha=alpha, missing=missing,
-                               correction=correction, metric=m))
+                               correction=correction, metric=m, n_resamples=n_resamples,
+                               seed=seed))
     return out

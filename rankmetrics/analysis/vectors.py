@@ -86,13 +86,19 @@ def norm_vect(vector: ArrayLike, ideal: ArrayLike, *, empty: float = 0.0) -> NDA
     return out
 
 
-def avg_pos(vector: ArrayLike, k: int) -> NDArray[np.float64] | float:
-    """Average of the first k components: k^-1 * sum_(i<=k) V[i] (JK 2002, eq. 6).
+def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64] | float:
+    """Average of components start..k: (k - start + 1)^-1 * sum_(start<=i<=k) V[i] (JK 2002, eq. 6).
+
+    Eq. 6 averages ranks 1..k (``start=1``); the TOIS version compares ranges such as 1-10 and
+    1-100, and ``start`` allows any range, e.g. 11-100.
 
     Parameters
     ----------
     vector : array-like of shape (depth,) or (n_vectors, depth)
     k : int, 1 <= k <= depth
+        Last rank of the range.
+    start : int, 1 <= start <= k, default 1
+        First rank of the range.
 
     Returns
     -------
@@ -101,19 +107,98 @@ def avg_pos(vector: ArrayLike, k: int) -> NDArray[np.float64] | float:
     Raises
     ------
     ValueError
-        k outside 1..depth.
+        k outside 1..depth or start outside 1..k.
+
+    References
+    ----------
+    Järvelin, K., Kekäläinen, J. (2002). Cumulated gain-based indicators of IR performance,
+    eq. 6; ACM TOIS 20(4), Sec. 3.
 
     Examples
     --------
     >>> avg_pos([1.0, 0.5, 0.0, 0.5], 2)
     0.75
+    >>> avg_pos([1.0, 0.5, 0.0, 0.5], 4, start=3)
+    0.25
     """
     v = np.asarray(vector, dtype=np.float64)
     kk = check_k(k)
     if kk is None or kk > v.shape[-1]:
         raise ValueError(f"k must be between 1 and the vector length {v.shape[-1]}; got {k}")
-    out = v[..., :kk].mean(axis=-1)
+    s0 = check_k(start, "start")
+    if s0 is None or s0 > kk:
+        raise ValueError(f"start must be between 1 and k={kk}; got {start}")
+    out = v[..., s0 - 1:kk].mean(axis=-1)
     return float(out) if v.ndim == 1 else out
+
+
+def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
+                       rtol: float = 1e-9) -> NDArray[np.float64] | float:
+    """Rank at which a (D)CG vector first reaches the reference vector's value at rank n.
+
+    JK 2002 read their CG curves "horizontally" (Sec. 3.4 of the research note, Sec. 3 of the
+    TOIS paper): "one has to retrieve 30 documents by the best query type, and 60 by the
+    second best, and up to 170 documents by the worst query type in order to gain the benefit
+    that could theoretically be gained by retrieving only 10 documents". With the ideal vector
+    as ``reference`` this is the rank a run needs to match the ideal at rank n; with another
+    run's vector, the rank needed to match that run.
+
+    Parameters
+    ----------
+    vector : array-like of shape (depth,) or (n_vectors, depth)
+        Cumulated (non-decreasing) vectors: CG or DCG, per query or averaged.
+    reference : array-like of the same shape, or of shape (depth_ref,) / (n_vectors, depth_ref)
+        The vector(s) to match (e.g. the ideal CG vector); only its rank ``n`` is read.
+    n : int, 1 <= n <= reference depth
+    rtol : float, default 1e-9
+        Relative tolerance of "reaches" (printed, rounded vectors).
+
+    Returns
+    -------
+    float, or ndarray of float64 of shape (n_vectors,)
+        The smallest rank i (1-based) with ``vector[i] >= reference[n]``; NaN when the vector
+        never reaches it within its depth, or when ``reference[n]`` is 0 or NaN (nothing to
+        reach: a query without relevant documents).
+
+    Raises
+    ------
+    ValueError
+        n outside 1..reference depth, or row counts that differ.
+
+    References
+    ----------
+    Järvelin, K., Kekäläinen, J. (2002). Cumulated gain-based indicators of IR performance,
+    Sec. 3.4 (Fig. 1's 30 / 60 / 170 documents).
+
+    Examples
+    --------
+    The research note's sample vectors CG' and CG_I' (Sec. 2.2): the sample query needs 3
+    documents for the ideal gain of 2, 6 for that of 3, and never reaches the ideal's rank 8
+    within 10 documents:
+
+    >>> cg = [3, 5, 8, 8, 8, 9, 11, 13, 16, 16]
+    >>> ideal = [3, 6, 9, 11, 13, 15, 16, 17, 18, 19]
+    >>> [horizontal_reading(cg, ideal, n) for n in (1, 2, 3, 8)]
+    [1.0, 3.0, 6.0, nan]
+    """
+    v = np.asarray(vector, dtype=np.float64)
+    r = np.asarray(reference, dtype=np.float64)
+    if v.ndim not in (1, 2) or r.ndim not in (1, 2) or v.shape[-1] == 0:
+        raise ValueError(f"vector and reference must be 1-D or 2-D; got {v.shape}, {r.shape}")
+    nn = check_k(n, "n")
+    if nn is None or nn > r.shape[-1]:
+        raise ValueError(f"n must be between 1 and the reference length {r.shape[-1]}; got {n}")
+    vm = v[None, :] if v.ndim == 1 else v
+    target = np.broadcast_to(r[..., nn - 1], (vm.shape[0],)) if r.ndim == 1 or v.ndim == 2 \
+        else None
+    if target is None or (r.ndim == 2 and r.shape[0] != vm.shape[0]):
+        raise ValueError(f"vector and reference must have the same rows; got {v.shape} and "
+                         f"{r.shape}")
+    reach = vm >= (target * (1 - rtol))[:, None]
+    first = np.argmax(reach, axis=1).astype(np.float64) + 1
+    ok = reach.any(axis=1) & (target > 0)
+    out = np.where(ok, first, np.nan)
+    return float(out[0]) if v.ndim == 1 else out
 
 
 def average_normalised(curves: ArrayLike, ideal: ArrayLike, *, per_query: bool = True,

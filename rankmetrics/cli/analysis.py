@@ -6,9 +6,7 @@ Registered into :mod:`rankmetrics.cli` by :func:`add_parsers`.
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import os
 import sys
 from typing import Any
 
@@ -21,8 +19,14 @@ _SESSION_METRICS = {
     "nsdcg": "final_normalised",
     "avg-sdcg": "average_gain",
     "avg-nsdcg": "average_normalised",
+    "last-sdcg": "last_query_gain",
+    "last-nsdcg": "last_query_normalised",
+    "best-sdcg": "best_query_gain",
+    "best-nsdcg": "best_query_normalised",
 }
-_TEST_CHOICES = ("t", "ttest", "wilcoxon", "friedman", "anova")
+_TEST_CHOICES = ("t", "ttest", "wilcoxon", "friedman", "anova", "randomization", "permutation",
+                 "bootstrap")
+_CURVE_NAMES = {"cg": "CG", "dcg": "DCG", "ncg": "nCG", "ndcg": "nDCG"}
 
 
 def parse_gain(text: str) -> Any:
@@ -61,11 +65,9 @@ def _positive_int(text: str) -> int:
 
 def _run_map(runs: list[str], names: str | None) -> dict[str, str]:
     if names is None:
-        out: dict[str, str] = {}
-        for i, r in enumerate(runs):
-            name = os.path.basename(r) or r
-            out[name if name not in out else f"{name}#{i + 1}"] = r
-        return out
+        from ..analysis.stats import run_labels
+
+        return dict(zip(run_labels(runs), runs, strict=True))
     labels = [n.strip() for n in names.split(",")]
     if len(labels) != len(runs) or len(set(labels)) != len(labels) or not all(labels):
         raise ValueError(f"--names needs {len(runs)} distinct comma-separated names (one per "
@@ -122,16 +124,20 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("runs", metavar="RUN", nargs="+",
                    help="TREC run files (session runs for --curve sdcg/nsdcg)")
     p.add_argument("--curve", default="ndcg",
-                   choices=(*_GAIN_CURVES, "pr", *_SESSION_CURVES),
+                   choices=(*_GAIN_CURVES, "pr", *_SESSION_CURVES, "query-position"),
                    help="cg, dcg (with the ideal curve), ncg, ndcg, pr (11-point interpolated "
-                        "precision-recall), sdcg or nsdcg (session runs) (default ndcg)")
+                        "precision-recall; needs --ties docno/stable/optimistic/pessimistic), "
+                        "sdcg or nsdcg (session runs), query-position (session runs: last vs "
+                        "non-last queries, Järvelin et al. 2008 Fig. 1) (default ndcg)")
     p.add_argument("--depth", type=_positive_int, default=None,
                    help="ranks to draw (default 100); for session curves X, the top documents of "
                         "each query (default 10)")
     p.add_argument("-o", "--output", default="curves.png", help="image file (default curves.png)")
     p.add_argument("--names", default=None, help="comma-separated names for the runs "
                                                  "(default: file names)")
-    p.add_argument("--title", default=None)
+    p.add_argument("--title", default=None,
+                   help="figure title (default: measure, gain, tie rule, topics and any "
+                        "dropped topics)")
     p.add_argument("--average", default="per-query", choices=("per-query", "ideal"),
                    help="normalised curves: mean of per-query normalised vectors (default), or "
                         "the mean vector over the mean ideal vector (JK 2002 Figs 3-4)")
@@ -164,24 +170,69 @@ def add_parsers(subparsers: Any) -> None:
     c.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
     c.add_argument("-m", "--metric", dest="metrics", action="append", default=None,
                    metavar="METRIC",
-                   help="metric to compare, repeatable (default ndcg@10); with --session one of "
-                        + ", ".join(_SESSION_METRICS))
+                   help="metric to compare, repeatable (default ndcg@10): any measure of "
+                        "'rankmetrics eval', or avg-CURVE@K / avg-CURVE@START-K (CURVE cg, dcg, "
+                        "ncg, ndcg): the per-topic average of the gain vector over ranks "
+                        "START..K (JK 2002 eq. 6 and Table 1, e.g. avg-ndcg@1-10, "
+                        "avg-ndcg@100); with --session one of " + ", ".join(_SESSION_METRICS))
     c.add_argument("--test", dest="tests", action="append", default=None,
-                   choices=_TEST_CHOICES, help="test, repeatable (default t)")
+                   choices=_TEST_CHOICES,
+                   help="test, repeatable (default t): paired t, wilcoxon, friedman, anova, "
+                        "randomization (Fisher's, sign flips), bootstrap (with CIs)")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     c.add_argument("--missing", default="intersect", choices=("intersect", "zero", "error"),
                    help="queries some runs lack: drop them (default), score them 0, or fail; "
-                        "always stated in the output")
-    c.add_argument("--correction", default="none", choices=("none", "holm", "bonferroni"),
-                   help="adjust pairwise p-values over the pairs (default none)")
+                        "always stated in the output, with the dropped topics named")
+    c.add_argument("--correction", default="none",
+                   choices=("none", "holm", "bonferroni", "bh"),
+                   help="adjust pairwise p-values over the pairs (default none; bh = "
+                        "Benjamini-Hochberg)")
+    c.add_argument("--n-resamples", type=_positive_int, default=10000, metavar="B",
+                   help="randomization/bootstrap: sign flips or resamples (default 10000; all "
+                        "2^n flips when that is fewer)")
+    c.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0)")
     c.add_argument("--names", default=None, help="comma-separated names for the runs")
-    c.add_argument("--format", default="text", choices=("text", "json"))
+    c.add_argument("--format", default="text",
+                   choices=("text", "markdown", "latex", "csv", "json"),
+                   help="report format (default text): the JK 2002 Table 1 layout with "
+                        "significance markers and a legend")
+    c.add_argument("--no-relative", action="store_true",
+                   help="do not show relative differences (B - A) / A next to the differences")
+    c.add_argument("--details", action="store_true",
+                   help="text format: also print every comparison's details")
+    c.add_argument("-o", "--output", default=None,
+                   help="write the report to this file instead of standard output")
     c.add_argument("--session", action="store_true",
                    help="RUN files are session runs; sessions are paired by session id")
     c.add_argument("--depth", type=_positive_int, default=10,
                    help="with --session: X, the top documents of each query (default 10)")
     _gain_options(c, session=True)
     c.set_defaults(func=run_compare)
+
+    h = subparsers.add_parser(
+        "horizontal",
+        help="rank each run needs to reach the ideal's (or a run's) gain at rank n",
+        description=(
+            "Horizontal reading of CG/DCG curves (Järvelin & Kekäläinen 2002): for each rank n "
+            "given, the rank at which each run's cumulated gain first reaches the reference's "
+            "gain at rank n, on the average curves (as the paper reads its Fig. 1: 30, 60 and "
+            "170 documents for the ideal's 10) and averaged over topics."
+        ),
+    )
+    h.add_argument("qrels", metavar="QRELS", help="TREC qrels file")
+    h.add_argument("runs", metavar="RUN", nargs="+", help="TREC run files")
+    h.add_argument("--at", dest="ranks", type=_positive_int, action="append", default=None,
+                   metavar="N", help="rank n of the reference, repeatable (default 10)")
+    h.add_argument("--curve", default="cg", choices=("cg", "dcg"), help="default cg")
+    h.add_argument("--depth", type=_positive_int, default=200,
+                   help="ranks searched (default 200)")
+    h.add_argument("--reference", default="ideal",
+                   help="'ideal' (default) or the name of a run")
+    h.add_argument("--names", default=None, help="comma-separated names for the runs")
+    h.add_argument("--missing", default="intersect", choices=("intersect", "zero"))
+    h.add_argument("--per-query", action="store_true", help="also print every topic's rank")
+    _gain_options(h, session=False)
+    h.set_defaults(func=run_horizontal)
 
 
 def _session_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -209,28 +260,45 @@ def _eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return kw
 
 
+def _gain_text(args: argparse.Namespace, default: str) -> str:
+    return args.gain if args.gain is not None else default
+
+
 def run_plot(args: argparse.Namespace) -> int:
     """Run ``rankmetrics plot``; returns the exit status."""
     from ..analysis import plot
 
     runs = _run_map(args.runs, args.names)
-    if args.curve in _SESSION_CURVES:
+    if args.curve in (*_SESSION_CURVES, "query-position"):
         from ..analysis.session import evaluate_sessions
 
         if args.individual and len(runs) != 1:
             raise ValueError("--individual draws the sessions of one run; got "
                              f"{len(runs)} runs")
-        depth = args.depth or 10
+        fig1 = args.curve == "query-position"
+        depth = args.depth or (100 if fig1 else 10)
         results = {name: evaluate_sessions(r, args.qrels, depth=depth, **_session_kwargs(args))
                    for name, r in runs.items()}
-        fig = plot.plot_session_curves(
-            results, normalised=args.curve == "nsdcg", min_queries=args.min_queries,
-            individual=args.individual, average="ideal" if args.average == "ideal"
-            else "per_session", show_ideal=not args.no_ideal and args.curve == "sdcg"
-            and not args.individual, title=args.title,
-        )
         n_units = sum(r.n_sessions for r in results.values())
-        what = f"{n_units} sessions"
+        n_q = sum(int(r.n_queries.sum()) for r in results.values())
+        auto = (f"{'normalised ' if args.curve == 'nsdcg' else ''}"
+                f"{'sDCG(q) by rank, last vs non-last queries' if fig1 else 'session DCG'}, "
+                f"gain {_gain_text(args, 'exponential')}, b={args.log_base or 2:g}, "
+                f"bq={args.query_log_base:g}, ties={args.ties}\n"
+                f"{n_units} sessions, {n_q} queries, top {depth} of each")
+        title = auto if args.title is None else args.title
+        if fig1:
+            fig = plot.plot_query_position_curves(results, title=title)
+        else:
+            fig = plot.plot_session_curves(
+                results, normalised=args.curve == "nsdcg", min_queries=args.min_queries,
+                individual=args.individual, average="ideal" if args.average == "ideal"
+                else "per_session", show_ideal=not args.no_ideal and args.curve == "sdcg"
+                and not args.individual, title=title,
+            )
+        if title:
+            fig.axes[0].set_title(title, fontsize="small")
+        what = f"{n_units} sessions" + (f"; {auto.replace(chr(10), '; ')}" if title else "")
     else:
         kw = _eval_kwargs(args)
         if args.curve == "pr":
@@ -246,9 +314,8 @@ def run_plot(args: argparse.Namespace) -> int:
                 average="ideal" if args.average == "ideal" else "per_query",
                 missing=args.missing, show_ideal=not args.no_ideal, title=args.title,
             )
-        what = f"missing={args.missing}, ties={args.ties}"
-        if args.curve == "pr" and args.ties == "average":
-            what += ": interpolated from the tie-averaged precision and recall at each rank"
+        title = fig.axes[0].get_title()
+        what = title.replace("\n", "; ") if title else f"missing={args.missing}, ties={args.ties}"
     fig.savefig(args.output, dpi=args.dpi)
     print(f"wrote {args.output}: {args.curve} curves of {len(runs)} run(s) ({what})")
     return 0
@@ -257,12 +324,14 @@ def run_plot(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     """Run ``rankmetrics compare``; returns the exit status."""
     from ..analysis import stats
+    from ..analysis.report import render_report
 
     if len(args.runs) < 2:
         raise ValueError(f"compare needs at least 2 runs; got {len(args.runs)}")
     runs = _run_map(args.runs, args.names)
     metrics = args.metrics or (["nsdcg"] if args.session else ["ndcg@10"])
     tests = args.tests or ["t"]
+    resampling = {"n_resamples": args.n_resamples, "seed": args.seed}
     if args.session:
         from ..analysis.session import evaluate_sessions
 
@@ -280,41 +349,64 @@ def run_compare(args: argparse.Namespace) -> int:
             for t in tests:
                 comparisons.append(stats.compare(table, test=t, alpha=args.alpha,
                                                  missing=args.missing,
-                                                 correction=args.correction, metric=m))
+                                                 correction=args.correction, metric=m,
+                                                 **resampling))
     else:
         comparisons = stats.compare_runs(args.qrels, runs, metrics, tests=tests,
                                          alpha=args.alpha, missing=args.missing,
-                                         correction=args.correction, **_eval_kwargs(args))
-    if args.format == "json":
-        json.dump([_as_json(c) for c in comparisons], sys.stdout, indent=2)
-        print()
-        return 0
-    print(stats.significance_table(comparisons))
-    for c in comparisons:
-        print()
-        print(c.summary())
+                                         correction=args.correction, **resampling,
+                                         **_eval_kwargs(args))
+    text = render_report(comparisons, args.format, relative=not args.no_relative)
+    if args.format == "text" and args.details:
+        text += "".join("\n\n" + c.summary() for c in comparisons)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+        print(f"wrote {args.output}: {args.format} report of {len(comparisons)} comparison(s)")
+    else:
+        sys.stdout.write(text + "\n")
     return 0
 
 
-def _as_json(c: Any) -> dict[str, Any]:
-    def num(x: float) -> float | str:
-        return x if math.isfinite(x) else str(x)
+def run_horizontal(args: argparse.Namespace) -> int:
+    """Run ``rankmetrics horizontal``; returns the exit status."""
+    import numpy as np
 
-    return {
-        "metric": c.metric,
-        "test": c.test,
-        "alpha": c.alpha,
-        "missing": c.missing,
-        "missing_statement": c.missing_statement(),
-        "correction": c.correction,
-        "n_queries": c.n_queries,
-        "systems": list(c.systems),
-        "means": [float(m) for m in c.means],
-        "omnibus": None if c.omnibus is None else {
-            "name": c.omnibus.name, "statistic": num(c.omnibus.statistic),
-            "df": list(c.omnibus.df), "pvalue": c.omnibus.pvalue,
-            "effect_size": num(c.omnibus.effect_size), "effect_name": c.omnibus.effect_name,
-        },
-        "pairwise": [{k: num(v) if isinstance(v, float) else v for k, v in p.__dict__.items()}
-                     for p in c.pairwise],
-    }
+    from ..analysis.plot import topics_statement, trec_gain_vectors
+
+    runs = _run_map(args.runs, args.names)
+    kw = _eval_kwargs(args)
+    kw.setdefault("gain", "exponential")
+    gv = trec_gain_vectors(args.qrels, runs, curve=args.curve, depth=args.depth,
+                           missing=args.missing, **kw)
+    ranks = args.ranks or [10]
+    ref = args.reference
+    topics = topics_statement(len(gv.queries), args.missing, gv.missing_queries)
+    curve = _CURVE_NAMES[args.curve]
+    print(f"horizontal reading of {curve} (gain {gv.gain}, ties={args.ties}): rank each run "
+          f"needs to reach the {ref} {curve} at rank n, searched to rank {args.depth}; {topics}")
+    names = list(gv.vectors)
+    width = max(len(n) for n in [*names, "run"])
+    print(f"{'run':<{width}} " + " ".join(
+        f"{'n=' + str(n):>8} {'mean':>7} {'reached':>8}" for n in ranks))
+    tables = {n: gv.horizontal(n, reference=ref) for n in ranks}
+    on_avg = {n: gv.horizontal_on_average(n, reference=ref) for n in ranks}
+    for name in names:
+        cells = []
+        for n in ranks:
+            col = tables[n][name].to_numpy()
+            ok = ~np.isnan(col)
+            a = on_avg[n][name]
+            cells.append(f"{'-' if np.isnan(a) else f'{a:.0f}':>8} "
+                         f"{(f'{col[ok].mean():.1f}' if ok.any() else '-'):>7} "
+                         f"{f'{int(ok.sum())}/{col.size}':>8}")
+        print(f"{name:<{width}} " + " ".join(cells))
+    print(f"n=N: rank at which the average {_CURVE_NAMES[args.curve]} curve reaches the "
+          f"{ref}'s average at rank N ('-': not within {args.depth}); mean: mean over the "
+          "topics that reach it (per topic, against that topic's own reference); reached: "
+          "how many do")
+    if args.per_query:
+        for n in ranks:
+            print(f"\nper topic, n={n}:")
+            print(tables[n].to_string(na_rep="-", float_format=lambda x: f"{x:.0f}"))
+    return 0
