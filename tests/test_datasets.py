@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -225,11 +224,9 @@ def test_split_needs_two_queries() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_benchmark_default_size_speed_and_ties() -> None:
-    t0 = time.perf_counter()
+def test_benchmark_default_size_and_ties() -> None:
+    # no wall-clock assertion: speed is shown by benchmarks/, never by a timed unit test
     y, s, q = make_benchmark_scores()
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 2.0, elapsed
     assert y.dtype == np.int64 and s.dtype == np.float64 and q.dtype == np.int64
     assert y.shape == s.shape == q.shape
     assert 1_100_000 < len(y) < 1_300_000
