@@ -22,6 +22,7 @@ from .options import DENOMINATORS
 from .validation import (
     check_choice,
     check_empty,
+    check_group_sizes,
     check_k,
     check_labels,
     check_positive_real,
@@ -29,6 +30,7 @@ from .validation import (
     check_scores,
     check_threshold,
     check_ties,
+    check_weights,
 )
 
 Cutoff = int | None
@@ -201,16 +203,9 @@ class QueryPlan:
             Sizes that are not positive integers or do not add up to the number of rows.
         """
         labels = check_labels(y_true)
-        sizes = np.asarray(group_sizes)
-        if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iuf":
-            raise ValueError("group_sizes must be a non-empty 1-D array of positive integers")
-        if np.any(sizes != np.round(sizes)) or np.any(sizes <= 0):
-            raise ValueError("group_sizes must be positive integers")
-        sizes = sizes.astype(np.int64)
-        if labels.ndim != 1 or int(sizes.sum()) != labels.shape[0]:
-            raise ValueError(
-                f"group_sizes add up to {int(sizes.sum())} but y_true has {labels.shape[0]} rows"
-            )
+        if labels.ndim != 1:
+            raise ValueError(f"y_true must be 1-D with group_sizes; got {labels.ndim}-D")
+        sizes = check_group_sizes(group_sizes, labels.shape[0], "group_sizes")
         plan = cls.__new__(cls)
         plan._shape2d = None
         qidx = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
@@ -598,13 +593,18 @@ class QueryPlan:
 
 
 def _index_queries(qid: np.ndarray) -> tuple[np.ndarray, NDArray[np.int64]]:
-    """Sorted distinct ids and each row's index into them; O(n) when ids are already sorted."""
-    if qid.dtype.kind in "iu" and qid.shape[0] > 1:
-        d = np.diff(qid)
-        if np.all(d >= 0):
-            new = np.empty(qid.shape[0], dtype=bool)
+    """Sorted distinct ids and each row's index into them; O(n) when ids are already sorted.
+
+    The sortedness test compares neighbours (no differences: they wrap for unsigned and far
+    apart int64 ids), so the result is ``np.unique``'s for every dtype.
+    """
+    n = qid.shape[0]
+    if n > 1:
+        head, tail = qid[:-1], qid[1:]
+        if bool(np.all(tail >= head)):
+            new = np.empty(n, dtype=bool)
             new[0] = True
-            np.not_equal(d, 0, out=new[1:])
+            np.not_equal(tail, head, out=new[1:])
             qidx = np.cumsum(new, dtype=np.int64) - 1
             return qid[new], qidx
     qids, inv = np.unique(qid, return_inverse=True)
@@ -616,13 +616,7 @@ def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int
     if query_weight is None:
         w = np.ones(n_queries)
     else:
-        w = np.asarray(query_weight, dtype=np.float64)
-        if w.shape != (n_queries,):
-            raise ValueError(
-                f"query_weight must have one weight per query ({n_queries},); got {w.shape}"
-            )
-        if not np.all(np.isfinite(w)) or w.min() < 0:
-            raise ValueError("query_weight must be finite and >= 0")
+        w = check_weights(query_weight, (n_queries,), "query_weight")
     keep = ~np.isnan(values)
     total = w[keep].sum()
     if not keep.any() or total == 0:
