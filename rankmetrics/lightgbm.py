@@ -56,8 +56,11 @@ from .core.options import MetricOptions
 from .core.plan import QueryPlan, parse_metric, weighted_mean
 from .core.validation import (
     check_choice,
+    check_group_sizes,
     check_ks,
+    check_labels,
     check_ties,
+    check_weights,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,10 +121,9 @@ def _equal(a: Any, b: Any) -> bool:
 
 def _query_weights(weight: Any, sizes: NDArray[np.int64], rule: str) -> NDArray[np.float64]:
     """Row weights -> one weight per query (``rule`` "mean", LightGBM's, or "first")."""
-    w = np.asarray(weight, dtype=np.float64)
     n = int(sizes.sum())
-    if w.shape != (n,):
-        raise ValueError(f"weight must have one entry per row ({n},); got shape {w.shape}")
+    # every row weight must be >= 0 (a query mean >= 0 could hide a negative one)
+    w = check_weights(weight, (n,), "weight", per="entry per row")
     starts = np.zeros(sizes.shape[0], dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
     if rule == "first":
@@ -154,7 +156,11 @@ class _PlanCache:
                 "the evaluation data has no query groups; ranking metrics need them "
                 "(lgb.Dataset(..., group=sizes) or LGBMRanker.fit(..., eval_group=[sizes]))"
             )
-        plan = QueryPlan.from_group_sizes(labels, group)
+        y = check_labels(labels, "label")
+        if y.ndim != 1:
+            raise ValueError(f"label must be 1-D; got shape {y.shape}")
+        sizes = check_group_sizes(group, y.shape[0], "group", "label")
+        plan = QueryPlan.from_group_sizes(y, sizes)
         qw = None if weight is None else _query_weights(weight, plan.sizes, query_weight_rule)
         entry = _Entry(labels, group, weight, plan, qw)
         self.builds += 1
@@ -222,6 +228,14 @@ class _TieAwareMetric:
         if label_gain is not None:
             if not (isinstance(gain, str) and gain == "exponential"):
                 raise ValueError("pass either gain or label_gain, not both")
+            if isinstance(label_gain, (str, bytes)) or not isinstance(
+                label_gain, (Sequence, np.ndarray)
+            ):
+                raise TypeError(f"label_gain must be a sequence of numbers; got {label_gain!r}")
+            try:
+                MetricOptions(gain=list(label_gain))
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"label_gain: {exc}") from None
             gain = [float(g) for g in label_gain]
         # validated now rather than at the first boosting round
         opts = MetricOptions(gain=gain, discount=discount, log_base=log_base,
@@ -803,13 +817,12 @@ def builtin_ndcg(
 
     y = np.asarray(y_true, dtype=np.float64)
     s = np.asarray(y_score, dtype=np.float64)
-    g = np.asarray(group, dtype=np.int64)
     ks = [int(k)] if isinstance(k, (int, np.integer)) else [int(c) for c in k]
-    if y.ndim != 1 or s.shape != y.shape or int(g.sum()) != y.shape[0]:
+    if y.ndim != 1 or s.shape != y.shape:
         raise ValueError(
-            f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length and group "
-            f"must add up to it (sum {int(g.sum())})"
+            f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length"
         )
+    g = check_group_sizes(group, y.shape[0], "group", "y_true")
     params: dict[str, Any] = {"objective": "lambdarank", "metric": "ndcg", "eval_at": ks,
                               "verbose": -1, "num_threads": num_threads,
                               "min_data_in_leaf": 1, "min_data_in_bin": 1}

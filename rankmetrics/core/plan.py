@@ -192,6 +192,16 @@ class QueryPlan:
         self._base_labels = labels
         self._base_layout = self.layout
 
+    def __getstate__(self) -> dict[str, Any]:
+        # caches are rebuilt on demand; they may be keyed by an unpicklable callable (a lambda)
+        state = self.__dict__.copy()
+        for name in ("_gains", "_rel", "_disc", "_ideal_cache"):
+            state[name] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     @classmethod
     def from_group_sizes(cls, y_true: ArrayLike, group_sizes: ArrayLike) -> QueryPlan:
         """Plan for rows stored query after query, given the size of each query (LightGBM's
@@ -371,10 +381,13 @@ class QueryPlan:
             disc, dkey = np.ones(self._max_width), ("none",)
         else:
             disc, dkey = self._discount(discount, log_base), discount_key(discount, log_base)
-        vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
-        if not normalize:
-            return vals
-        ideal = self._ideal_at(gain, disc, dkey, ks)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
+            vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
+            _check_finite_sums(vals)
+            if not normalize:
+                return vals
+            ideal = self._ideal_at(gain, disc, dkey, ks)
+        _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
@@ -471,10 +484,13 @@ class QueryPlan:
         ranking = self._ranking(y_score, (depth,), ties)
         g = self._gain_ext(gain)
         disc = np.ones(self._max_width) if discount is None else self._discount(discount, log_base)
-        vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
-        if not normalize:
-            return vals
-        ideal = self._ideal_curve(gain, disc, depth)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
+            vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
+            _check_finite_sums(vals)
+            if not normalize:
+                return vals
+            ideal = self._ideal_curve(gain, disc, depth)
+        _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
@@ -590,6 +606,15 @@ class QueryPlan:
             for j, i in enumerate(idx):
                 out[names[i]] = vals[j]
         return out
+
+
+def _check_finite_sums(values: Values) -> None:
+    """Gains and discounts are each finite; their sums may still overflow float64."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            "the gain x discount sums overflow float64 (inf); scale the gain weights or the "
+            "discount values down (nDCG does not change when gains are scaled)"
+        )
 
 
 def _index_queries(qid: np.ndarray) -> tuple[np.ndarray, NDArray[np.int64]]:

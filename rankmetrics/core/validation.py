@@ -313,13 +313,13 @@ def check_group_sizes(sizes: ArrayLike, n_rows: int, name: str = "group",
 
 
 def check_weights(weights: ArrayLike, shape: tuple[int, ...], name: str,
-                  per: str = "query") -> NDArray[np.float64]:
+                  per: str = "weight per query") -> NDArray[np.float64]:
     """Finite, non-negative float64 weights of the given shape, errors naming ``name``."""
     arr = _asarray(weights, name)
     _real_kind_check(arr, name)
     w = _object_to_float(arr, name) if arr.dtype.kind == "O" else arr.astype(np.float64)
     if w.shape != shape:
-        raise ValueError(f"{name} must have one weight per {per} {shape}; got shape {w.shape}")
+        raise ValueError(f"{name} must have one {per} {shape}; got shape {w.shape}")
     if w.size and not np.all(np.isfinite(w)):
         raise ValueError(f"{name} must be finite; found {w[~np.isfinite(w)][0]}")
     if w.size and w.min() < 0:

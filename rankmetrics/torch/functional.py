@@ -155,8 +155,9 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             raise ValueError(f"labels must be integers {why}; found {bad:g}")
         if key == "exponential" and l_hi > _MAX_EXP_LABEL:
             raise ValueError(
-                f"label {l_hi:g} is too large for gain 2**l - 1 in float64 "
-                f"(max {_MAX_EXP_LABEL}); use gain='linear' or per-level weights"
+                f"label {l_hi:g} is too large for gain 2**l - 1 "
+                f"(max {_MAX_EXP_LABEL}, where float64 gains stay exact); use gain='linear' "
+                "or per-level weights"
             )
         if isinstance(key, tuple) and l_hi >= len(key[1]):
             n_w = len(key[1])
@@ -433,7 +434,7 @@ _PARAMS = {
     "k": """k : int >= 1, optional
         Cutoff: only ranks 1..k count. None (default) is the whole list.""",
     "gain": """gain : {"exponential", "linear"}, sequence, mapping or callable
-        Default "exponential" (2**l - 1, integer labels 0..1023); "linear" is l; a sequence w
+        Default "exponential" (2**l - 1, integer labels 0..53); "linear" is l; a sequence w
         gives w[l] for integer levels; a mapping {label: weight}; a callable gets the labels as
         a float64 numpy array, as in :func:`rankmetrics.dcg` (it runs on the host).""",
     "discount": """discount : {"log", "jarvelin2002", "jarvelin2008", "none"} or callable
