@@ -37,6 +37,8 @@ from ..core.options import MetricOptions
 from ..core.plan import parse_metric
 from ..core.validation import (
     check_k,
+    check_labels,
+    check_scores,
     check_ties,
 )
 from . import _kernel
@@ -98,9 +100,25 @@ def _check_gain_spec(gain: GainLike | None) -> None:
             )
 
 
+_UNSIGNED_WIDE = tuple(getattr(torch, n) for n in ("uint16", "uint32", "uint64")
+                       if hasattr(torch, n))
+
+
 def _is_numeric(dtype: torch.dtype) -> bool:
     return dtype.is_floating_point or dtype in (
         torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+def _widen_unsigned(t: Tensor, name: str) -> Tensor:
+    """uint16/32/64 tensors (few torch kernels support them) as int64, checked for range."""
+    if t.dtype not in _UNSIGNED_WIDE:
+        return t
+    if t.dtype == torch.uint64:
+        signed = t.view(torch.int64)  # values >= 2**63 read as negative
+        if bool((signed < 0).any()):  # host sync, only for uint64 input
+            raise ValueError(f"{name} has uint64 values >= 2**63; rescale them first")
+        return signed
+    return t.to(torch.int64)
 
 
 def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_target: bool,
@@ -188,13 +206,31 @@ def prepare(
     """
     _check_gain_spec(gain)
     dev = preds.device if isinstance(preds, Tensor) else None
+    if not isinstance(preds, Tensor) and preds is not None:
+        # host data: the core's checks (Python ints, uint64, long double, Decimal without
+        # false ties; complex, strings and missing values rejected), then a tensor
+        preds = torch.as_tensor(check_scores(preds, "preds"))
     preds = _tensor(preds, "preds", dev)
     dev = preds.device
+    if not isinstance(target, Tensor) and target is not None:
+        target = torch.as_tensor(check_labels(target, "target"), device=dev)
     target = _tensor(target, "target", dev)
+    for name, t in (("preds", preds), ("target", target), ("indexes", indexes),
+                    ("mask", mask)):
+        if isinstance(t, Tensor) and t.device.type == "meta":
+            raise ValueError(
+                f"{name} is on the meta device (a shape without data); move the tensors to a "
+                "real device (cpu, cuda, ...) before computing metrics"
+            )
     if target.device != dev:
         raise ValueError(
             f"target is on {target.device} but preds on {dev}; move both to one device"
         )
+    preds = _widen_unsigned(preds, "preds")
+    target = _widen_unsigned(target, "target")
+    if preds.dtype.is_complex or target.dtype.is_complex:
+        name = "preds" if preds.dtype.is_complex else "target"
+        raise TypeError(f"{name} must be real numbers; got complex dtype")
     if not _is_numeric(preds.dtype):
         raise TypeError(f"preds must be numeric, got dtype {preds.dtype}")
     if not _is_numeric(target.dtype):
