@@ -275,7 +275,7 @@ def prepare(
         if mask is not None:
             raise ValueError("mask is for padded (B, L) input; flat (N,) input uses indexes")
         if indexes is not None:
-            indexes = _tensor(indexes, "indexes", dev)
+            indexes = _widen_unsigned(_tensor(indexes, "indexes", dev), "indexes")
             if indexes.dtype.is_floating_point or indexes.dtype.is_complex or \
                     indexes.dtype == torch.bool:
                 raise TypeError(
