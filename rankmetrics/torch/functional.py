@@ -228,9 +228,6 @@ def prepare(
         )
     preds = _widen_unsigned(preds, "preds")
     target = _widen_unsigned(target, "target")
-    if preds.dtype.is_complex or target.dtype.is_complex:
-        name = "preds" if preds.dtype.is_complex else "target"
-        raise TypeError(f"{name} must be real numbers; got complex dtype")
     if not _is_numeric(preds.dtype):
         raise TypeError(f"preds must be numeric, got dtype {preds.dtype}")
     if not _is_numeric(target.dtype):
