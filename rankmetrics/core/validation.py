@@ -236,21 +236,44 @@ def check_qid(qid: ArrayLike, n: int, name: str = "qid") -> np.ndarray:
     return q
 
 
-def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
-    if q.shape[0] == 0:
-        return np.zeros(0, dtype=np.int64)
-    items = q.tolist()
+def check_id_types(items: Sequence[Any], name: str) -> str:
+    """The kind of a list of ids ("str", "bytes", "int", "real"), or a clear error.
+
+    Ids must be all strings, all bytes or all real numbers, none missing (None, NaN,
+    pandas.NA, NaT): mixed kinds (``1`` and ``"1"``) cannot be ordered, and turning them into
+    strings would merge or split queries silently.
+    """
     types = set(map(type, items))
     if all(issubclass(t, str) for t in types):
-        return np.array(items, dtype=str)
+        return "str"
     if all(issubclass(t, bytes) for t in types):
-        return np.array(items, dtype=bytes)
+        return "bytes"
     missing = [x for x in items if _is_missing(x)]
     if missing:
         raise ValueError(
             f"{name} has missing values ({missing[0]!r}); every row needs a query id"
         )
     if all(issubclass(t, numbers.Integral) for t in types):
+        return "int"
+    if all(issubclass(t, numbers.Real) for t in types):
+        return "real"
+    shown = ", ".join(sorted(t.__name__ for t in types))
+    raise TypeError(
+        f"{name} values must be all numbers or all strings (ids of different types cannot be "
+        f"ordered or matched); found types {shown}"
+    )
+
+
+def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
+    if q.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    items = q.tolist()
+    kind = check_id_types(items, name)
+    if kind == "str":
+        return np.array(items, dtype=str)
+    if kind == "bytes":
+        return np.array(items, dtype=bytes)
+    if kind == "int":
         ints = [int(x) for x in items]
         for dt in (np.int64, np.uint64):
             info = np.iinfo(dt)
@@ -259,24 +282,18 @@ def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
         out = np.empty(len(ints), dtype=object)
         out[:] = ints  # Python ints: ordered and compared exactly
         return out
-    if all(issubclass(t, numbers.Real) for t in types):
-        f = np.array([float(x) for x in items], dtype=np.float64)
-        if not np.all(np.isfinite(f)):
-            raise ValueError(f"{name} must not contain inf")
-        exact = np.fromiter((a == b for a, b in zip(f.tolist(), items, strict=True)),
-                            dtype=bool, count=len(items))
-        if not exact.all():
-            bad = items[int(np.flatnonzero(~exact)[0])]
-            raise TypeError(
-                f"{name} mixes integers and floats and {bad!r} is not exactly a float64; "
-                "give query ids of one type"
-            )
-        return f
-    shown = ", ".join(sorted(t.__name__ for t in types))
-    raise TypeError(
-        f"{name} values must be all numbers or all strings (ids of different types cannot be "
-        f"ordered or matched); found types {shown}"
-    )
+    f = np.array([float(x) for x in items], dtype=np.float64)
+    if not np.all(np.isfinite(f)):
+        raise ValueError(f"{name} must not contain inf")
+    exact = np.fromiter((a == b for a, b in zip(f.tolist(), items, strict=True)),
+                        dtype=bool, count=len(items))
+    if not exact.all():
+        bad = items[int(np.flatnonzero(~exact)[0])]
+        raise TypeError(
+            f"{name} mixes integers and floats and {bad!r} is not exactly a float64; "
+            "give query ids of one type"
+        )
+    return f
 
 
 def check_group_sizes(sizes: ArrayLike, n_rows: int, name: str = "group",

@@ -24,6 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from ..core.validation import check_id_types
+
 Source = str | os.PathLike | pd.DataFrame | Mapping
 
 QID_COLUMNS = ("qid", "query_id", "q_id", "query", "topic")
@@ -275,6 +277,8 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
     vc = _column(df, VALUE_COLUMNS[kind], VALUE_NAME[kind], kind)
     if df[qc].isna().any() or df[dc].isna().any():
         raise ValueError(f"{kind} DataFrame has missing query or document ids")
+    if df[qc].dtype == object:  # 1 and "1" would both become the query "1"
+        check_id_types(df[qc].tolist(), f"{kind} DataFrame column {qc!r}")
     values = _value_array(df[vc].to_numpy(), kind, f"{kind} DataFrame column {vc!r}")
     if len(df) == 0:
         raise ValueError(f"{kind} DataFrame is empty")
@@ -300,6 +304,7 @@ def from_mapping(src: Mapping, kind: str) -> pa.Table:
             vals.append(v)
     if not qids:
         raise ValueError(f"{kind} dict holds no (query, document) entries")
+    check_id_types(list(src.keys()), f"{kind} dict query ids")
     values = _value_array(vals, kind, f"{kind} dict")
     return pa.table({"qid": pa.array(qids, pa.string()), "docid": pa.array(docs, pa.string()),
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
