@@ -59,6 +59,7 @@ from .core.validation import (
     check_group_sizes,
     check_ks,
     check_labels,
+    check_scores,
     check_ties,
     check_weights,
 )
@@ -139,7 +140,8 @@ class _PlanCache:
         self.entries: list[_Entry] = []
         self.builds = 0  # number of plans built (for tests and diagnostics)
 
-    def get(self, labels: Any, group: Any, weight: Any, query_weight_rule: str) -> _Entry:
+    def get(self, labels: Any, group: Any, weight: Any, query_weight_rule: str,
+            label_name: str = "label") -> _Entry:
         for i, e in enumerate(self.entries):
             if e.same_objects(labels, group, weight):
                 if i:
@@ -156,10 +158,10 @@ class _PlanCache:
                 "the evaluation data has no query groups; ranking metrics need them "
                 "(lgb.Dataset(..., group=sizes) or LGBMRanker.fit(..., eval_group=[sizes]))"
             )
-        y = check_labels(labels, "label")
+        y = check_labels(labels, label_name)
         if y.ndim != 1:
-            raise ValueError(f"label must be 1-D; got shape {y.shape}")
-        sizes = check_group_sizes(group, y.shape[0], "group", "label")
+            raise ValueError(f"{label_name} must be 1-D; got shape {y.shape}")
+        sizes = check_group_sizes(group, y.shape[0], "group", label_name)
         plan = QueryPlan.from_group_sizes(y, sizes)
         qw = None if weight is None else _query_weights(weight, plan.sizes, query_weight_rule)
         entry = _Entry(labels, group, weight, plan, qw)
@@ -203,6 +205,7 @@ class _TieAwareMetric:
     _cache: _PlanCache
     _depth: int | None
     metrics: list[str]
+    _arg_names = ("label", "preds")  # how the host names labels and scores, for messages
 
     def __init__(
         self,
@@ -300,9 +303,16 @@ class _TieAwareMetric:
 
     def _per_query(self, labels: Any, preds: ArrayLike, group: Any,
                    weight: Any) -> tuple[dict[str, NDArray[np.float64]], _Entry]:
-        entry = self._cache.get(labels, group, weight, self.query_weight)
+        label_name, pred_name = self._arg_names
+        entry = self._cache.get(labels, group, weight, self.query_weight, label_name)
         plan = entry.plan
         kw = self._core_kwargs()
+        preds = check_scores(preds, pred_name)
+        if preds.shape != (plan.n_rows,):
+            raise ValueError(
+                f"{pred_name} must have one score per row ({plan.n_rows}); got shape "
+                f"{preds.shape}"
+            )
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
         values = plan.evaluate(ranking, self.metrics, ties=self.ties, **kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
@@ -373,6 +383,8 @@ class EvalMetric(_TieAwareMetric):
     chosen by ``len(inspect.signature(f).parameters)``; :meth:`__call__` takes exactly four,
     so it receives the query groups. Build it with :func:`make_eval_metric`.
     """
+
+    _arg_names = ("y_true", "y_pred")
 
     def __call__(self, y_true: ArrayLike | None, y_pred: ArrayLike, weight: ArrayLike | None,
                  group: ArrayLike | None) -> list[EvalTuple]:

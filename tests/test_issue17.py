@@ -353,10 +353,10 @@ def test_issue17_item10_group_sizes_that_wrap(tmp_path):
     with pytest.raises(ValueError, match="group_sizes cannot describe"):
         QueryPlan.from_group_sizes([1, 0, 1], np.array([2**64 - 1, 4], dtype=np.uint64))
     require("lightgbm")
-    from rankmetrics.lightgbm import builtin_ndcg, make_eval_metric
-
     # the issue's reproducer killed the interpreter; run it in a child to be safe
     import subprocess
+
+    from rankmetrics.lightgbm import builtin_ndcg, make_eval_metric
     code = ("import numpy as np\nfrom rankmetrics.lightgbm import make_eval_metric\n"
             "try:\n    make_eval_metric('ndcg', k=2)([1,0,1], [.1,.2,.3], None, "
             "np.array([2**63-1, 2**63-1, 5]))\nexcept ValueError as e:\n    print('VE', e)\n")

@@ -55,8 +55,9 @@ class RankingMetric(Metric):
         in the stream): each batch's last query is held back until the next update or
         :meth:`compute`. With False (whole queries per batch) and ``validate=True``, a flat
         batch whose first row has the index of the previous batch's last row raises ValueError
-        instead of scoring the two parts of a cut query as two queries. With DDP every process must get whole queries (shard the data by
-        query); the rows each process still holds are gathered and scored at ``compute``.
+        instead of scoring the two parts of a cut query as two queries. With DDP every process
+        must get whole queries (shard the data by query); the rows each process still holds
+        are gathered and scored at ``compute``.
     validate : bool, default True
         Check every batch's data (one host synchronisation per batch).
     **kwargs
