@@ -106,8 +106,9 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
 
     ``"exponential"`` is 2**l - 1 (Burges et al. 2005; LightGBM's default label_gain), defined for
     integer labels 0..53 (exact in float64); ``"linear"`` is l itself (Järvelin & Kekäläinen
-    2002, Sec. 2.1); a sequence ``w`` maps integer level l to ``w[l]`` (the paper's 0-1-10-100 weights); a mapping
-    maps each label value to its weight; a callable receives the float64 labels.
+    2002, Sec. 2.1); a sequence ``w`` maps integer level l to ``w[l]`` (the paper's 0-1-10-100
+    weights); a mapping maps each label value to its weight; a callable receives the float64
+    labels.
     """
     key = gain_key(gain)
     if key == "linear":
