@@ -68,7 +68,12 @@ def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     if x is None:
         raise TypeError(f"{name} must be a tensor, got None")
     try:
-        return torch.as_tensor(np.asarray(x), device=device)
+        arr = np.asarray(x)
+        if not arr.dtype.isnative:  # torch reads native byte order only
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+        elif not arr.flags.writeable:  # torch would share (and could write) read-only memory
+            arr = arr.copy()
+        return torch.as_tensor(arr, device=device)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise TypeError(f"{name} could not be converted to a tensor: {exc}") from exc
 
@@ -109,12 +114,18 @@ def _is_numeric(dtype: torch.dtype) -> bool:
         torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 
-def _widen_unsigned(t: Tensor, name: str) -> Tensor:
-    """uint16/32/64 tensors (few torch kernels support them) as int64, checked for range."""
+def _widen_unsigned(t: Tensor, name: str, *, ids: bool = False) -> Tensor:
+    """uint16/32/64 tensors (few torch kernels support them) as int64.
+
+    Values (``ids=False``) must stay below 2**63; ids (``indexes``) are mapped in order by
+    flipping the top bit, so the unsigned order (``np.unique`` of the ids) is kept.
+    """
     if t.dtype not in _UNSIGNED_WIDE:
         return t
     if t.dtype == torch.uint64:
         signed = t.view(torch.int64)  # values >= 2**63 read as negative
+        if ids:
+            return signed ^ torch.iinfo(torch.int64).min
         if bool((signed < 0).any()):  # host sync, only for uint64 input
             raise ValueError(f"{name} has uint64 values >= 2**63; rescale them first")
         return signed
@@ -272,7 +283,7 @@ def prepare(
         if mask is not None:
             raise ValueError("mask is for padded (B, L) input; flat (N,) input uses indexes")
         if indexes is not None:
-            indexes = _widen_unsigned(_tensor(indexes, "indexes", dev), "indexes")
+            indexes = _widen_unsigned(_tensor(indexes, "indexes", dev), "indexes", ids=True)
             if indexes.dtype.is_floating_point or indexes.dtype.is_complex or \
                     indexes.dtype == torch.bool:
                 raise TypeError(
