@@ -253,7 +253,12 @@ def problems(draw: Any, *, qid_encodings: list[str] | None = None,
     case.y_score = _encode_scores(scores, senc)
     case.qid = _encode_qid(case, qenc)
     case.notes = {"qid": qenc, "labels": lenc, "scores": senc}
-    fault = draw(st.sampled_from(faults if faults is not None else list(FAULTS)))
+    choices = faults if faults is not None else list(FAULTS)
+    defects = [f for f in choices if f != "none"]
+    if "none" in choices and defects and draw(st.booleans()):
+        fault = "none"  # half of the cases are clean: their values are checked
+    else:
+        fault = draw(st.sampled_from(defects or choices))
     if senc == "big_python_int" and fault == "none":
         fault = "score_beyond_2_53"
     if senc == "big_python_int" and FAULTS[fault] != "y_score":

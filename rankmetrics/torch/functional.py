@@ -220,11 +220,11 @@ def prepare(
     if not isinstance(preds, Tensor) and preds is not None:
         # host data: the core's checks (Python ints, uint64, long double, Decimal without
         # false ties; complex, strings and missing values rejected), then a tensor
-        preds = torch.as_tensor(check_scores(preds, "preds"))
+        preds = _tensor(check_scores(preds, "preds"), "preds", dev)
     preds = _tensor(preds, "preds", dev)
     dev = preds.device
     if not isinstance(target, Tensor) and target is not None:
-        target = torch.as_tensor(check_labels(target, "target"), device=dev)
+        target = _tensor(check_labels(target, "target"), "target", dev)
     target = _tensor(target, "target", dev)
     for name, t in (("preds", preds), ("target", target), ("indexes", indexes),
                     ("mask", mask)):
