@@ -429,3 +429,62 @@ def test_issue17_errors_progress_without_tqdm(monkeypatch):
     trec.evaluate(qrels, run, ["ndcg"], progress=None)
     with pytest.raises(TypeError, match="progress"):
         trec.evaluate(qrels, run, ["ndcg"], progress="yes")
+
+
+# ------------------------------------------------------- more of the same kind (found here)
+def test_issue17_same_kind_recall_base_signed_vs_unsigned_ids():
+    # int64 plan ids vs uint64 recall-base ids were compared in float64: 2**60+1 == 2**60+2
+    q = np.array([2**60 + 1, 2**60 + 2, 2**60 + 2], dtype=np.int64)
+    base_q = np.array([2**60 + 1, 2**60 + 2, 2**60 + 2, 2**60 + 2, 2**64 - 1], dtype=np.uint64)
+    plan = QueryPlan([1, 0, 1], q, recall_base=([1, 1, 1, 1, 1], base_q))
+    np.testing.assert_allclose(plan.recall([3, 2, 1]), [1.0, 1 / 3])
+    plan = QueryPlan([1, 0, 1], q.astype(np.uint64),
+                     recall_base=([1, 1, 1, 1, 1], base_q.astype(np.int64)))
+    np.testing.assert_allclose(plan.recall([3, 2, 1]), [1.0, 1 / 3])
+
+
+def test_issue17_same_kind_trec_dict_and_frame_ids():
+    from rankmetrics import trec
+
+    # 1 and "1" were merged into one query "1"; None became the query "None"
+    with pytest.raises(TypeError, match="qrels dict query ids"):
+        trec.evaluate({1: {"a": 1}, "1": {"b": 1}}, {"1": {"a": 1.0, "b": 2.0}}, ["nDCG"])
+    with pytest.raises(ValueError, match="run dict query ids has missing values"):
+        trec.evaluate({"q": {"a": 1}}, {None: {"a": 1.0}}, ["nDCG"])
+    frame = pd.DataFrame({"qid": np.array([2**70, 2**70], dtype=object), "docid": ["a", "b"],
+                          "label": [1, 0]})
+    run = pd.DataFrame({"qid": [str(2**70)] * 2, "docid": ["a", "b"], "score": [1.0, 2.0]})
+    res = trec.evaluate(frame, run, ["AP"])  # was an uncaught OverflowError from pyarrow
+    assert res.per_query.loc[str(2**70), "AP"] == 0.5
+    with pytest.raises(ValueError, match="run DataFrame column 'qid' has missing query ids"):
+        trec.evaluate(frame, run.assign(qid=[None, "x"]), ["AP"])
+
+
+def test_issue17_same_kind_torch_byte_order_read_only_and_uint64_indexes():
+    torch = require("torch")
+    rmt = require("rankmetrics.torch")
+    s = np.array([0.3, 0.1, 0.2, 0.5], dtype=">f8")  # big-endian: torch refused it
+    y = np.array([1, 0, 1, 0], dtype=">i4")
+    q = np.array([3, 3, 1, 1], dtype=">i8")
+    want = rm.ndcg(y, s, q)
+    np.testing.assert_allclose(rmt.ndcg(s, y, q).numpy(), want)
+    ro = s.astype(np.float64)
+    ro.setflags(write=False)
+    np.testing.assert_allclose(rmt.ndcg(ro, y, q).numpy(), want)
+    big = torch.tensor([2**64 - 1, 5, 2**63, 5, 2**64 - 1], dtype=torch.uint64)
+    ids = np.array([2**64 - 1, 5, 2**63, 5, 2**64 - 1], dtype=np.uint64)
+    preds, target = [1.0, 2.0, 3.0, 4.0, 5.0], [1, 0, 1, 1, 0]
+    np.testing.assert_allclose(rmt.ndcg(torch.tensor(preds), torch.tensor(target), big).numpy(),
+                               rm.ndcg(target, preds, ids))
+
+
+def test_issue17_same_kind_lightgbm_names_its_arguments():
+    require("lightgbm")
+    from rankmetrics.lightgbm import make_eval_metric
+
+    with pytest.raises(ValueError, match="y_pred must be finite"):
+        make_eval_metric("ndcg")([1, 0], [np.nan, 1.0], None, [2])
+    with pytest.raises(ValueError, match=r"y_pred has integers beyond 2\*\*53"):
+        make_eval_metric("ndcg")([1, 0], [2**63, 1], None, [2])
+    with pytest.raises(ValueError, match="y_true must be non-negative"):
+        make_eval_metric("ndcg")([-1, 0], [1.0, 2.0], None, [2])

@@ -169,9 +169,16 @@ class QueryPlan:
                 f"recall_base qid dtype {q.dtype} does not match the ranked rows' qid dtype "
                 f"{self.qids.dtype}"
             )
+        inside = np.ones(q.shape[0], dtype=bool)
+        if q.dtype != self.qids.dtype and kinds <= {"i", "u"}:
+            # signed vs unsigned 64-bit ids would be compared as float64 (merging ids that
+            # differ beyond 2**53): cast exactly; ids outside the plan's range match nothing
+            info = np.iinfo(self.qids.dtype)
+            inside = (q >= info.min) & (q <= info.max)
+            q = np.where(inside, q, 0).astype(self.qids.dtype)
         pos = np.searchsorted(self.qids, q)
         pos = np.minimum(pos, self.n_queries - 1)
-        keep = self.qids[pos] == q
+        keep = (self.qids[pos] == q) & inside
         self._base_labels = labels[keep]
         self._base_layout = _kernel.build_layout(pos[keep].astype(np.int64), self.n_queries)
         self._max_width = max(self._max_width, int(self._base_layout.sizes.max(initial=0)))
