@@ -447,7 +447,7 @@ def test_issue17_same_kind_trec_dict_and_frame_ids():
     from rankmetrics import trec
 
     # 1 and "1" were merged into one query "1"; None became the query "None"
-    with pytest.raises(TypeError, match="qrels dict query ids"):
+    with pytest.raises(ValueError, match="qrels dict query ids: .* would both become the id"):
         trec.evaluate({1: {"a": 1}, "1": {"b": 1}}, {"1": {"a": 1.0, "b": 2.0}}, ["nDCG"])
     with pytest.raises(ValueError, match="run dict query ids has missing values"):
         trec.evaluate({"q": {"a": 1}}, {None: {"a": 1.0}}, ["nDCG"])

@@ -33,12 +33,12 @@ from ..core.plan import QueryPlan
 from ..core.validation import (
     check_choice,
     check_empty,
-    check_id_types,
     check_k,
     check_labels,
     check_positive_real,
     check_qid,
     check_scores,
+    check_string_ids,
     check_ties,
 )
 
@@ -647,7 +647,7 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
         for col in ("session", "topic", "docid"):
             # None/NaN would become the ids 'None'/'nan', and 1 and '1' one id
             if col in src.columns and (src[col].dtype == object or src[col].isna().any()):
-                check_id_types(src[col].tolist(), f"session run DataFrame column {col!r}")
+                check_string_ids(src[col].tolist(), f"session run DataFrame column {col!r}")
         out = pd.DataFrame({
             "session": src["session"].astype(str).to_numpy(),
             "query": src["query"].to_numpy(),

@@ -264,6 +264,37 @@ def check_id_types(items: Sequence[Any], name: str) -> str:
     )
 
 
+def check_string_ids(items: Sequence[Any], name: str) -> None:
+    """Ids that will be read as strings (TREC, sessions): none missing, and ``str`` must not
+    merge two distinct ids (``1`` and ``"1"``) or split equal ones (``1`` and ``1.0``)."""
+    missing = [x for x in items if _is_missing(x)]
+    if missing:
+        raise ValueError(
+            f"{name} has missing values ({missing[0]!r}); every row needs a query id"
+        )
+    if len(set(map(type, items))) <= 1:
+        return  # one type: str() is one-to-one on it (the common case, checked cheaply)
+    by_raw: dict[Any, str] = {}
+    by_str: dict[str, Any] = {}
+    for x in items:
+        key = str(x)
+        try:
+            seen = by_raw.setdefault(x, key)
+        except TypeError as exc:  # unhashable
+            raise TypeError(f"{name} must be strings or numbers: {exc}") from None
+        if seen != key:
+            raise ValueError(
+                f"{name}: equal ids {x!r} would become the different ids {seen!r} and {key!r}; "
+                "give ids of one type"
+            )
+        other = by_str.setdefault(key, x)
+        if other != x:
+            raise ValueError(
+                f"{name}: {other!r} and {x!r} would both become the id {key!r}; give ids of "
+                "one type"
+            )
+
+
 def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
     if q.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from ..core.validation import check_id_types
+from ..core.validation import check_string_ids
 
 Source = str | os.PathLike | pd.DataFrame | Mapping
 
@@ -282,7 +282,7 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
                 f"{int(np.flatnonzero(df[col].isna().to_numpy())[0])})"
             )
     if df[qc].dtype == object:  # 1 and "1" would both become the query "1"
-        check_id_types(df[qc].tolist(), f"{kind} DataFrame column {qc!r}")
+        check_string_ids(df[qc].tolist(), f"{kind} DataFrame column {qc!r}")
     values = _value_array(df[vc].to_numpy(), kind, f"{kind} DataFrame column {vc!r}")
     if len(df) == 0:
         raise ValueError(f"{kind} DataFrame is empty")
@@ -308,7 +308,7 @@ def from_mapping(src: Mapping, kind: str) -> pa.Table:
             vals.append(v)
     if not qids:
         raise ValueError(f"{kind} dict holds no (query, document) entries")
-    check_id_types(list(src.keys()), f"{kind} dict query ids")
+    check_string_ids(list(src.keys()), f"{kind} dict query ids")
     values = _value_array(vals, kind, f"{kind} dict")
     return pa.table({"qid": pa.array(qids, pa.string()), "docid": pa.array(docs, pa.string()),
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
