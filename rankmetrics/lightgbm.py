@@ -56,8 +56,12 @@ from .core.options import MetricOptions
 from .core.plan import QueryPlan, parse_metric, weighted_mean
 from .core.validation import (
     check_choice,
+    check_group_sizes,
     check_ks,
+    check_labels,
+    check_scores,
     check_ties,
+    check_weights,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,10 +122,9 @@ def _equal(a: Any, b: Any) -> bool:
 
 def _query_weights(weight: Any, sizes: NDArray[np.int64], rule: str) -> NDArray[np.float64]:
     """Row weights -> one weight per query (``rule`` "mean", LightGBM's, or "first")."""
-    w = np.asarray(weight, dtype=np.float64)
     n = int(sizes.sum())
-    if w.shape != (n,):
-        raise ValueError(f"weight must have one entry per row ({n},); got shape {w.shape}")
+    # every row weight must be >= 0 (a query mean >= 0 could hide a negative one)
+    w = check_weights(weight, (n,), "weight", per="entry per row")
     starts = np.zeros(sizes.shape[0], dtype=np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
     if rule == "first":
@@ -137,7 +140,8 @@ class _PlanCache:
         self.entries: list[_Entry] = []
         self.builds = 0  # number of plans built (for tests and diagnostics)
 
-    def get(self, labels: Any, group: Any, weight: Any, query_weight_rule: str) -> _Entry:
+    def get(self, labels: Any, group: Any, weight: Any, query_weight_rule: str,
+            label_name: str = "label") -> _Entry:
         for i, e in enumerate(self.entries):
             if e.same_objects(labels, group, weight):
                 if i:
@@ -154,7 +158,11 @@ class _PlanCache:
                 "the evaluation data has no query groups; ranking metrics need them "
                 "(lgb.Dataset(..., group=sizes) or LGBMRanker.fit(..., eval_group=[sizes]))"
             )
-        plan = QueryPlan.from_group_sizes(labels, group)
+        y = check_labels(labels, label_name)
+        if y.ndim != 1:
+            raise ValueError(f"{label_name} must be 1-D; got shape {y.shape}")
+        sizes = check_group_sizes(group, y.shape[0], "group", label_name)
+        plan = QueryPlan.from_group_sizes(y, sizes)
         qw = None if weight is None else _query_weights(weight, plan.sizes, query_weight_rule)
         entry = _Entry(labels, group, weight, plan, qw)
         self.builds += 1
@@ -197,6 +205,7 @@ class _TieAwareMetric:
     _cache: _PlanCache
     _depth: int | None
     metrics: list[str]
+    _arg_names = ("label", "preds")  # how the host names labels and scores, for messages
 
     def __init__(
         self,
@@ -222,6 +231,14 @@ class _TieAwareMetric:
         if label_gain is not None:
             if not (isinstance(gain, str) and gain == "exponential"):
                 raise ValueError("pass either gain or label_gain, not both")
+            if isinstance(label_gain, (str, bytes)) or not isinstance(
+                label_gain, (Sequence, np.ndarray)
+            ):
+                raise TypeError(f"label_gain must be a sequence of numbers; got {label_gain!r}")
+            try:
+                MetricOptions(gain=list(label_gain))
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"label_gain: {exc}") from None
             gain = [float(g) for g in label_gain]
         # validated now rather than at the first boosting round
         opts = MetricOptions(gain=gain, discount=discount, log_base=log_base,
@@ -286,9 +303,16 @@ class _TieAwareMetric:
 
     def _per_query(self, labels: Any, preds: ArrayLike, group: Any,
                    weight: Any) -> tuple[dict[str, NDArray[np.float64]], _Entry]:
-        entry = self._cache.get(labels, group, weight, self.query_weight)
+        label_name, pred_name = self._arg_names
+        entry = self._cache.get(labels, group, weight, self.query_weight, label_name)
         plan = entry.plan
         kw = self._core_kwargs()
+        preds = check_scores(preds, pred_name)
+        if preds.shape != (plan.n_rows,):
+            raise ValueError(
+                f"{pred_name} must have one score per row ({plan.n_rows}); got shape "
+                f"{preds.shape}"
+            )
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
         values = plan.evaluate(ranking, self.metrics, ties=self.ties, **kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
@@ -359,6 +383,8 @@ class EvalMetric(_TieAwareMetric):
     chosen by ``len(inspect.signature(f).parameters)``; :meth:`__call__` takes exactly four,
     so it receives the query groups. Build it with :func:`make_eval_metric`.
     """
+
+    _arg_names = ("y_true", "y_pred")
 
     def __call__(self, y_true: ArrayLike | None, y_pred: ArrayLike, weight: ArrayLike | None,
                  group: ArrayLike | None) -> list[EvalTuple]:
@@ -803,13 +829,12 @@ def builtin_ndcg(
 
     y = np.asarray(y_true, dtype=np.float64)
     s = np.asarray(y_score, dtype=np.float64)
-    g = np.asarray(group, dtype=np.int64)
     ks = [int(k)] if isinstance(k, (int, np.integer)) else [int(c) for c in k]
-    if y.ndim != 1 or s.shape != y.shape or int(g.sum()) != y.shape[0]:
+    if y.ndim != 1 or s.shape != y.shape:
         raise ValueError(
-            f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length and group "
-            f"must add up to it (sum {int(g.sum())})"
+            f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length"
         )
+    g = check_group_sizes(group, y.shape[0], "group", "y_true")
     params: dict[str, Any] = {"objective": "lambdarank", "metric": "ndcg", "eval_at": ks,
                               "verbose": -1, "num_threads": num_threads,
                               "min_data_in_leaf": 1, "min_data_in_bin": 1}

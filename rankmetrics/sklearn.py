@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, v
 
 from .core import functions as _core
 from .core.plan import parse_metric
-from .core.validation import check_k, check_qid
+from .core.validation import check_k, check_qid, check_weights
 
 try:  # scikit-learn's make_scorer class (private; checked against 1.9): for the split check
     from sklearn.metrics._scorer import _Scorer
@@ -906,11 +906,7 @@ def _num_rows(X: Any) -> int:
 
 
 def _check_weights(sample_weight: ArrayLike, n: int) -> NDArray[np.float64]:
-    w = np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have shape ({n},), one weight per row; got {w.shape}")
-    if not np.all(np.isfinite(w)) or w.min() < 0:
-        raise ValueError("sample_weight must be finite and >= 0")
+    w = check_weights(sample_weight, (n,), "sample_weight", per="weight per row")
     if not w.any():
         raise ValueError("sample_weight must not be all zero: no row would count in fit")
     return w

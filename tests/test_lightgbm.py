@@ -376,13 +376,15 @@ def test_call_errors(small) -> None:
         feval(_tied_scores(small), no_group)
     with pytest.raises(ValueError, match=r"no query groups"):
         make_eval_metric()(small.y, _tied_scores(small), None, None)
-    with pytest.raises(ValueError, match=r"y_score must have one score per row"):
+    with pytest.raises(ValueError, match=r"preds must have one score per row"):
         feval(np.zeros(3), _dataset(small))
     bad = _tied_scores(small)
     bad[0] = np.nan
-    with pytest.raises(ValueError, match=r"y_score must be finite"):
+    with pytest.raises(ValueError, match=r"preds must be finite"):
         feval(bad, _dataset(small))
-    with pytest.raises(ValueError, match=r"group_sizes add up to"):
+    with pytest.raises(ValueError, match=r"y_pred must be finite"):
+        make_eval_metric()(small.y, bad, None, small.group_sizes)
+    with pytest.raises(ValueError, match=r"group add up to"):
         make_eval_metric()(small.y, _tied_scores(small), None, small.group_sizes[:-1])
     with pytest.raises(ValueError, match=r"weight must have one entry per row"):
         make_eval_metric()(small.y, _tied_scores(small), np.ones(2), small.group_sizes)

@@ -38,6 +38,7 @@ from ..core.validation import (
     check_positive_real,
     check_qid,
     check_scores,
+    check_string_ids,
     check_ties,
 )
 
@@ -735,6 +736,10 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
         if missing:
             raise ValueError(f"session run DataFrame lacks column(s) {missing}; needs session, "
                              "query, docid, score (topic and rank optional)")
+        for col in ("session", "topic", "docid"):
+            # None/NaN would become the ids 'None'/'nan', and 1 and '1' one id
+            if col in src.columns and (src[col].dtype == object or src[col].isna().any()):
+                check_string_ids(src[col].tolist(), f"session run DataFrame column {col!r}")
         out = pd.DataFrame({
             "session": src["session"].astype(str).to_numpy(),
             "query": src["query"].to_numpy(),

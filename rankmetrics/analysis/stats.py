@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.validation import check_choice
+from ..core.validation import check_choice, check_qid
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -449,10 +449,12 @@ def _to_matrix(scores: Any, systems: Sequence[str] | None
         for k in keyed:
             assert k is not None
             union.update(dict.fromkeys(k))
-        try:
-            queries = np.array(sorted(union))
-        except TypeError:
-            queries = np.array(sorted(union, key=str), dtype=object)
+        ids = np.empty(len(union), dtype=object)
+        ids[:] = list(union)
+        # the core's qid rule: ids of one kind (numbers or strings), none missing; so that a
+        # query is never paired with another one's id (1 vs "1") or a NaN key
+        check_qid(ids, ids.shape[0], "query ids of scores")
+        queries = np.array(sorted(union))
         pos = {q: i for i, q in enumerate(queries.tolist())}
         mat = np.full((len(queries), len(names)), np.nan)
         for j, k in enumerate(keyed):

@@ -34,7 +34,7 @@ _PARAMS = {
         Cutoff: only ranks 1..k count. None (default) is the whole list.""",
     "gain": """gain : {"exponential", "linear"}, sequence, mapping or callable
         Default "exponential".
-        Gain of a label l: "exponential" is 2**l - 1 (integer labels 0..1023); "linear" is l;
+        Gain of a label l: "exponential" is 2**l - 1 (integer labels 0..53); "linear" is l;
         a sequence w gives w[l] for integer levels (e.g. ``[0, 1, 10, 100]``, JK 2002's weights);
         a mapping {label: weight}; a callable maps a float64 label array to gains >= 0.""",
     "discount": """discount : {"log", "jarvelin2002", "jarvelin2008", "none"} or callable

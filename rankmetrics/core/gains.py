@@ -6,6 +6,7 @@ Both are resolved once into a hashable key (for caches) and a vectorised functio
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -19,7 +20,10 @@ DiscountLike = str | Callable[[np.ndarray], Any]
 
 GAINS = ("exponential", "linear")
 DISCOUNTS = ("log", "jarvelin2002", "jarvelin2008", "none")
-_MAX_EXP_LABEL = 1023  # 2**1024 overflows float64
+# 2**l - 1 is an exact float64 integer for l <= 53, and sums of such gains times the built-in
+# discounts stay far from overflow (float64 and torch's float32) for any realistic list length;
+# at l = 1023 three documents already overflowed to inf (nDCG NaN)
+_MAX_EXP_LABEL = 53
 
 
 def _integer_labels(labels: NDArray[np.float64], why: str) -> None:
@@ -28,8 +32,29 @@ def _integer_labels(labels: NDArray[np.float64], why: str) -> None:
         raise ValueError(f"labels must be integers {why}; found {bad:g}")
 
 
+def _real_number(x: Any, what: str) -> float:
+    """A finite-or-not real number given by a user (a gain weight or a mapping key)."""
+    if isinstance(x, (str, bytes, complex, np.complexfloating)) or not isinstance(
+        x, (numbers.Real, np.number)
+    ):
+        raise TypeError(f"{what} must be a real number; got {x!r}")
+    return float(x)
+
+
+def _as_float_array(values: Any, source: str) -> NDArray[np.float64]:
+    arr = np.asarray(values)
+    if arr.dtype.kind not in "biuf":
+        try:
+            items = [_real_number(x, f"{source} value") for x in arr.ravel().tolist()]
+        except TypeError as exc:
+            raise TypeError(f"{source} must give real numbers; got dtype {arr.dtype}: {exc}") \
+                from None
+        return np.array(items, dtype=np.float64).reshape(arr.shape)
+    return arr.astype(np.float64)
+
+
 def _check_gains(gains: Any, n: int, source: str) -> NDArray[np.float64]:
-    out = np.asarray(gains, dtype=np.float64)
+    out = _as_float_array(gains, source)
     if out.shape != (n,):
         raise ValueError(f"{source} must return one gain per label (shape ({n},)); got {out.shape}")
     if n and not np.all(np.isfinite(out)):
@@ -49,11 +74,30 @@ def gain_key(gain: GainLike) -> Any:
             )
         return gain
     if isinstance(gain, Mapping):
-        return ("map", tuple(sorted((float(a), float(b)) for a, b in gain.items())))
+        pairs = sorted((_real_number(a, "gain mapping label (key)"),
+                        _real_number(b, "gain mapping weight")) for a, b in gain.items())
+        w = np.array([b for _, b in pairs], dtype=np.float64)
+        if not pairs:
+            raise ValueError("gain mapping must map at least one label to a weight")
+        if not np.all(np.isfinite([a for a, _ in pairs])):
+            raise ValueError("gain mapping labels (keys) must be finite")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("gain mapping returned a non-finite gain")
+        if w.min() < 0:
+            raise ValueError(
+                f"gain mapping returned a negative gain ({w.min():g}); gains must be >= 0"
+            )
+        return ("map", tuple(pairs))
     if callable(gain):
         return ("callable", gain)
     if isinstance(gain, (Sequence, np.ndarray)):
-        return ("levels", tuple(float(w) for w in np.asarray(gain, dtype=np.float64).ravel()))
+        try:
+            levels = _as_float_array(gain, "gain weights").ravel()
+        except TypeError as exc:
+            raise TypeError(f"gain weights must be a sequence of real numbers: {exc}") from None
+        if levels.size == 0 or not np.all(np.isfinite(levels)) or levels.min() < 0:
+            raise ValueError("gain weights must be a non-empty sequence of finite numbers >= 0")
+        return ("levels", tuple(float(w) for w in levels))
     raise TypeError(f"gain must be a string, sequence, mapping or callable; got {type(gain)}")
 
 
@@ -61,9 +105,10 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
     """Gain of each label (float64, same shape as ``labels``).
 
     ``"exponential"`` is 2**l - 1 (Burges et al. 2005; LightGBM's default label_gain), defined for
-    integer labels 0..1023; ``"linear"`` is l itself (Järvelin & Kekäläinen 2002, Sec. 2.1); a
-    sequence ``w`` maps integer level l to ``w[l]`` (the paper's 0-1-10-100 weights); a mapping
-    maps each label value to its weight; a callable receives the float64 labels.
+    integer labels 0..53 (exact in float64); ``"linear"`` is l itself (Järvelin & Kekäläinen
+    2002, Sec. 2.1); a sequence ``w`` maps integer level l to ``w[l]`` (the paper's 0-1-10-100
+    weights); a mapping maps each label value to its weight; a callable receives the float64
+    labels.
     """
     key = gain_key(gain)
     if key == "linear":
@@ -72,8 +117,9 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
         _integer_labels(labels, 'with gain="exponential" (2**l - 1); use gain="linear" or weights')
         if labels.size and labels.max() > _MAX_EXP_LABEL:
             raise ValueError(
-                f"label {labels.max():g} is too large for gain 2**l - 1 in float64 "
-                f"(max {_MAX_EXP_LABEL}); use gain='linear' or per-level weights"
+                f"label {labels.max():g} is too large for gain 2**l - 1 "
+                f"(max {_MAX_EXP_LABEL}, where float64 gains stay exact); use gain='linear' "
+                "or per-level weights"
             )
         return np.exp2(labels) - 1.0
     if key[0] == "levels":
@@ -127,7 +173,7 @@ def discount_table(key: Any, n: int) -> NDArray[np.float64]:
     if name == "none":
         return np.ones(n)
     if name == "callable":
-        out = np.asarray(key[1](np.arange(1, n + 1, dtype=np.int64)), dtype=np.float64)
+        out = _as_float_array(key[1](np.arange(1, n + 1, dtype=np.int64)), "discount callable")
         if out.shape != (n,):
             raise ValueError(f"discount callable must return shape ({n},); got {out.shape}")
         if n and (not np.all(np.isfinite(out)) or out.min() < 0):

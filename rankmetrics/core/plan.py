@@ -22,6 +22,7 @@ from .options import DENOMINATORS
 from .validation import (
     check_choice,
     check_empty,
+    check_group_sizes,
     check_k,
     check_labels,
     check_positive_real,
@@ -29,6 +30,7 @@ from .validation import (
     check_scores,
     check_threshold,
     check_ties,
+    check_weights,
 )
 
 Cutoff = int | None
@@ -170,9 +172,16 @@ class QueryPlan:
                 f"recall_base qid dtype {q.dtype} does not match the ranked rows' qid dtype "
                 f"{self.qids.dtype}"
             )
+        inside = np.ones(q.shape[0], dtype=bool)
+        if q.dtype != self.qids.dtype and kinds <= {"i", "u"}:
+            # signed vs unsigned 64-bit ids would be compared as float64 (merging ids that
+            # differ beyond 2**53): cast exactly; ids outside the plan's range match nothing
+            info = np.iinfo(self.qids.dtype)
+            inside = (q >= info.min) & (q <= info.max)
+            q = np.where(inside, q, 0).astype(self.qids.dtype)
         pos = np.searchsorted(self.qids, q)
         pos = np.minimum(pos, self.n_queries - 1)
-        keep = self.qids[pos] == q
+        keep = (self.qids[pos] == q) & inside
         self._base_labels = labels[keep]
         self._base_layout = _kernel.build_layout(pos[keep].astype(np.int64), self.n_queries)
         self._max_width = max(self._max_width, int(self._base_layout.sizes.max(initial=0)))
@@ -193,6 +202,16 @@ class QueryPlan:
         self._base_labels = labels
         self._base_layout = self.layout
 
+    def __getstate__(self) -> dict[str, Any]:
+        # caches are rebuilt on demand; they may be keyed by an unpicklable callable (a lambda)
+        state = self.__dict__.copy()
+        for name in ("_gains", "_rel", "_disc", "_ideal_cache"):
+            state[name] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
     @classmethod
     def from_group_sizes(cls, y_true: ArrayLike, group_sizes: ArrayLike) -> QueryPlan:
         """Plan for rows stored query after query, given the size of each query (LightGBM's
@@ -204,16 +223,9 @@ class QueryPlan:
             Sizes that are not positive integers or do not add up to the number of rows.
         """
         labels = check_labels(y_true)
-        sizes = np.asarray(group_sizes)
-        if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iuf":
-            raise ValueError("group_sizes must be a non-empty 1-D array of positive integers")
-        if np.any(sizes != np.round(sizes)) or np.any(sizes <= 0):
-            raise ValueError("group_sizes must be positive integers")
-        sizes = sizes.astype(np.int64)
-        if labels.ndim != 1 or int(sizes.sum()) != labels.shape[0]:
-            raise ValueError(
-                f"group_sizes add up to {int(sizes.sum())} but y_true has {labels.shape[0]} rows"
-            )
+        if labels.ndim != 1:
+            raise ValueError(f"y_true must be 1-D with group_sizes; got {labels.ndim}-D")
+        sizes = check_group_sizes(group_sizes, labels.shape[0], "group_sizes")
         plan = cls.__new__(cls)
         plan._shape2d = None
         qidx = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
@@ -379,10 +391,13 @@ class QueryPlan:
             disc, dkey = np.ones(self._max_width), ("none",)
         else:
             disc, dkey = self._discount(discount, log_base), discount_key(discount, log_base)
-        vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
-        if not normalize:
-            return vals
-        ideal = self._ideal_at(gain, disc, dkey, ks)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
+            vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
+            _check_finite_sums(vals)
+            if not normalize:
+                return vals
+            ideal = self._ideal_at(gain, disc, dkey, ks)
+        _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
@@ -489,10 +504,13 @@ class QueryPlan:
         ranking = self._ranking(y_score, (depth,), ties)
         g = self._gain_ext(gain)
         disc = np.ones(self._max_width) if discount is None else self._discount(discount, log_base)
-        vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
-        if not normalize:
-            return vals
-        ideal = self._ideal_curve(gain, disc, depth)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
+            vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
+            _check_finite_sums(vals)
+            if not normalize:
+                return vals
+            ideal = self._ideal_curve(gain, disc, depth)
+        _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
@@ -616,14 +634,28 @@ class QueryPlan:
         return out
 
 
+def _check_finite_sums(values: Values) -> None:
+    """Gains and discounts are each finite; their sums may still overflow float64."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            "the gain x discount sums overflow float64 (inf); scale the gain weights or the "
+            "discount values down (nDCG does not change when gains are scaled)"
+        )
+
+
 def _index_queries(qid: np.ndarray) -> tuple[np.ndarray, NDArray[np.int64]]:
-    """Sorted distinct ids and each row's index into them; O(n) when ids are already sorted."""
-    if qid.dtype.kind in "iu" and qid.shape[0] > 1:
-        d = np.diff(qid)
-        if np.all(d >= 0):
-            new = np.empty(qid.shape[0], dtype=bool)
+    """Sorted distinct ids and each row's index into them; O(n) when ids are already sorted.
+
+    The sortedness test compares neighbours (no differences: they wrap for unsigned and far
+    apart int64 ids), so the result is ``np.unique``'s for every dtype.
+    """
+    n = qid.shape[0]
+    if n > 1:
+        head, tail = qid[:-1], qid[1:]
+        if bool(np.all(tail >= head)):
+            new = np.empty(n, dtype=bool)
             new[0] = True
-            np.not_equal(d, 0, out=new[1:])
+            np.not_equal(tail, head, out=new[1:])
             qidx = np.cumsum(new, dtype=np.int64) - 1
             return qid[new], qidx
     qids, inv = np.unique(qid, return_inverse=True)
@@ -635,13 +667,7 @@ def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int
     if query_weight is None:
         w = np.ones(n_queries)
     else:
-        w = np.asarray(query_weight, dtype=np.float64)
-        if w.shape != (n_queries,):
-            raise ValueError(
-                f"query_weight must have one weight per query ({n_queries},); got {w.shape}"
-            )
-        if not np.all(np.isfinite(w)) or w.min() < 0:
-            raise ValueError("query_weight must be finite and >= 0")
+        w = check_weights(query_weight, (n_queries,), "query_weight")
     keep = ~np.isnan(values)
     total = w[keep].sum()
     if not keep.any() or total == 0:

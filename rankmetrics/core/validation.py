@@ -27,15 +27,54 @@ def _asarray(x: ArrayLike, name: str) -> np.ndarray:
     return arr
 
 
+def _real_kind_check(arr: np.ndarray, name: str) -> None:
+    """Reject dtypes that are not real numbers (complex, strings, dates, void)."""
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise TypeError(
+            f"{name} must be real numbers; got complex dtype {arr.dtype} (take .real or abs() "
+            "first if that is what you mean)"
+        )
+    if kind not in "biufO":
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+
+
+def _is_missing(x: Any) -> bool:
+    """None, NaN, pandas.NA / NaT and the like (anything not equal to itself)."""
+    if x is None:
+        return True
+    try:
+        return bool(x != x)
+    except (TypeError, ValueError):  # pandas.NA: its truth value is ambiguous
+        return True
+
+
+def _object_to_float(arr: np.ndarray, name: str) -> NDArray[np.float64]:
+    """float64 of an object array of real numbers; TypeError naming ``name`` otherwise."""
+    for t in set(map(type, arr.ravel().tolist())):
+        if t is complex or (isinstance(t, type) and issubclass(t, np.complexfloating)):
+            raise TypeError(f"{name} must be real numbers; found a complex value")
+        if isinstance(t, type) and issubclass(t, (str, bytes)):
+            raise TypeError(f"{name} must be numeric; found a {t.__name__} value")
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        missing = [x for x in arr.ravel().tolist() if _is_missing(x)]
+        if missing:
+            raise ValueError(
+                f"{name} has missing values ({missing[0]!r}); drop or fill them first"
+            ) from exc
+        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}: {exc}") from exc
+
+
 def check_labels(y_true: ArrayLike, name: str = "y_true") -> NDArray[np.float64]:
     """Return labels as a new float64 array; reject NaN/inf, negative and non-numeric labels."""
     arr = _asarray(y_true, name)
-    if arr.dtype.kind not in "biuf":
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}") from exc
-    out = np.array(arr, dtype=np.float64, copy=True)
+    _real_kind_check(arr, name)
+    if arr.dtype.kind == "O":
+        out = _object_to_float(arr, name)
+    else:
+        out = np.array(arr, dtype=np.float64, copy=True)
     if out.size and not np.all(np.isfinite(out)):
         bad = out[~np.isfinite(out)][0]
         raise ValueError(f"{name} must be finite; found {bad}")
@@ -47,34 +86,82 @@ def check_labels(y_true: ArrayLike, name: str = "y_true") -> NDArray[np.float64]
     return out
 
 
+def _int_range_error(name: str) -> ValueError:
+    return ValueError(
+        f"{name} has integers beyond 2**53 that float64 cannot rank exactly; rescale them first"
+    )
+
+
+def _check_no_collapse(orig: np.ndarray, conv: np.ndarray, name: str) -> None:
+    """Raise when two distinct values of ``orig`` become equal in ``conv`` (a false tie).
+
+    O(n log n); only called on the rare inputs whose conversion to float64 is not lossless.
+    """
+    flat = orig.ravel()
+    order = np.argsort(flat, kind="stable")
+    a = flat[order]
+    b = conv.ravel()[order]
+    if np.any((a[1:] != a[:-1]) & (b[1:] == b[:-1])):
+        raise ValueError(
+            f"{name} has distinct values that float64 cannot tell apart (they would become a "
+            f"false tie); rescale or round them to float64 first"
+        )
+
+
 def check_scores(y_score: ArrayLike, name: str = "y_score") -> np.ndarray:
     """Return scores in a dtype whose equality is the caller's: float32 or float64.
 
     float16 widens to float32 and integers to float64 (exact below 2**53), so no two
-    distinct input scores collapse into a tie and no tie is split.
+    distinct input scores collapse into a tie and no tie is split. Python ints (at any size),
+    uint64, long double, Decimal and Fraction scores are accepted only when float64 keeps every
+    pair of distinct values distinct; complex, string and missing values are rejected.
     """
     arr = _asarray(y_score, name)
+    _real_kind_check(arr, name)
     kind = arr.dtype.kind
     if kind == "b":
         return arr.astype(np.float64)
     if kind in "iu":
         if arr.size and (arr.max() >= _INT_EXACT or arr.min() <= -_INT_EXACT):
-            raise ValueError(
-                f"{name} has integers beyond 2**53 that float64 cannot rank exactly; "
-                "rescale them first"
-            )
+            raise _int_range_error(name)
         return arr.astype(np.float64)
     if kind == "f":
-        out = np.asarray(arr, dtype=np.float32 if arr.dtype.itemsize <= 4 else np.float64)
-    else:
-        try:
+        if arr.dtype.itemsize > 8:  # long double: keep only if no two values merge
             out = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}") from exc
+            finite = np.isfinite(arr)
+            if not np.array_equal(out[finite], arr[finite]):
+                _check_no_collapse(arr, out, name)
+        else:
+            out = np.asarray(arr, dtype=np.float32 if arr.dtype.itemsize <= 4 else np.float64)
+            if (
+                not isinstance(y_score, np.ndarray)
+                and out.size
+                and np.any(np.abs(out) >= _INT_EXACT)
+            ):
+                # numpy turns a list mixing large Python ints with floats (or ints in
+                # [2**63, 2**64) with small ones) into float64 silently: look at the ints
+                _check_python_ints(np.asarray(y_score, dtype=object), name)
+    else:
+        obj = arr
+        _check_python_ints(obj, name)
+        out = _object_to_float(obj, name)
+        if out.size and np.all(np.isfinite(out)):
+            try:
+                _check_no_collapse(obj, out, name)
+            except TypeError as exc:  # values that cannot be ordered
+                raise TypeError(f"{name} values cannot be compared: {exc}") from exc
     if out.size and not np.all(np.isfinite(out)):
         bad = out[~np.isfinite(out)][0]
         raise ValueError(f"{name} must be finite (no NaN or inf); found {bad}")
     return out
+
+
+def _check_python_ints(obj: np.ndarray, name: str) -> None:
+    """Integers (Python or numpy) in an object array must lie strictly inside +-2**53."""
+    for x in obj.ravel().tolist():
+        if isinstance(x, numbers.Integral) and not isinstance(x, bool):
+            if not -_INT_EXACT < int(x) < _INT_EXACT:
+                raise _int_range_error(name)
 
 
 def flatten_inputs(
@@ -114,20 +201,178 @@ def flatten_inputs(
     return labels, scores, None if qid is None else check_qid(qid, labels.shape[0])
 
 
-def check_qid(qid: ArrayLike, n: int) -> np.ndarray:
-    q = _asarray(qid, "qid")
+def check_qid(qid: ArrayLike, n: int, name: str = "qid") -> np.ndarray:
+    """Query ids as a 1-D array whose ``np.unique`` order and equality are the ids' own.
+
+    Integer (any width, signed or unsigned), float, bool, string, bytes and datetime arrays are
+    kept as they are. An object array (pandas object/string columns, Python lists mixing types)
+    is converted by one rule: all strings -> str array; all bytes -> bytes array; all integers
+    -> int64 (uint64, or Python ints, beyond int64); integers and floats mixed -> float64,
+    grouped by numeric value as Python's ``==`` does (``1`` and ``1.0`` are one query), when
+    every integer is exactly a float64. Anything else (strings mixed with numbers, other
+    objects) raises TypeError, and missing ids (None, NaN, pandas.NA, NaT) raise ValueError.
+    """
+    q = _asarray(qid, name)
     if q.ndim != 1:
-        raise ValueError(f"qid must be 1-D, got shape {q.shape}")
+        raise ValueError(f"{name} must be 1-D, got shape {q.shape}")
     if q.shape[0] != n:
-        raise ValueError(f"qid must have one entry per row: got {q.shape[0]} for {n} rows")
-    if q.dtype.kind == "f" and not np.all(np.isfinite(q)):
-        raise ValueError("qid must not contain NaN or inf")
-    if q.dtype.kind == "O":
-        try:
-            q = q.astype(str)
-        except Exception as exc:  # pragma: no cover
-            raise TypeError(f"qid values must be sortable: {exc}") from exc
+        raise ValueError(f"{name} must have one entry per row: got {q.shape[0]} for {n} rows")
+    kind = q.dtype.kind
+    if kind == "T":  # numpy's variable-width StringDType (may hold a missing-value object)
+        q = q.astype(object)
+        kind = "O"
+    if kind == "O":
+        return _object_qid(q, name)
+    if kind == "f":
+        if not np.all(np.isfinite(q)):
+            raise ValueError(f"{name} must not contain missing values (NaN) or inf")
+    elif kind in "Mm":
+        if np.any(np.isnat(q)):
+            raise ValueError(f"{name} must not contain missing values (NaT)")
+    elif kind not in "biuUS":
+        raise TypeError(
+            f"{name} must hold integers, floats, strings or bytes; got dtype {q.dtype}"
+        )
     return q
+
+
+def check_id_types(items: Sequence[Any], name: str) -> str:
+    """The kind of a list of ids ("str", "bytes", "int", "real"), or a clear error.
+
+    Ids must be all strings, all bytes or all real numbers, none missing (None, NaN,
+    pandas.NA, NaT): mixed kinds (``1`` and ``"1"``) cannot be ordered, and turning them into
+    strings would merge or split queries silently.
+    """
+    types = set(map(type, items))
+    if all(issubclass(t, str) for t in types):
+        return "str"
+    if all(issubclass(t, bytes) for t in types):
+        return "bytes"
+    missing = [x for x in items if _is_missing(x)]
+    if missing:
+        raise ValueError(
+            f"{name} has missing values ({missing[0]!r}); every row needs a query id"
+        )
+    if all(issubclass(t, numbers.Integral) for t in types):
+        return "int"
+    if all(issubclass(t, numbers.Real) for t in types):
+        return "real"
+    shown = ", ".join(sorted(t.__name__ for t in types))
+    raise TypeError(
+        f"{name} values must be all numbers or all strings (ids of different types cannot be "
+        f"ordered or matched); found types {shown}"
+    )
+
+
+def check_string_ids(items: Sequence[Any], name: str) -> None:
+    """Ids that will be read as strings (TREC, sessions): none missing, and ``str`` must not
+    merge two distinct ids (``1`` and ``"1"``) or split equal ones (``1`` and ``1.0``)."""
+    missing = [x for x in items if _is_missing(x)]
+    if missing:
+        raise ValueError(
+            f"{name} has missing values ({missing[0]!r}); every row needs a query id"
+        )
+    if len(set(map(type, items))) <= 1:
+        return  # one type: str() is one-to-one on it (the common case, checked cheaply)
+    by_raw: dict[Any, str] = {}
+    by_str: dict[str, Any] = {}
+    for x in items:
+        key = str(x)
+        try:
+            seen = by_raw.setdefault(x, key)
+        except TypeError as exc:  # unhashable
+            raise TypeError(f"{name} must be strings or numbers: {exc}") from None
+        if seen != key:
+            raise ValueError(
+                f"{name}: equal ids {x!r} would become the different ids {seen!r} and {key!r}; "
+                "give ids of one type"
+            )
+        other = by_str.setdefault(key, x)
+        if other != x:
+            raise ValueError(
+                f"{name}: {other!r} and {x!r} would both become the id {key!r}; give ids of "
+                "one type"
+            )
+
+
+def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
+    if q.shape[0] == 0:
+        return np.zeros(0, dtype=np.int64)
+    items = q.tolist()
+    kind = check_id_types(items, name)
+    if kind == "str":
+        return np.array(items, dtype=str)
+    if kind == "bytes":
+        return np.array(items, dtype=bytes)
+    if kind == "int":
+        ints = [int(x) for x in items]
+        for dt in (np.int64, np.uint64):
+            info = np.iinfo(dt)
+            if info.min <= min(ints) and max(ints) <= info.max:
+                return np.array(ints, dtype=dt)
+        out = np.empty(len(ints), dtype=object)
+        out[:] = ints  # Python ints: ordered and compared exactly
+        return out
+    f = np.array([float(x) for x in items], dtype=np.float64)
+    if not np.all(np.isfinite(f)):
+        raise ValueError(f"{name} must not contain inf")
+    exact = np.fromiter((a == b for a, b in zip(f.tolist(), items, strict=True)),
+                        dtype=bool, count=len(items))
+    if not exact.all():
+        bad = items[int(np.flatnonzero(~exact)[0])]
+        raise TypeError(
+            f"{name} mixes integers and floats and {bad!r} is not exactly a float64; "
+            "give query ids of one type"
+        )
+    return f
+
+
+def check_group_sizes(sizes: ArrayLike, n_rows: int, name: str = "group",
+                      rows_of: str = "y_true") -> NDArray[np.int64]:
+    """Rows per query (stored query after query) as int64, checked without overflow.
+
+    Every size must be a positive integer no larger than ``n_rows`` and there can be at most
+    ``n_rows`` of them, so the int64 sum cannot wrap before it is compared with ``n_rows``.
+    """
+    arr = _asarray(sizes, name)
+    if arr.dtype.kind == "O":
+        arr = _object_to_float(arr, name)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of positive integers (query sizes)")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold positive integers (query sizes); got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and (
+        not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr))
+    ):
+        raise ValueError(f"{name} must be positive integers (query sizes)")
+    if np.any(arr <= 0):
+        raise ValueError(f"{name} must be positive integers (query sizes); found {arr.min()}")
+    if arr.size > n_rows or np.any(arr > n_rows):
+        big = arr.max()
+        raise ValueError(
+            f"{name} cannot describe the {n_rows} rows of {rows_of}: {arr.size} sizes, the "
+            f"largest {big}"
+        )
+    out = arr.astype(np.int64)
+    total = int(out.sum())  # at most n_rows**2: no wrap for any array that fits in memory
+    if total != n_rows:
+        raise ValueError(f"{name} add up to {total} but {rows_of} has {n_rows} rows")
+    return out
+
+
+def check_weights(weights: ArrayLike, shape: tuple[int, ...], name: str,
+                  per: str = "weight per query") -> NDArray[np.float64]:
+    """Finite, non-negative float64 weights of the given shape, errors naming ``name``."""
+    arr = _asarray(weights, name)
+    _real_kind_check(arr, name)
+    w = _object_to_float(arr, name) if arr.dtype.kind == "O" else arr.astype(np.float64)
+    if w.shape != shape:
+        raise ValueError(f"{name} must have one {per} {shape}; got shape {w.shape}")
+    if w.size and not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} must be finite; found {w[~np.isfinite(w)][0]}")
+    if w.size and w.min() < 0:
+        raise ValueError(f"{name} must be >= 0; found {w.min():g}")
+    return w
 
 
 def check_k(k: Any, name: str = "k") -> int | None:

@@ -43,7 +43,7 @@ from ..core.gains import GainLike, apply_gain, discount_table, gain_key
 
 Cutoff = int | None
 
-_MAX_EXP_LABEL = 1023  # as rankmetrics.core.gains: 2**1024 overflows float64
+_MAX_EXP_LABEL = 53  # as rankmetrics.core.gains (exact gains, sums cannot overflow)
 _INT_EXACT = 2**53
 
 

@@ -37,6 +37,8 @@ from ..core.options import MetricOptions
 from ..core.plan import parse_metric
 from ..core.validation import (
     check_k,
+    check_labels,
+    check_scores,
     check_ties,
 )
 from . import _kernel
@@ -66,7 +68,12 @@ def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     if x is None:
         raise TypeError(f"{name} must be a tensor, got None")
     try:
-        return torch.as_tensor(np.asarray(x), device=device)
+        arr = np.asarray(x)
+        if not arr.dtype.isnative:  # torch reads native byte order only
+            arr = arr.astype(arr.dtype.newbyteorder("="))
+        elif not arr.flags.writeable:  # torch would share (and could write) read-only memory
+            arr = arr.copy()
+        return torch.as_tensor(arr, device=device)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise TypeError(f"{name} could not be converted to a tensor: {exc}") from exc
 
@@ -98,9 +105,31 @@ def _check_gain_spec(gain: GainLike | None) -> None:
             )
 
 
+_UNSIGNED_WIDE = tuple(getattr(torch, n) for n in ("uint16", "uint32", "uint64")
+                       if hasattr(torch, n))
+
+
 def _is_numeric(dtype: torch.dtype) -> bool:
     return dtype.is_floating_point or dtype in (
         torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+def _widen_unsigned(t: Tensor, name: str, *, ids: bool = False) -> Tensor:
+    """uint16/32/64 tensors (few torch kernels support them) as int64.
+
+    Values (``ids=False``) must stay below 2**63; ids (``indexes``) are mapped in order by
+    flipping the top bit, so the unsigned order (``np.unique`` of the ids) is kept.
+    """
+    if t.dtype not in _UNSIGNED_WIDE:
+        return t
+    if t.dtype == torch.uint64:
+        signed = t.view(torch.int64)  # values >= 2**63 read as negative
+        if ids:
+            return signed ^ torch.iinfo(torch.int64).min
+        if bool((signed < 0).any()):  # host sync, only for uint64 input
+            raise ValueError(f"{name} has uint64 values >= 2**63; rescale them first")
+        return signed
+    return t.to(torch.int64)
 
 
 def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_target: bool,
@@ -155,8 +184,9 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             raise ValueError(f"labels must be integers {why}; found {bad:g}")
         if key == "exponential" and l_hi > _MAX_EXP_LABEL:
             raise ValueError(
-                f"label {l_hi:g} is too large for gain 2**l - 1 in float64 "
-                f"(max {_MAX_EXP_LABEL}); use gain='linear' or per-level weights"
+                f"label {l_hi:g} is too large for gain 2**l - 1 "
+                f"(max {_MAX_EXP_LABEL}, where float64 gains stay exact); use gain='linear' "
+                "or per-level weights"
             )
         if isinstance(key, tuple) and l_hi >= len(key[1]):
             n_w = len(key[1])
@@ -187,13 +217,28 @@ def prepare(
     """
     _check_gain_spec(gain)
     dev = preds.device if isinstance(preds, Tensor) else None
+    if not isinstance(preds, Tensor) and preds is not None:
+        # host data: the core's checks (Python ints, uint64, long double, Decimal without
+        # false ties; complex, strings and missing values rejected), then a tensor
+        preds = _tensor(check_scores(preds, "preds"), "preds", dev)
     preds = _tensor(preds, "preds", dev)
     dev = preds.device
+    if not isinstance(target, Tensor) and target is not None:
+        target = _tensor(check_labels(target, "target"), "target", dev)
     target = _tensor(target, "target", dev)
+    for name, t in (("preds", preds), ("target", target), ("indexes", indexes),
+                    ("mask", mask)):
+        if isinstance(t, Tensor) and t.device.type == "meta":
+            raise ValueError(
+                f"{name} is on the meta device (a shape without data); move the tensors to a "
+                "real device (cpu, cuda, ...) before computing metrics"
+            )
     if target.device != dev:
         raise ValueError(
             f"target is on {target.device} but preds on {dev}; move both to one device"
         )
+    preds = _widen_unsigned(preds, "preds")
+    target = _widen_unsigned(target, "target")
     if not _is_numeric(preds.dtype):
         raise TypeError(f"preds must be numeric, got dtype {preds.dtype}")
     if not _is_numeric(target.dtype):
@@ -238,7 +283,7 @@ def prepare(
         if mask is not None:
             raise ValueError("mask is for padded (B, L) input; flat (N,) input uses indexes")
         if indexes is not None:
-            indexes = _tensor(indexes, "indexes", dev)
+            indexes = _widen_unsigned(_tensor(indexes, "indexes", dev), "indexes", ids=True)
             if indexes.dtype.is_floating_point or indexes.dtype.is_complex or \
                     indexes.dtype == torch.bool:
                 raise TypeError(
@@ -433,7 +478,7 @@ _PARAMS = {
     "k": """k : int >= 1, optional
         Cutoff: only ranks 1..k count. None (default) is the whole list.""",
     "gain": """gain : {"exponential", "linear"}, sequence, mapping or callable
-        Default "exponential" (2**l - 1, integer labels 0..1023); "linear" is l; a sequence w
+        Default "exponential" (2**l - 1, integer labels 0..53); "linear" is l; a sequence w
         gives w[l] for integer levels; a mapping {label: weight}; a callable gets the labels as
         a float64 numpy array, as in :func:`rankmetrics.dcg` (it runs on the host).""",
     "discount": """discount : {"log", "jarvelin2002", "jarvelin2008", "none"} or callable

@@ -13,7 +13,7 @@ from torch import Tensor
 
 from ..core.gains import DiscountLike, GainLike
 from . import functional as _f
-from .monitor import _Spec, split_last_query
+from .monitor import SplitGuard, _Spec, split_last_query
 
 try:
     from torchmetrics import Metric
@@ -53,8 +53,11 @@ class RankingMetric(Metric):
     spanning : bool, default False
         Flat input whose queries may continue into the next batch (rows of a query consecutive
         in the stream): each batch's last query is held back until the next update or
-        :meth:`compute`. With DDP every process must get whole queries (shard the data by
-        query); the rows each process still holds are gathered and scored at ``compute``.
+        :meth:`compute`. With False (whole queries per batch) and ``validate=True``, a flat
+        batch whose first row has the index of the previous batch's last row raises ValueError
+        instead of scoring the two parts of a cut query as two queries. With DDP every process
+        must get whole queries (shard the data by query); the rows each process still holds
+        are gathered and scored at ``compute``.
     validate : bool, default True
         Check every batch's data (one host synchronisation per batch).
     **kwargs
@@ -105,6 +108,8 @@ class RankingMetric(Metric):
                            validate=validate, with_loss=False, gain=gain, discount=discount,
                            log_base=log_base, threshold=threshold, beta=beta, empty=empty,
                            denominator=denominator)
+        self._guard = SplitGuard()
+        self._in_forward = False
         self._single = isinstance(metrics, str) and not bounds and not count_ties
         self._count_ties = bool(count_ties)
         self.spanning = bool(spanning)
@@ -147,7 +152,14 @@ class RankingMetric(Metric):
             if done[0].shape[0] == 0:
                 return
             preds, target, indexes = done
+            self.state += self._spec.batch_state(preds, target, indexes, mask).to(
+                self.state.device)
+            return
+        check = self._spec.validate and not self._in_forward
+        last = self._guard.check(preds, indexes) if check else None
         self.state += self._spec.batch_state(preds, target, indexes, mask).to(self.state.device)
+        if check:
+            self._guard.commit(last)
 
     def forward(self, preds: Tensor, target: Tensor, indexes: Tensor | None = None,
                 mask: Tensor | None = None) -> Any:
@@ -157,12 +169,53 @@ class RankingMetric(Metric):
         query included); the running state is updated as by :meth:`update`.
         """
         if not self.spanning:
-            return super().forward(preds, target, indexes, mask)
+            last = self._guard.check(preds, indexes) if self._spec.validate else None
+            self._in_forward = True  # forward() resets and updates internally
+            try:
+                out = super().forward(preds, target, indexes, mask)
+            finally:
+                self._in_forward = False
+            if self._spec.validate:
+                self._guard.commit(last)
+            return out
         self.update(preds, target, indexes, mask)
         part = self._spec.batch_state(preds, target, indexes, mask)
         value = self._output(part)
         self._forward_cache = value  # type: ignore[assignment]
         return value
+
+    def reset(self) -> None:
+        """Forget every batch (torchmetrics' reset)."""
+        super().reset()
+        if not getattr(self, "_in_forward", True):
+            self._guard.commit(None)
+
+    def state_dict(self, *args: Any, **kwargs: Any) -> Any:
+        """torchmetrics' state dict; with persistent states it also records which metrics and
+        options the sums belong to, so that loading into another configuration fails."""
+        dest = super().state_dict(*args, **kwargs)
+        prefix = kwargs.get("prefix", args[1] if len(args) > 1 else "")
+        if prefix + "state" in dest:
+            dest[prefix + "state_spec"] = self._spec.signature
+        return dest
+
+    def _load_from_state_dict(self, state_dict: dict[str, Any], prefix: str, *args: Any,
+                              **kwargs: Any) -> None:
+        spec = state_dict.pop(prefix + "state_spec", None)
+        st = state_dict.get(prefix + "state")
+        names = self._spec.slots
+        if st is not None and (not isinstance(st, Tensor) or tuple(st.shape) != (len(names),)):
+            shape = tuple(st.shape) if isinstance(st, Tensor) else type(st).__name__
+            raise ValueError(
+                f"state_dict: its RankingMetric state has shape {shape}, this metric needs "
+                f"({len(names)},) for {list(names)}; it was saved from other metrics or options"
+            )
+        if spec is not None and spec != self._spec.signature:
+            raise ValueError(
+                f"state_dict was saved from a RankingMetric with other metrics or options "
+                f"({spec}); this one is {self._spec.signature}"
+            )
+        super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
     def compute(self) -> Tensor | dict[str, Tensor]:
         """Mean of each metric over the queries seen (held-back rows count as whole queries).

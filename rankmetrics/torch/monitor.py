@@ -57,6 +57,9 @@ class _Spec:
         slots += [_tied_name(k) for k in self.tied_ks]
         self.slots: tuple[str, ...] = tuple(slots)
         self.key = (self.slots, self.ties, self.bounds, repr(sorted(options.items(), key=str)))
+        # the same, stable across processes (a callable's repr holds its address)
+        shown = sorted((k, "<callable>" if callable(v) else v) for k, v in options.items())
+        self.signature = repr((self.slots, self.ties, self.bounds, shown))
 
     def batch_state(self, preds: Any, target: Any, indexes: Any, mask: Any) -> Tensor:
         """Sums of one batch of whole queries, float64 of shape (len(slots),)."""
@@ -100,6 +103,40 @@ class _Spec:
         return out
 
 
+class SplitGuard:
+    """Detects a query cut in two by the batching when every batch should hold whole queries.
+
+    Remembers the index of the last row of the previous flat batch; a batch whose first row
+    has that index continues the query (consecutive batches of one stream), which would
+    otherwise be scored as two queries. One host synchronisation per flat batch.
+    """
+
+    def __init__(self) -> None:
+        self.last: Tensor | None = None
+
+    def check(self, preds: Any, indexes: Any) -> Tensor | None:
+        """Raise when ``indexes`` continues the previous batch's last query; return the new
+        last index (to :meth:`commit` once the batch was added)."""
+        if indexes is None or (isinstance(preds, Tensor) and preds.ndim != 1):
+            return None
+        idx = _f._tensor(indexes, "indexes", None)
+        if idx.ndim != 1 or idx.numel() == 0:
+            return None
+        if self.last is not None and bool(idx[0] == self.last.to(idx.device)):  # host sync
+            raise ValueError(
+                f"indexes: this batch starts with index {int(idx[0])}, the index of the last "
+                "row of the previous batch, so a query seems cut in two by the batching and "
+                "each part would be scored as a whole query. Pass spanning=True when the rows "
+                "of a query are consecutive in the stream but may cross batches; otherwise "
+                "give distinct queries distinct indexes in consecutive batches (or call "
+                "reset() between independent streams)."
+            )
+        return idx[-1].detach().clone()
+
+    def commit(self, last: Tensor | None) -> None:
+        self.last = last
+
+
 def _tied_name(k: Cutoff) -> str:
     return "tied" if k is None else f"tied@{k}"
 
@@ -135,10 +172,13 @@ class RankingMonitor:
         Count the queries whose top k holds a tie group of two or more documents
         (``"tied@<k>"`` for every cutoff k of ``metrics``; ``"tied"`` for whole lists).
     spanning : bool, default False
-        Flat input only. False: every batch holds whole queries (padded batches always do).
-        True: the rows of a query are consecutive in the stream but may continue into the next
-        batch; the rows of each batch's last query are held back (one query's rows at most) and
-        evaluated with the next batch, or by :meth:`compute` / :meth:`flush`.
+        Flat input only. False: every batch holds whole queries (padded batches always do);
+        with ``validate=True`` a flat batch whose first row has the index of the previous
+        batch's last row raises ValueError (a query cut by the batching would otherwise count
+        as two queries with wrong values). True: the rows of a query are consecutive in the
+        stream but may continue into the next batch; the rows of each batch's last query are
+        held back (one query's rows at most) and evaluated with the next batch, or by
+        :meth:`compute` / :meth:`flush`.
     prefix : str, default ""
         Prepended to every key of :meth:`compute` (e.g. ``"val_"``).
     validate : bool, default True
@@ -213,6 +253,7 @@ class RankingMonitor:
         self._device = None if device is None else torch.device(device)
         self._state: Tensor | None = None
         self._held: tuple[Tensor, Tensor, Tensor] | None = None
+        self._guard = SplitGuard()
 
     # ------------------------------------------------------------------------------ state
     @property
@@ -284,7 +325,11 @@ class RankingMonitor:
             if done[0].shape[0] == 0:
                 return
             preds, target, indexes = done
+            self._add(self._spec.batch_state(preds, target, indexes, mask))
+            return
+        last = self._guard.check(preds, indexes) if self._spec.validate else None
         self._add(self._spec.batch_state(preds, target, indexes, mask))
+        self._guard.commit(last)
 
     def flush(self) -> None:
         """Evaluate held-back rows (``spanning=True``) as complete queries; call before
@@ -315,6 +360,7 @@ class RankingMonitor:
         if self._state is not None:
             self._state.zero_()
         self._held = None
+        self._guard.commit(None)
 
     def merge(self, other: RankingMonitor) -> RankingMonitor:
         """Add the batches of ``other`` (same configuration, disjoint queries) to this monitor.
@@ -322,8 +368,12 @@ class RankingMonitor:
         Raises
         ------
         ValueError
-            ``other`` was configured differently.
+            ``other`` was configured differently, or is this monitor itself (its batches would
+            count twice).
         """
+        if other is self:
+            raise ValueError("other is this monitor: merging it into itself would count every "
+                             "batch twice")
         if not isinstance(other, RankingMonitor) or other._spec.key != self._spec.key:
             raise ValueError("can only merge a RankingMonitor with the same metrics and options")
         if other._state is not None:

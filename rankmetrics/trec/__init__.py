@@ -251,10 +251,16 @@ def _check_tie_support(measures: Sequence[Measure], ties: str) -> None:
 def _progress(enabled: bool | None, total: int):
     if enabled is False:
         return None
+    if enabled is not None and not isinstance(enabled, (bool, np.bool_)):
+        raise TypeError(f"progress must be True, False or None; got {enabled!r}")
     try:
         from tqdm.auto import tqdm
-    except ImportError:  # pragma: no cover - tqdm is part of the io extra
-        return None
+    except ImportError as exc:
+        if enabled is None:  # "only on a terminal": best effort
+            return None
+        raise ImportError(
+            "progress=True needs tqdm; install the extra: pip install 'rankmetrics[io]'"
+        ) from exc
     return tqdm(total=total, desc="rankmetrics eval", unit="step",
                 disable=None if enabled is None else not enabled, leave=False)
 

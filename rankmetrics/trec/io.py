@@ -24,6 +24,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from ..core.validation import check_string_ids
+
 Source = str | os.PathLike | pd.DataFrame | Mapping
 
 QID_COLUMNS = ("qid", "query_id", "q_id", "query", "topic")
@@ -240,8 +242,8 @@ def _column(df: pd.DataFrame, options: tuple[str, ...], what: str, kind: str) ->
 def _string_array(values: Any) -> pa.ChunkedArray:
     try:
         arr = pa.chunked_array(values) if isinstance(values, pd.Series) else None
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        arr = None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        arr = None  # e.g. Python ints beyond int64: written out as strings below
     if arr is None or not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
         arr = pa.chunked_array([pa.array(np.asarray(values).astype(str), pa.string())])
     return arr
@@ -273,8 +275,14 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
     qc = _column(df, QID_COLUMNS, "query id", kind)
     dc = _column(df, DOC_COLUMNS, "document id", kind)
     vc = _column(df, VALUE_COLUMNS[kind], VALUE_NAME[kind], kind)
-    if df[qc].isna().any() or df[dc].isna().any():
-        raise ValueError(f"{kind} DataFrame has missing query or document ids")
+    for col, what in ((qc, "query"), (dc, "document")):
+        if df[col].isna().any():
+            raise ValueError(
+                f"{kind} DataFrame column {col!r} has missing {what} ids (row "
+                f"{int(np.flatnonzero(df[col].isna().to_numpy())[0])})"
+            )
+    if df[qc].dtype == object:  # 1 and "1" would both become the query "1"
+        check_string_ids(df[qc].tolist(), f"{kind} DataFrame column {qc!r}")
     values = _value_array(df[vc].to_numpy(), kind, f"{kind} DataFrame column {vc!r}")
     if len(df) == 0:
         raise ValueError(f"{kind} DataFrame is empty")
@@ -300,6 +308,7 @@ def from_mapping(src: Mapping, kind: str) -> pa.Table:
             vals.append(v)
     if not qids:
         raise ValueError(f"{kind} dict holds no (query, document) entries")
+    check_string_ids(list(src.keys()), f"{kind} dict query ids")
     values = _value_array(vals, kind, f"{kind} dict")
     return pa.table({"qid": pa.array(qids, pa.string()), "docid": pa.array(docs, pa.string()),
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
