@@ -344,7 +344,7 @@ def test_builtin_ndcg_per_query_is_stable_ties(small) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [
-        ({"metrics": "nope"}, ValueError, r"unknown metric 'nope'"),
+        ({"metrics": "nope"}, ValueError, r"unknown measure 'nope'"),
         ({"metrics": []}, ValueError, r"at least one metric"),
         ({"metrics": ["ndcg@5", "ndcg"], "k": 5}, ValueError, r"unique.*'ndcg@5'"),
         ({"k": 0}, ValueError, r"k must be a positive int or None; got 0"),

@@ -575,7 +575,7 @@ def test_wrapper_input_errors(data):
 @pytest.mark.parametrize(
     ("args", "kwargs", "exc", "match"),
     [
-        (("ndgc",), {}, ValueError, "unknown metric 'ndgc'"),
+        (("ndgc",), {}, ValueError, "unknown measure 'ndgc'"),
         (("ndcg@5",), {"k": 10}, ValueError, "has cutoff 5 but k=10"),
         (("ndcg",), {"k": 0}, ValueError, "k must be a positive int"),
         (("ndcg",), {"k": 2.5}, TypeError, "k must be a positive int"),

@@ -332,7 +332,7 @@ def test_hypothesis_agreement(data, k, ties):
          r"preds has integers beyond 2\*\*53"),
         (lambda: F.ndcg(None, torch.ones(2)), TypeError, r"preds must be a tensor, got None"),
         (lambda: F.evaluate(torch.ones(2), torch.ones(2), metrics=["ndcg@10", "hits@3"]),
-         ValueError, r"unknown metric 'hits@3'"),
+         ValueError, r"unknown measure 'hits@3'"),
         (lambda: F.evaluate(torch.ones(2), torch.ones(2), metrics=[]), ValueError,
          r"metrics must name at least one metric"),
         (lambda: F.ndcg(torch.ones(2), torch.ones(2), gain=lambda lab: -lab), ValueError,
