@@ -12,6 +12,7 @@ import torch
 from torch import Tensor
 
 from ..core.gains import DiscountLike, GainLike
+from ..measures.grammar import Measure
 from . import functional as _f
 from .monitor import _Spec, split_last_query
 
@@ -105,7 +106,8 @@ class RankingMetric(Metric):
                            validate=validate, with_loss=False, gain=gain, discount=discount,
                            log_base=log_base, threshold=threshold, beta=beta, empty=empty,
                            denominator=denominator)
-        self._single = isinstance(metrics, str) and not bounds and not count_ties
+        self._single = (isinstance(metrics, (str, Measure)) and len(self._spec.parsed) == 1
+                        and not bounds and not count_ties)
         self._count_ties = bool(count_ties)
         self.spanning = bool(spanning)
         self.add_state("state", default=torch.zeros(len(self._spec.slots), dtype=torch.float64),
