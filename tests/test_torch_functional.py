@@ -334,7 +334,7 @@ def test_hypothesis_agreement(data, k, ties):
         (lambda: F.evaluate(torch.ones(2), torch.ones(2), metrics=["ndcg@10", "hits@3"]),
          ValueError, r"unknown measure 'hits@3'"),
         (lambda: F.evaluate(torch.ones(2), torch.ones(2), metrics=[]), ValueError,
-         r"metrics must name at least one metric"),
+         r"metrics must name at least one measure"),
         (lambda: F.ndcg(torch.ones(2), torch.ones(2), gain=lambda lab: -lab), ValueError,
          r"gain callable returned a negative gain"),
     ],
