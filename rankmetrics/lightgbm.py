@@ -190,7 +190,6 @@ def _expand(metrics: Any, k: Any) -> list[str]:
         for m in parse_measure(item):  # validates the name (TypeError / ValueError)
             core_metric(m)
             token = "".join(m.name.split())
-            token = token if any(c in token for c in "(=") else token.lower()
             if m.k is not None or REGISTRY[m.kind].cutoff == "none":
                 out.append(token)
                 continue
@@ -409,8 +408,8 @@ _FACTORY_DOC = """
         ``"map@5"``, as well as ``"nDCG@10"``, ``"AP@100"``, ``"P(rel=2)@5"``, ``"RR"``,
         ``"Rprec"``, ``"Success@10"``, ``"SetF(beta=0.5)"``, ``"ndcg_cut.10"``, ... A name with
         its own cutoff (``"map@100"``) keeps it, the others get every cutoff of ``k``. Output
-        names are the given names without spaces (lower case unless they carry parameters),
-        with ``@k`` appended where ``k`` supplied the cutoff.
+        names are the given names without spaces (a measure object: its printed name), with
+        ``@k`` appended where ``k`` supplied the cutoff.
     k : int, None or sequence of them, default None
         Cutoffs for the names without one, e.g. ``(1, 3, 5, 10)``; None is the whole list.
         (A cutoff comes only from the name or from ``k``: ``make_feval("map")`` is MAP over the

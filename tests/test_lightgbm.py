@@ -143,7 +143,8 @@ def test_bounds_bracket_the_average(small) -> None:
 def test_names() -> None:
     assert make_feval().names == ["ndcg"]  # k defaults to None (before: 10)
     assert make_feval("map").names == ["map"]
-    assert make_feval("NDCG", k=(1, 3, 5, 10)).names == ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"]
+    # names are kept as given (before: lower-cased)
+    assert make_feval("NDCG", k=(1, 3, 5, 10)).names == ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10"]
     assert make_feval(["ndcg @ 5", "map", "p"], k=(None, 2)).names == [
         "ndcg@5", "map", "map@2", "p", "p@2"]
     assert make_feval("mrr", k=None, prefix="tie_", bounds=True).names == [

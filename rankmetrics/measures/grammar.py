@@ -383,7 +383,7 @@ def parse_measure(name: str | Measure) -> list[Measure]:
             "such as rankmetrics.measures.nDCG@10)"
         )
     low = name.strip().lower()
-    if low in _TREC_FAMILIES:
+    if low in _TREC_FAMILIES and name.strip() != "Success":  # ir_measures' Success: whole list
         return [m for sub in _TREC_FAMILIES[low] for m in parse_measure(sub)]
     tm = _TREC_CUT_RE.match(low)
     if tm:

@@ -969,7 +969,7 @@ def r_precision(preds: Any, target: Any, indexes: Any = None, *, mask: Any = Non
 def success(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
             k: int | None = None, threshold: float = 1, ties: str = "average",
             empty: float | str = 0.0, validate: bool = True) -> Tensor:
-    return _one("success", preds, target, indexes, mask, k, ties, validate,
+    return _one("Success", preds, target, indexes, mask, k, ties, validate,
                 threshold=threshold, empty=empty)
 
 
