@@ -362,3 +362,51 @@ def test_sklearn_classification_names_are_renamed_and_the_old_ones_warn(old, new
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert getattr(rm, new)(y, s, q, k=5) == value
+
+
+# ------------------------------------------- TREC: custom gains never reach unjudged documents
+def test_issue17_item5_gain_of_level_0_does_not_leak_to_unjudged_documents():
+    from rankmetrics import trec
+
+    res = trec.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"x": 3.0, "a": 2.0}},
+                        ["nDCG(gains={0: 1, 1: 4})"], ties="docno", gain="linear")
+    # DCG: x unjudged (0), a 4 at rank 2; ideal: a 4, b (judged 0) 1
+    want = (4 / math.log2(3)) / (4 + 1 / math.log2(3))
+    assert res.mean["nDCG(gains={0: 1, 1: 4})"] == pytest.approx(want, abs=1e-15)
+    assert want == pytest.approx(0.5450, abs=1e-4)  # pytrec_eval's number in the issue
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gains_with_nonzero_level_0_equal_pytrec_eval(seed):
+    pytrec_eval = require("pytrec_eval")
+    from rankmetrics import trec
+
+    rng = np.random.default_rng(seed)
+    qrels: dict = {}
+    run: dict = {}
+    for q in range(15):
+        docs = [f"D{x:04d}" for x in rng.choice(500, size=25, replace=False)]
+        run[str(q)] = {d: float(np.round(rng.normal(), 1)) for d in docs[:18]}
+        qrels[str(q)] = {d: int(rng.choice([-1, 0, 0, 1, 2])) for d in docs[5:]}
+    gains = {0: 1, 1: 4, 2: 9}
+    # ir_measures' way of giving gains to pytrec_eval: map the qrels (unlisted levels keep theirs)
+    mapped = {q: {d: gains.get(v, v) for d, v in j.items()} for q, j in qrels.items()}
+    want = pytrec_eval.RelevanceEvaluator(mapped, {"ndcg", "ndcg_cut.5"}).evaluate(run)
+    for rel in (1, 2):  # the shift of labels keeps every relevance threshold right too
+        got = trec.evaluate(qrels, run, ["nDCG(gains={0: 1, 1: 4, 2: 9})",
+                                         "nDCG(gains={0: 1, 1: 4, 2: 9})@5", "P@5", "AP", "NumRel"],
+                            ties="docno", threshold=rel).per_query
+        plain = trec.evaluate(qrels, run, ["P@5", "AP", "NumRel"], ties="docno",
+                              threshold=rel).per_query
+        for q, row in want.items():
+            assert got.loc[q, "nDCG(gains={0: 1, 1: 4, 2: 9})"] == pytest.approx(
+                row["ndcg"], abs=1e-12)
+            assert got.loc[q, "nDCG(gains={0: 1, 1: 4, 2: 9})@5"] == pytest.approx(
+                row["ndcg_cut_5"], abs=1e-12)
+        for name in ("P@5", "AP", "NumRel"):
+            np.testing.assert_array_equal(got[name].to_numpy(), plain[name].to_numpy())
+    # a level-weight list and a mapping gain as options behave the same
+    a = trec.evaluate(qrels, run, ["nDCG"], gain=[1, 4, 9], ties="docno").per_query["nDCG"]
+    b = trec.evaluate(qrels, run, ["nDCG(gains={0: 1, 1: 4, 2: 9})"],
+                      ties="docno").per_query.iloc[:, 0]
+    np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=0, atol=1e-15)
