@@ -3,7 +3,8 @@
 Per-query functions return one float64 value per query (in ``np.unique(qid)`` order); the
 ``*_score`` forms return the mean (``ndcg_score``/``dcg_score`` with scikit-learn's linear gain by
 default; the means of precision, recall, F and AP are spelled ``mean_*_score``, because
-scikit-learn's ``precision_score`` etc. are classification metrics); the ``*_curve`` forms the Järvelin–Kekäläinen gain vectors.
+scikit-learn's ``precision_score`` etc. are classification metrics); the ``*_curve`` forms the
+Järvelin–Kekäläinen gain vectors.
 :class:`QueryPlan` caches the label-side work for repeated evaluation of new scores.
 """
 

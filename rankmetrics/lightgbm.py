@@ -59,7 +59,6 @@ from .core.validation import (
     check_ks,
     check_ties,
 )
-
 from .measures.grammar import Measure, parse_measure
 from .measures.registry import REGISTRY
 

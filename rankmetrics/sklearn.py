@@ -330,8 +330,8 @@ def make_ranking_scorer(
         queries in two. Use "ignore" when scoring an independent set that reuses ids.
     **options
         Further keyword arguments of the core metric: ``gain`` (for nDCG and DCG default
-        "linear", the gain of ``sklearn.metrics.ndcg_score``), ``discount``, ``log_base``, ``empty`` (nDCG/DCG
-        family); ``threshold``, ``empty``, ``beta`` (F), ``denominator`` (AP).
+        "linear", the gain of ``sklearn.metrics.ndcg_score``), ``discount``, ``log_base``,
+        ``empty`` (nDCG/DCG family); ``threshold``, ``empty``, ``beta`` (F), ``denominator`` (AP).
 
     Returns
     -------

@@ -3,9 +3,8 @@ the LGBMRanker signature, early stopping and error messages."""
 
 from __future__ import annotations
 
-import functools
-
 import copy
+import functools
 import inspect
 import pickle
 from typing import Any

@@ -355,7 +355,8 @@ def _map_torch_grouped(v: dict[str, Any]) -> list[Check]:
         exp = v["expected"]
         assert exp["k"] == ks, exp["k"]
         checks = []
-        for name, func in (("precision@k", "mean_precision_score"), ("recall@k", "mean_recall_score")):
+        for name, func in (("precision@k", "mean_precision_score"),
+                           ("recall@k", "mean_recall_score")):
             calls = [
                 Call(func, target, preds, qid, {"k": kk, "threshold": 1, "ties": "average"})
                 for kk in ks

@@ -1,4 +1,4 @@
-"""The one measure language of rankmetrics: every entry point that takes a measure name parses it here.
+"""The one measure language: every entry point that takes a measure name parses it here.
 
 Accepted, case-insensitively (see ``docs/guide/measures.md``):
 

@@ -26,7 +26,7 @@ tables and gain weights are copied to the device once and cached).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -36,11 +36,11 @@ from torch import Tensor
 from ..core.gains import DiscountLike, GainLike, LevelGains, gain_key
 from ..core.options import MetricOptions
 from ..core.plan import core_metric
-from ..measures.grammar import Measure, parse_measures
 from ..core.validation import (
     check_k,
     check_ties,
 )
+from ..measures.grammar import parse_measures
 from . import _kernel
 from ._kernel import _INT_EXACT, _MAX_EXP_LABEL, Cutoff, Evaluator, Layout
 
