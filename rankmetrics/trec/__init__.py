@@ -291,11 +291,12 @@ def evaluate(
         overriding the options below for that measure) --
         ``nDCG``, ``nDCG@10``, ``DCG@10``, ``CG@10``, ``nCG@10``, ``P@5``, ``R@100``,
         ``F1@10``, ``F(beta=0.5)@10``, ``SetF(beta=0.5)``, ``AP``, ``AP@100``, ``RR``,
-        ``RR@10``, ``Rprec``, ``Success@10``, ``IPrec@0.1``, ``11pt_avg``, ``NumRet``, ``NumRel``, ``NumRelRet``,
-        ``P(rel=2)@5``, ``nDCG(gains={1: 3, 2: 9})@10`` -- or trec_eval names
-        (``ndcg_cut.10`` or ``ndcg_cut_10``, ``P.5``, ``map``, ``map_cut.100``, ``recip_rank``, ``recall_100``, ``success_10``,
-        ``set_F``, ``iprec_at_recall_0.10``; the family names ``iprec_at_recall``,
-        ``ndcg_cut``, ``map_cut``, ``success`` and ``all_trec`` expand to trec_eval's default
+        ``RR@10``, ``Rprec``, ``Success@10``, ``IPrec@0.1``, ``11pt_avg``, ``NumRet``,
+        ``NumRel``, ``NumRelRet``, ``P(rel=2)@5``, ``nDCG(gains={1: 3, 2: 9})@10`` -- or
+        trec_eval names (``ndcg_cut.10`` or ``ndcg_cut_10``, ``P.5``, ``map``,
+        ``map_cut.100``, ``recip_rank``, ``recall_100``, ``success_10``, ``set_F``,
+        ``iprec_at_recall_0.10``; the family names ``iprec_at_recall``, ``ndcg_cut``,
+        ``map_cut``, ``success`` and ``all_trec`` expand to trec_eval's default
         parameters).
     ties : {"average", "optimistic", "pessimistic", "stable", "docno"}, default "average"
         Order of documents with equal scores. "average": the exact mean over all orderings
