@@ -204,6 +204,7 @@ class _TieAwareMetric:
 
     _cache: _PlanCache
     _depth: int | None
+    _own_ties: bool
     metrics: list[str]
 
     def __init__(
@@ -249,8 +250,9 @@ class _TieAwareMetric:
                 or cache_size < 1:
             raise ValueError(f"cache_size must be an int >= 1; got {cache_size!r}")
         self._cache = _PlanCache(int(cache_size))
-        cuts = [None if m.kind == "rprec" else m.k
-                for name in self.metrics for m in parse_measure(name)]
+        parsed = [m for name in self.metrics for m in parse_measure(name)]
+        self._own_ties = any(m.ties is not None for m in parsed)
+        cuts = [None if m.kind == "rprec" else m.k for m in parsed]
         self._depth = None if any(c is None for c in cuts) else max(c for c in cuts if c)
 
     # -- names -----------------------------------------------------------------------------
@@ -299,13 +301,16 @@ class _TieAwareMetric:
         plan = entry.plan
         kw = self._core_kwargs()
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
-        values = plan.evaluate(ranking, self.metrics, ties=self.ties, **kw)
+        # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
+        values = plan.evaluate(preds if self._own_ties else ranking, self.metrics,
+                               ties=self.ties, **kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
         if self.bounds:
             # one ordering serves all tie rules except "stable", which fixes row order
             tied = ranking if self.ties != "stable" else plan.rank(preds, depth=self._depth)
             for rule in _BOUNDS:
-                vals = plan.evaluate(tied, self.metrics, ties=rule, **kw)
+                vals = plan.evaluate(preds if self._own_ties else tied, self.metrics, ties=rule,
+                                     **kw)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
         return {n: out[n] for n in self.names}, entry
 
