@@ -198,52 +198,84 @@ def _core(y, s, q, names):
     return QueryPlan(y, q).evaluate(s, names, **SAME)
 
 
-def test_every_entry_point_accepts_every_grammar_name_with_the_same_values():
+@pytest.fixture(scope="module")
+def entry_points(tmp_path_factory):
+    """Per-query values (or means) of every GRAMMAR name through every entry point."""
     torch = require("torch")
     lgb = require("lightgbm")
-    sklearn = require("sklearn")
     from rankmetrics import trec
     from rankmetrics.lightgbm import make_eval_metric, make_feval
-    from rankmetrics.sklearn import make_ranking_scorer, ranking_scorers
     from rankmetrics.torch import RankingMonitor
     from rankmetrics.torch import evaluate as torch_evaluate
 
     y, s, q = _data(3)
-    want = _core(y, s, q, GRAMMAR)
     order = np.argsort(q, kind="stable")
     ys, ss, qs = y[order], s[order], q[order]
     sizes = np.bincount(qs)
-
+    out: dict = {"data": (y, s, q), "core": _core(y, s, q, GRAMMAR)}
     # torch functional, per query
-    got_t = torch_evaluate(torch.tensor(s), torch.tensor(y), torch.tensor(q), metrics=GRAMMAR,
-                           **SAME)
-    # LightGBM feval / eval_metric, per query (rows grouped by query)
+    got = torch_evaluate(torch.tensor(s), torch.tensor(y), torch.tensor(q), metrics=GRAMMAR,
+                         **SAME)
+    out["torch"] = {n: v.numpy() for n, v in got.items()}
+    # LightGBM feval (per query, rows grouped by query) and eval_metric (means)
     feval = make_feval(GRAMMAR, **SAME)
     assert len(feval.names) == len(GRAMMAR)
     ds = lgb.Dataset(np.zeros((ys.size, 1)), label=ys, group=sizes,
                      params={"verbose": -1}).construct()
-    got_l = feval.per_query(ss, ds)
-    means_l = [v for _, v, _ in make_eval_metric(GRAMMAR, **SAME)(ys, ss, None, sizes)]
+    pq = feval.per_query(ss, ds)
+    out["lightgbm"] = {n: pq[f] for n, f in zip(GRAMMAR, feval.names, strict=True)}
+    means = make_eval_metric(GRAMMAR, **SAME)(ys, ss, None, sizes)
+    out["lightgbm_mean"] = {n: v for n, (_, v, _) in zip(GRAMMAR, means, strict=True)}
     # TREC evaluate: every row judged, so the recall base is the ranked rows
-    qn = [f"q{x:03d}" for x in q]
-    docs = [f"d{i:05d}" for i in range(y.size)]
     qrels: dict = {}
     run: dict = {}
-    for qq, d, lab, sc in zip(qn, docs, y, s, strict=True):
-        qrels.setdefault(qq, {})[d] = int(lab)
-        run.setdefault(qq, {})[d] = float(sc)
-    got_trec = trec.evaluate(qrels, run, GRAMMAR, **{k: v for k, v in SAME.items()
-                                                       if k != "denominator"}).per_query
-    # torch monitor, sklearn scorers: means
+    for i, (qq, lab, sc) in enumerate(zip(q, y, s, strict=True)):
+        qrels.setdefault(f"q{qq:03d}", {})[f"d{i:05d}"] = int(lab)
+        run.setdefault(f"q{qq:03d}", {})[f"d{i:05d}"] = float(sc)
+    res = trec.evaluate(qrels, run, GRAMMAR,
+                        **{k: v for k, v in SAME.items() if k != "denominator"}).per_query
+    out["trec"] = {n: res[n].to_numpy() for n in GRAMMAR}
+    # the CLI on the same data written as TREC files
+    import contextlib
+    import io
+
+    from rankmetrics.cli import main
+
+    tmp = tmp_path_factory.mktemp("cli")
+    (tmp / "qrels").write_text("".join(f"{qq} 0 {d} {lab}\n" for qq, j in qrels.items()
+                                       for d, lab in j.items()))
+    (tmp / "run").write_text("".join(f"{qq} Q0 {d} 0 {sc!r} t\n" for qq, j in run.items()
+                                     for d, sc in j.items()))
+    args = ["eval", str(tmp / "qrels"), str(tmp / "run"), "--format", "json", "-q"]
+    for n in GRAMMAR:
+        args += ["-m", n]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(args) == 0
+    per_query = json.loads(buf.getvalue())["per_query"]
+    out["cli"] = {n: np.array([row[n] for _, row in sorted(per_query.items())])
+                  for n in GRAMMAR}
+    # torch monitor: means
     monitor = RankingMonitor(GRAMMAR, **SAME)
     monitor.update(torch.tensor(s), torch.tensor(y), torch.tensor(q))
-    means_m = monitor.compute()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # single-row queries
-        scorers = ranking_scorers(*GRAMMAR[:3], ties="average")
-        assert list(scorers) == GRAMMAR[:3]
+    out["monitor_mean"] = monitor.compute()
+    return out
 
+
+@pytest.mark.parametrize("name", GRAMMAR)
+def test_every_entry_point_accepts_the_name_with_the_same_values(entry_points, name):
+    sklearn = require("sklearn")
     from sklearn.base import BaseEstimator, RegressorMixin
+
+    from rankmetrics.sklearn import _OPTIONS, make_ranking_scorer, ranking_scorers
+
+    y, s, q = entry_points["data"]
+    want = entry_points["core"][name]
+    for entry in ("torch", "lightgbm", "trec", "cli"):
+        np.testing.assert_allclose(entry_points[entry][name], want, rtol=0, atol=1e-12,
+                                   err_msg=f"{entry} {name}")
+    for entry in ("lightgbm_mean", "monitor_mean"):
+        assert entry_points[entry][name] == pytest.approx(want.mean(), abs=1e-12), entry
 
     class Fixed(RegressorMixin, BaseEstimator):
         def fit(self, X, y):
@@ -252,22 +284,15 @@ def test_every_entry_point_accepts_every_grammar_name_with_the_same_values():
         def predict(self, X):
             return s
 
-    for i, name in enumerate(GRAMMAR):
-        w = want[name]
-        np.testing.assert_allclose(got_t[name].numpy(), w, rtol=0, atol=1e-12, err_msg=name)
-        np.testing.assert_allclose(got_l[feval.names[i]], w, rtol=0, atol=1e-12, err_msg=name)
-        assert means_l[i] == pytest.approx(w.mean(), abs=1e-12), name
-        np.testing.assert_allclose(got_trec[name].to_numpy(), w, rtol=0, atol=1e-12,
-                                   err_msg=name)
-        assert means_m[name] == pytest.approx(w.mean(), abs=1e-12), name
-        base = rm.core.plan.core_metric(parse_measure(name)[0])
-        opts = {k: v for k, v in SAME.items() if k != "ties" and
-                k in rm.sklearn._OPTIONS[base]}  # type: ignore[attr-defined]
-        scorer = make_ranking_scorer(name, ties="average", **opts)
+    base = rm.core.plan.core_metric(parse_measure(name)[0])
+    opts = {k: v for k, v in SAME.items() if k != "ties" and k in _OPTIONS[base]}
+    scorers = [make_ranking_scorer(name, ties="average", **opts),
+               ranking_scorers(name, ties="average", **opts)[name]]
+    for scorer in scorers:
         with warnings.catch_warnings(), sklearn.config_context(enable_metadata_routing=True):
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore")  # single-row queries
             value = scorer(Fixed(), np.zeros((y.size, 1)), y, qid=q)
-        assert value == pytest.approx(w.mean(), abs=1e-12), name
+        assert value == pytest.approx(want.mean(), abs=1e-12), "sklearn"
 
 
 def test_torch_metric_accepts_measure_objects_and_grammar_names():
