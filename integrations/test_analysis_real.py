@@ -137,8 +137,9 @@ def test_lightgbm_rounds_compared_with_every_test(lgb_runs: dict):
                                                                  "anova"])
     assert len(comps) == 8
     k = len(ROUNDS)
-    per_round = np.column_stack([rm.ndcg(test.y, scores[f"round{r}"], test.qid, k=10)
-                                 for r in ROUNDS])
+    # compare_runs evaluates with trec.evaluate's defaults: trec_eval's linear gain
+    per_round = np.column_stack([rm.ndcg(test.y, scores[f"round{r}"], test.qid, k=10,
+                                         gain="linear") for r in ROUNDS])
     for c in comps[:4]:
         assert c.systems == tuple(f"round{r}" for r in ROUNDS)
         assert c.n_queries == 50 and c.missing_statement().endswith("every query)")

@@ -1,7 +1,10 @@
 """rankmetrics: exact tie-aware ranking metrics for learning to rank and IR evaluation.
 
 Per-query functions return one float64 value per query (in ``np.unique(qid)`` order); the
-``*_score`` forms return the mean; the ``*_curve`` forms the Järvelin–Kekäläinen gain vectors.
+``*_score`` forms return the mean (``ndcg_score``/``dcg_score`` with scikit-learn's linear gain by
+default; the means of precision, recall, F and AP are spelled ``mean_*_score``, because
+scikit-learn's ``precision_score`` etc. are classification metrics); the ``*_curve`` forms the
+Järvelin–Kekäläinen gain vectors.
 :class:`QueryPlan` caches the label-side work for repeated evaluation of new scores.
 """
 
@@ -21,6 +24,11 @@ from .core.functions import (
     fbeta_score,
     ideal_cg_curve,
     ideal_dcg_curve,
+    mean_average_precision_score,
+    mean_f1_score,
+    mean_fbeta_score,
+    mean_precision_score,
+    mean_recall_score,
     ncg,
     ncg_curve,
     ncg_score,
@@ -29,10 +37,14 @@ from .core.functions import (
     ndcg_score,
     precision,
     precision_score,
+    r_precision,
+    r_precision_score,
     recall,
     recall_score,
     reciprocal_rank,
     reciprocal_rank_score,
+    success,
+    success_score,
 )
 from .core.plan import QueryPlan, parse_metric
 
@@ -66,6 +78,11 @@ __all__ = [
     "fbeta_score",
     "ideal_cg_curve",
     "ideal_dcg_curve",
+    "mean_average_precision_score",
+    "mean_f1_score",
+    "mean_fbeta_score",
+    "mean_precision_score",
+    "mean_recall_score",
     "ncg",
     "ncg_curve",
     "ncg_score",
@@ -74,10 +91,14 @@ __all__ = [
     "ndcg_score",
     "precision",
     "precision_score",
+    "r_precision",
+    "r_precision_score",
     "recall",
     "recall_score",
     "reciprocal_rank",
     "reciprocal_rank_score",
+    "success",
+    "success_score",
     "average_normalised",
     "avg_pos",
     "avg_vect",

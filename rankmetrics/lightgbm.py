@@ -53,7 +53,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .core.gains import DiscountLike, GainLike
 from .core.options import MetricOptions
-from .core.plan import QueryPlan, parse_metric, weighted_mean
+from .core.plan import QueryPlan, core_metric, weighted_mean
 from .core.validation import (
     check_choice,
     check_group_sizes,
@@ -63,6 +63,8 @@ from .core.validation import (
     check_ties,
     check_weights,
 )
+from .measures.grammar import Measure, parse_measure
+from .measures.registry import REGISTRY
 
 if TYPE_CHECKING:  # pragma: no cover
     import lightgbm
@@ -71,6 +73,7 @@ __all__ = [
     "EarlyStopping",
     "EvalMetric",
     "Feval",
+    "builtin_map",
     "builtin_ndcg",
     "early_stopping",
     "make_eval_metric",
@@ -179,20 +182,25 @@ class _PlanCache:
 # ---------------------------------------------------------------------------------------------
 
 
-def _expand(metrics: str | Iterable[str], k: Any) -> list[str]:
-    """Metric names x cutoffs -> unique core metric names such as ``"ndcg@10"``."""
-    given = [metrics] if isinstance(metrics, str) else list(metrics)
+def _expand(metrics: Any, k: Any) -> list[str]:
+    """Measure names x cutoffs -> unique names such as ``"ndcg@10"`` (the LightGBM outputs).
+
+    A name with its own cutoff (``"map@5"``) keeps it; the others get every cutoff of ``k``
+    (None: the whole list), so a cutoff comes only from the name or from ``k``.
+    """
+    given = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
     if not given:
-        raise ValueError("metrics must name at least one metric, e.g. 'ndcg' or 'map@10'")
-    ks = check_ks(k)
+        raise ValueError("metrics must name at least one metric, e.g. 'ndcg@10' or 'map@10'")
+    ks = [None] if k is None else check_ks(k)
     out: list[str] = []
-    for name in given:
-        _, cut = parse_metric(name)  # validates the name (TypeError / ValueError)
-        token = "".join(name.split()).lower()
-        if cut is not None:
-            out.append(token)
-            continue
-        out.extend(token if c is None else f"{token}@{c}" for c in ks)
+    for item in given:
+        for m in parse_measure(item):  # validates the name (TypeError / ValueError)
+            core_metric(m)
+            token = "".join(m.name.split())
+            if m.k is not None or REGISTRY[m.kind].cutoff == "none":
+                out.append(token)
+                continue
+            out.extend(token if c is None else f"{token}@{c}" for c in ks)
     dup = sorted({n for n in out if out.count(n) > 1})
     if dup:
         raise ValueError(f"metric names must be unique; {dup} requested more than once")
@@ -204,13 +212,14 @@ class _TieAwareMetric:
 
     _cache: _PlanCache
     _depth: int | None
+    _own_ties: bool
     metrics: list[str]
     _arg_names = ("label", "preds")  # how the host names labels and scores, for messages
 
     def __init__(
         self,
         metrics: str | Iterable[str] = "ndcg",
-        k: int | None | Sequence[int | None] = 10,
+        k: int | None | Sequence[int | None] = None,
         *,
         ties: str = "average",
         gain: GainLike = "exponential",
@@ -220,7 +229,7 @@ class _TieAwareMetric:
         threshold: float = 1,
         beta: float = 1.0,
         empty: float | str = 1.0,
-        denominator: str = "relevant",
+        denominator: str = "min_k_relevant",
         bounds: bool = False,
         query_weight: str = "mean",
         prefix: str = "",
@@ -258,7 +267,9 @@ class _TieAwareMetric:
                 or cache_size < 1:
             raise ValueError(f"cache_size must be an int >= 1; got {cache_size!r}")
         self._cache = _PlanCache(int(cache_size))
-        cuts = [parse_metric(m)[1] for m in self.metrics]
+        parsed = [m for name in self.metrics for m in parse_measure(name)]
+        self._own_ties = any(m.ties is not None for m in parsed)
+        cuts = [None if m.kind == "rprec" else m.k for m in parsed]
         self._depth = None if any(c is None for c in cuts) else max(c for c in cuts if c)
 
     # -- names -----------------------------------------------------------------------------
@@ -314,13 +325,16 @@ class _TieAwareMetric:
                 f"{preds.shape}"
             )
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
-        values = plan.evaluate(ranking, self.metrics, ties=self.ties, **kw)
+        # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
+        values = plan.evaluate(preds if self._own_ties else ranking, self.metrics,
+                               ties=self.ties, **kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
         if self.bounds:
             # one ordering serves all tie rules except "stable", which fixes row order
             tied = ranking if self.ties != "stable" else plan.rank(preds, depth=self._depth)
             for rule in _BOUNDS:
-                vals = plan.evaluate(tied, self.metrics, ties=rule, **kw)
+                vals = plan.evaluate(preds if self._own_ties else tied, self.metrics, ties=rule,
+                                     **kw)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
         return {n: out[n] for n in self.names}, entry
 
@@ -419,12 +433,17 @@ class EvalMetric(_TieAwareMetric):
 _FACTORY_DOC = """
     Parameters
     ----------
-    metrics : str or iterable of str, default "ndcg"
-        Core metric names: ``"ndcg"``, ``"dcg"``, ``"cg"``, ``"ncg"``, ``"precision"``/``"p"``,
-        ``"recall"``/``"r"``, ``"f1"``, ``"fbeta"``, ``"ap"``/``"map"``, ``"rr"``/``"mrr"``; a
-        name with its own cutoff (``"map@100"``) keeps it, the others get every cutoff of ``k``.
-    k : int, None or sequence of them, default 10
-        Cutoffs, e.g. ``(1, 3, 5, 10)``; None is the whole list (name without ``@``).
+    metrics : str, measure object or iterable of them, default "ndcg"
+        Names of the measure language (:mod:`rankmetrics.measures`): LightGBM's ``"ndcg@10"``,
+        ``"map@5"``, as well as ``"nDCG@10"``, ``"AP@100"``, ``"P(rel=2)@5"``, ``"RR"``,
+        ``"Rprec"``, ``"Success@10"``, ``"SetF(beta=0.5)"``, ``"ndcg_cut.10"``, ... A name with
+        its own cutoff (``"map@100"``) keeps it, the others get every cutoff of ``k``. Output
+        names are the given names without spaces (a measure object: its printed name), with
+        ``@k`` appended where ``k`` supplied the cutoff.
+    k : int, None or sequence of them, default None
+        Cutoffs for the names without one, e.g. ``(1, 3, 5, 10)``; None is the whole list.
+        (A cutoff comes only from the name or from ``k``: ``make_feval("map")`` is MAP over the
+        whole list, not LightGBM's default ``eval_at``.)
     ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
         Tie rule. "average" is the exact mean over all orderings of tied scores; "stable" is
         row order within ties, i.e. LightGBM's built-in behaviour.
@@ -444,8 +463,10 @@ _FACTORY_DOC = """
         no label >= threshold), for every metric. 1.0 is LightGBM's convention for ``ndcg``
         (an all-zero-label query scores 1); 0.0 is scikit-learn's; "skip" leaves such
         queries out of the mean.
-    denominator : {"relevant", "min_k_relevant"}, default "relevant"
+    denominator : {"relevant", "min_k_relevant"}, default "min_k_relevant"
         Average-precision denominator (see :func:`rankmetrics.average_precision`).
+        "min_k_relevant", min(k, R), is LightGBM's ``map@k`` (with ``empty=1.0``, its value
+        for a query without relevant documents); "relevant" (R) is trec_eval's ``map_cut``.
     bounds : bool, default False
         Also report, for every metric, ``<name>_optimistic`` and ``<name>_pessimistic``: the
         best and worst value over all orderings of the tied scores (after the main values).
@@ -483,7 +504,7 @@ _FACTORY_DOC = """
 
 def make_feval(
     metrics: str | Iterable[str] = "ndcg",
-    k: int | None | Sequence[int | None] = 10,
+    k: int | None | Sequence[int | None] = None,
     *,
     ties: str = "average",
     gain: GainLike = "exponential",
@@ -493,7 +514,7 @@ def make_feval(
     threshold: float = 1,
     beta: float = 1.0,
     empty: float | str = 1.0,
-    denominator: str = "relevant",
+    denominator: str = "min_k_relevant",
     bounds: bool = False,
     query_weight: str = "mean",
     prefix: str = "",
@@ -538,7 +559,7 @@ make_feval.__doc__ = (
 
 def make_eval_metric(
     metrics: str | Iterable[str] = "ndcg",
-    k: int | None | Sequence[int | None] = 10,
+    k: int | None | Sequence[int | None] = None,
     *,
     ties: str = "average",
     gain: GainLike = "exponential",
@@ -548,7 +569,7 @@ def make_eval_metric(
     threshold: float = 1,
     beta: float = 1.0,
     empty: float | str = 1.0,
-    denominator: str = "relevant",
+    denominator: str = "min_k_relevant",
     bounds: bool = False,
     query_weight: str = "mean",
     prefix: str = "",
@@ -825,6 +846,57 @@ def builtin_ndcg(
     >>> builtin_ndcg([0, 0, 2], [0.5, 0.5, 0.5], [3], k=1)
     {'ndcg@1': 0.0}
     """
+    return _builtin("ndcg", y_true, y_score, group, k, label_gain=label_gain, weight=weight,
+                    per_query=per_query, num_threads=num_threads)
+
+
+def builtin_map(
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    group: ArrayLike,
+    k: int | Sequence[int] = 10,
+    *,
+    weight: ArrayLike | None = None,
+    per_query: bool = False,
+    num_threads: int = 1,
+) -> dict[str, Any]:
+    """LightGBM's built-in ``map@k`` of arbitrary scores (ties broken by row order).
+
+    As :func:`builtin_ndcg`, with LightGBM's ``map`` metric: the precision at every relevant
+    rank (label > 0.5) up to k, summed and divided by min(k, R); 1 for a query without relevant
+    documents. ``make_feval("map@k", ties="stable")`` gives the same numbers.
+
+    Parameters
+    ----------
+    y_true, y_score, group, k, weight, per_query, num_threads
+        As in :func:`builtin_ndcg`.
+
+    Returns
+    -------
+    dict
+        ``"map@k"`` -> float (mean over queries), or ndarray of shape (n_queries,) with
+        ``per_query=True``.
+
+    Raises
+    ------
+    ImportError
+        LightGBM is not installed.
+    ValueError
+        Inputs of different lengths.
+
+    Examples
+    --------
+    >>> from rankmetrics.lightgbm import builtin_map
+    >>> builtin_map([0, 1, 1], [0.9, 0.5, 0.1], [3], k=2)   # (1/2) / min(2, 2)
+    {'map@2': 0.25}
+    """
+    return _builtin("map", y_true, y_score, group, k, label_gain=None, weight=weight,
+                    per_query=per_query, num_threads=num_threads)
+
+
+def _builtin(metric: str, y_true: ArrayLike, y_score: ArrayLike, group: ArrayLike,
+             k: int | Sequence[int], *, label_gain: Sequence[float] | None,
+             weight: ArrayLike | None, per_query: bool, num_threads: int) -> dict[str, Any]:
     import lightgbm as lgb
 
     y = np.asarray(y_true, dtype=np.float64)
@@ -835,7 +907,7 @@ def builtin_ndcg(
             f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length"
         )
     g = check_group_sizes(group, y.shape[0], "group", "y_true")
-    params: dict[str, Any] = {"objective": "lambdarank", "metric": "ndcg", "eval_at": ks,
+    params: dict[str, Any] = {"objective": "lambdarank", "metric": metric, "eval_at": ks,
                               "verbose": -1, "num_threads": num_threads,
                               "min_data_in_leaf": 1, "min_data_in_bin": 1}
     if label_gain is not None:
@@ -854,7 +926,7 @@ def builtin_ndcg(
                            weight=None if w is None else w[a:b], reference=train,
                            params=params)
         booster.add_valid(part, f"q{i}")
-    out: dict[str, Any] = {f"ndcg@{c}": np.empty(g.shape[0]) for c in ks}
+    out: dict[str, Any] = {f"{metric}@{c}": np.empty(g.shape[0]) for c in ks}
     for r in booster.eval_valid():
         out[r[1]][int(r[0][1:])] = r[2]
     return out

@@ -32,7 +32,8 @@ import hashlib
 import inspect
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -45,9 +46,9 @@ from sklearn.utils import _safe_indexing, check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
-from .core import functions as _core
-from .core.plan import parse_metric
-from .core.validation import check_k, check_qid, check_weights
+from .core.plan import QueryPlan, core_metric, parse_metric, weighted_mean
+from .core.validation import check_k, check_qid, check_weights, flatten_inputs
+from .measures.grammar import Measure, parse_measure
 
 try:  # scikit-learn's make_scorer class (private; checked against 1.9): for the split check
     from sklearn.metrics._scorer import _Scorer
@@ -82,19 +83,23 @@ if _sklearn_version() < _MIN_SKLEARN:  # pragma: no cover - depends on the envir
         f"estimator tags); found {sklearn.__version__}. Upgrade: pip install -U scikit-learn"
     )
 
-#: Per-query core function (for option checking) and its mean form, by canonical metric name.
-_CORE: dict[str, tuple[Callable[..., Any], Callable[..., float]]] = {
-    "cg": (_core.cg, _core.cg_score),
-    "dcg": (_core.dcg, _core.dcg_score),
-    "ncg": (_core.ncg, _core.ncg_score),
-    "ndcg": (_core.ndcg, _core.ndcg_score),
-    "precision": (_core.precision, _core.precision_score),
-    "recall": (_core.recall, _core.recall_score),
-    "f1": (_core.f1, _core.f1_score),
-    "fbeta": (_core.fbeta, _core.fbeta_score),
-    "ap": (_core.average_precision, _core.average_precision_score),
-    "rr": (_core.reciprocal_rank, _core.reciprocal_rank_score),
+#: options each core metric takes (besides ``ties``): what a scorer accepts as ``**options``
+_OPTIONS: dict[str, tuple[str, ...]] = {
+    "ndcg": ("gain", "discount", "log_base", "empty"),
+    "dcg": ("gain", "discount", "log_base"),
+    "ncg": ("gain", "empty"),
+    "cg": ("gain",),
+    "precision": ("threshold", "empty"),
+    "recall": ("threshold", "empty"),
+    "fbeta": ("threshold", "empty", "beta"),
+    "ap": ("threshold", "empty", "denominator"),
+    "rr": ("threshold", "empty"),
+    "rprec": ("threshold", "empty"),
+    "success": ("threshold", "empty"),
 }
+#: scikit-learn's conventions: ndcg/dcg scorers use linear gain, as sklearn.metrics.ndcg_score
+#: and rankmetrics.ndcg_score / dcg_score (the other measures keep the core's defaults)
+_DEFAULTS: dict[str, dict[str, Any]] = {"ndcg": {"gain": "linear"}, "dcg": {"gain": "linear"}}
 _RESPONSE_METHODS = ("decision_function", "predict_proba", "predict")
 _DEFAULT_RESPONSE = _RESPONSE_METHODS
 _SPLIT_CHOICES = ("warn", "raise", "ignore")
@@ -183,17 +188,17 @@ def _ranking_score(
     *,
     qid: ArrayLike | None = None,
     groups: ArrayLike | None = None,
-    metric: str,
+    metric: Measure,
     name: str | None = None,
     **options: Any,
 ) -> float:
-    """Score function behind every ranking scorer: mean over queries of a core metric.
+    """Score function behind every ranking scorer: mean over queries of a core measure.
 
     ``qid`` / ``groups`` are the routed per-row query ids of the evaluated rows; ``metric`` is a
-    canonical core name (``"ndcg"``, ``"ap"``, ...), ``name`` the user's name for messages and
-    ``options`` the core function's keyword arguments.
+    parsed measure, ``name`` the user's name for messages and ``options`` the keyword options of
+    :meth:`rankmetrics.QueryPlan.evaluate`.
     """
-    label = metric if name is None else name
+    label = metric.name if name is None else name
     who = f"ranking scorer {label!r}"
     q_raw = _resolve_qid(qid, groups, who, "scorer(estimator, X, y, qid=qid)")
     q = check_qid(q_raw, _num_rows(y_true))
@@ -217,7 +222,15 @@ def _ranking_score(
             RankingCVWarning,
             stacklevel=2,
         )
-    return float(_CORE[metric][1](y_true, scores, q, **options))
+    return _mean(metric, y_true, scores, q, options)
+
+
+def _mean(metric: Measure, y_true: ArrayLike, y_score: ArrayLike, q: ArrayLike | None,
+          options: dict[str, Any]) -> float:
+    labels, scores, qq = flatten_inputs(y_true, y_score, q)
+    plan = QueryPlan(labels, qq)
+    values = plan.evaluate(scores, [metric], **options)[metric.name]
+    return weighted_mean(values, None, plan.n_queries)
 
 
 def _training_layout(estimator: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -335,11 +348,13 @@ def make_ranking_scorer(
 
     Parameters
     ----------
-    metric : str
-        Metric name as accepted by :meth:`rankmetrics.QueryPlan.evaluate`: ``"ndcg"``,
-        ``"ndcg@10"``, ``"dcg@5"``, ``"cg"``, ``"ncg"``, ``"p@5"`` / ``"precision@5"``,
-        ``"recall@10"``, ``"f1@10"``, ``"fbeta@10"``, ``"map"`` / ``"ap@100"``,
-        ``"mrr"`` / ``"rr@10"`` (case-insensitive).
+    metric : str or measure object
+        One name of the measure language, as accepted by
+        :meth:`rankmetrics.QueryPlan.evaluate`: ``"ndcg"``, ``"ndcg@10"``, ``"nDCG@10"``,
+        ``"dcg@5"``, ``"p@5"``, ``"P(rel=2)@5"``, ``"recall@10"``, ``"R@100"``, ``"f1@10"``,
+        ``"map"`` / ``"AP@100"``, ``"mrr"`` / ``"RR"``, ``"Rprec"``, ``"Success@10"``,
+        ``"SetF(beta=0.5)"``, ``"ndcg_cut.10"`` (case-insensitive), or an object such as
+        ``rankmetrics.measures.nDCG@10``.
     k : int >= 1, optional
         Cutoff; an alternative to ``"@k"`` in ``metric`` (both may be given only if equal).
         None (default) with no ``"@k"`` means the whole list.
@@ -358,9 +373,9 @@ def make_ranking_scorer(
         of a splitter that cut queries in two. Scoring outside cross-validation (e.g. an
         independent test set that reuses ids) is never checked.
     **options
-        Further keyword arguments of the core metric: ``gain``, ``discount``, ``log_base``,
-        ``empty`` (nDCG/DCG family); ``threshold``, ``empty``, ``beta`` (fbeta),
-        ``denominator`` (AP).
+        Further keyword arguments of the core metric: ``gain`` (for nDCG and DCG default
+        "linear", the gain of ``sklearn.metrics.ndcg_score``), ``discount``, ``log_base``,
+        ``empty`` (nDCG/DCG family); ``threshold``, ``empty``, ``beta`` (F), ``denominator`` (AP).
 
     Returns
     -------
@@ -409,43 +424,49 @@ def make_ranking_scorer(
     >>> model = LinearRegression().fit(X, y)
     >>> scorer = make_ranking_scorer("ndcg@2")
     >>> scorer
-    make_ranking_scorer('ndcg@2', ties='average', response_method=('decision_function', \
-'predict_proba', 'predict'))
+    make_ranking_scorer('ndcg@2', ties='average', gain='linear', \
+response_method=('decision_function', 'predict_proba', 'predict'))
     >>> with sklearn.config_context(enable_metadata_routing=True):
     ...     value = scorer(model, X, y, qid=qid)
     >>> round(value, 4), value == ndcg_score(y, model.predict(X), qid, k=2)
-    (0.8369, True)
+    (0.81, True)
     """
-    base, name_k = parse_metric(metric)
+    found = parse_measure(metric)
+    if len(found) != 1:
+        raise ValueError(f"make_ranking_scorer({metric!r}) names {len(found)} measures; give one "
+                         "(ranking_scorers builds several)")
+    measure = found[0]
+    base = core_metric(measure)
     k = check_k(k)
-    if name_k is not None and k is not None and name_k != k:
-        raise ValueError(f"metric {metric!r} has cutoff {name_k} but k={k} was also given")
-    k = name_k if name_k is not None else k
-    display = metric.strip() if ("@" in metric or k is None) else f"{metric.strip()}@{k}"
+    if measure.k is not None and k is not None and measure.k != k:
+        raise ValueError(f"metric {metric!r} has cutoff {measure.k} but k={k} was also given")
+    display = str(metric).strip()
+    if k is not None and measure.k is None:
+        display = f"{display}@{k}"
+        (measure,) = parse_measure(display)
+    measure = replace(measure, name=display)
     methods = _check_response_method(response_method)
     if split_queries not in _SPLIT_CHOICES:
         raise ValueError(
             f"split_queries must be one of {_SPLIT_CHOICES}; got {split_queries!r}"
         )
-    per_query, mean_form = _CORE[base]
-    kwargs: dict[str, Any] = {"k": k, "ties": ties, **options}
-    params = inspect.signature(per_query).parameters
-    unknown = [o for o in kwargs if o not in params or o in ("y_true", "y_score", "qid")]
+    allowed = _OPTIONS[base]
+    unknown = [o for o in options if o not in allowed]
     if unknown:
-        allowed = [p for p in params if p not in ("y_true", "y_score", "qid")]
         raise TypeError(
-            f"make_ranking_scorer({metric!r}) got option {unknown[0]!r}, which "
-            f"rankmetrics.{per_query.__name__} does not take; its options: {', '.join(allowed)}"
+            f"make_ranking_scorer({metric!r}) got option {unknown[0]!r}, which {base} does not "
+            f"take; its options: ties, {', '.join(allowed)}"
         )
+    kwargs: dict[str, Any] = {"ties": ties, **_DEFAULTS.get(base, {}), **options}
     # validate option values now, on a two-row query, rather than inside a long search
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            mean_form([1, 0], [1.0, 0.0], None, **kwargs)
+            _mean(measure, [1, 0], [1.0, 0.0], None, kwargs)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"make_ranking_scorer({metric!r}): {exc}") from exc
 
-    score_kwargs = {"metric": base, "name": display, **kwargs}
+    score_kwargs = {"metric": measure, "name": display, **kwargs}
     if _Scorer is not None:
         scorer = _RankingScorer(_ranking_score, 1, score_kwargs, methods)
         scorer._display_name = display
@@ -494,9 +515,10 @@ def ranking_scorers(*metrics: str, **options: Any) -> dict[str, Any]:
     return {m: make_ranking_scorer(m, **options) for m in metrics}
 
 
-#: nDCG over the whole list of each query (exponential gain, log2 discount, ties averaged).
+#: nDCG over the whole list of each query (linear gain as scikit-learn, log2 discount, ties
+#: averaged).
 ndcg_scorer = make_ranking_scorer("ndcg")
-#: nDCG@10 (exponential gain, log2 discount, ties averaged).
+#: nDCG@10 (linear gain as scikit-learn, log2 discount, ties averaged).
 ndcg_at_10_scorer = make_ranking_scorer("ndcg@10")
 #: Mean average precision (relevant: label >= 1, ties averaged).
 map_scorer = make_ranking_scorer("map")

@@ -130,7 +130,8 @@ def test_plot_curve_values_match_evaluate(files):
     qrels, runs = files
     vecs, _ = trec_gain_curves(qrels, runs[:2], curve="ndcg", depth=10)
     for r in runs[:2]:
-        pq = evaluate(qrels, r, ["nDCG@3", "nDCG@10"]).per_query
+        # trec_gain_curves keeps 2**l - 1; evaluate's default is trec_eval's linear gain
+        pq = evaluate(qrels, r, ["nDCG@3", "nDCG@10"], gain="exponential").per_query
         assert vecs[r.stem][[2, 9]] == pytest.approx(pq.mean().to_numpy())
     cg, _ = trec_gain_curves(qrels, runs[:1], curve="cg", depth=5, gain="linear")
     assert cg[runs[0].stem][4] == pytest.approx(

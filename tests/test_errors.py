@@ -126,7 +126,7 @@ def test_plan_errors():
         plan.ndcg(ranking, k=2, ties="stable")
     with pytest.raises(ValueError, match="made by another QueryPlan"):
         QueryPlan(Y, Q).ndcg(ranking, k=1)
-    with pytest.raises(ValueError, match="unknown metric 'ndgc@10'"):
+    with pytest.raises(ValueError, match="unknown measure 'ndgc@10'"):
         plan.evaluate(S, ["ndgc@10"])
     with pytest.raises(ValueError, match=r"cutoff of 'ndcg@0' must be a positive int"):
         plan.evaluate(S, ["ndcg@0"])

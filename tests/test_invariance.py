@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import rankmetrics
+from rankmetrics.core.functions import RENAMED
 
 # RANKMETRICS_EXAMPLES=<n> runs a deeper search (e.g. before a release); the default keeps CI fast
 SETTINGS = settings(
@@ -184,9 +185,24 @@ def test_2d_layout_equals_flat_layout(n_queries: int, n_docs: int, seed: int) ->
             assert two_d.shape == flat.shape, name
             _close(two_d, flat, f"{name} {kwargs} {ties}")
     for name in SCORE_FUNCTIONS:
-        two_d = getattr(rankmetrics, name + "_score")(labels, scores)
-        flat = getattr(rankmetrics, name + "_score")(labels.ravel(), scores.ravel(), qid)
+        two_d = _score_fn(name)(labels, scores)
+        flat = _score_fn(name)(labels.ravel(), scores.ravel(), qid)
         _close(two_d, flat, name)
+
+
+def _score_fn(name: str):
+    """The mean form of a per-query function (the mean_* spelling where scikit-learn's name
+    means a classification metric)."""
+    full = name + "_score"
+    return getattr(rankmetrics, RENAMED.get(full, full))
+
+
+def _same_gain(name: str, kwargs: dict) -> dict:
+    """ndcg_score/dcg_score default to scikit-learn's linear gain, the per-query functions to
+    2**l - 1: give the score the per-query function's gain explicitly."""
+    if name in ("ndcg", "dcg") and "gain" not in kwargs:
+        return {**kwargs, "gain": "exponential"}
+    return kwargs
 
 
 @SETTINGS
@@ -205,8 +221,9 @@ def test_score_is_weighted_mean_of_per_query_values(data: tuple, weighted: bool,
             with warnings.catch_warnings():
                 if not keep.any():  # nothing to average: NaN (a warning is allowed)
                     warnings.simplefilter("ignore", UserWarning)
-                got = getattr(rankmetrics, name + "_score")(
-                    labels, scores, qid, **kwargs, ties=ties, query_weight=weights
+                got = _score_fn(name)(
+                    labels, scores, qid, **_same_gain(name, kwargs), ties=ties,
+                    query_weight=weights
                 )
             assert isinstance(got, float), name
             _close(got, expected, f"{name}_score {kwargs} {ties}")
@@ -233,7 +250,7 @@ def test_inputs_are_not_mutated(data: tuple) -> None:
             _call(name, kwargs, lab32, scores, qid, ties=ties)
             unchanged(f"{name} {ties} float32 labels")
     for name in SCORE_FUNCTIONS:
-        getattr(rankmetrics, name + "_score")(labels, scores, qid, query_weight=weights)
+        _score_fn(name)(labels, scores, qid, query_weight=weights)
         unchanged(name + "_score")
     plan = rankmetrics.QueryPlan(labels, qid)
     unchanged("QueryPlan")
@@ -336,12 +353,13 @@ def test_score_skips_nan_queries(name: str) -> None:
     qid = np.array([0, 0, 0, 1, 1, 1])
     kwargs = {} if name in ("cg", "dcg") else {"empty": "skip"}
     per_q = getattr(rankmetrics, name)(labels, scores, qid, k=2, **kwargs)
+    kwargs = _same_gain(name, kwargs)
     if name not in ("cg", "dcg"):
         assert np.isnan(per_q[0]) and not np.isnan(per_q[1])
-    got = getattr(rankmetrics, name + "_score")(labels, scores, qid, k=2, **kwargs)
+    got = _score_fn(name)(labels, scores, qid, k=2, **kwargs)
     expected = per_q[1] if name not in ("cg", "dcg") else per_q.mean()
     assert got == pytest.approx(expected, rel=1e-12, abs=1e-12)
-    weighted = getattr(rankmetrics, name + "_score")(
+    weighted = _score_fn(name)(
         labels, scores, qid, k=2, query_weight=[10.0, 1.0], **kwargs
     )
     if name in ("cg", "dcg"):

@@ -4,6 +4,7 @@ the LGBMRanker signature, early stopping and error messages."""
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import pickle
 from typing import Any
@@ -14,6 +15,10 @@ from _extras import require
 
 import rankmetrics as rm
 from rankmetrics.datasets import RankingData, make_ranking_data
+
+# ndcg_score/dcg_score follow scikit-learn (linear gain) by default; LightGBM's gain is 2**l - 1
+_ndcg_score = functools.partial(rm.ndcg_score, gain="exponential")
+_dcg_score = functools.partial(rm.dcg_score, gain="exponential")
 
 lgb = require("lightgbm")
 
@@ -62,15 +67,17 @@ def test_feval_equals_core_every_metric(small, ties) -> None:
     y, q = small.y, small.qid
     kw: dict[str, Any] = {"ties": ties, "empty": 0.0}
     for k in (1, 5):
-        assert out[f"ndcg@{k}"] == pytest.approx(rm.ndcg_score(y, scores, q, k=k, **kw))
-        assert out[f"dcg@{k}"] == pytest.approx(rm.dcg_score(y, scores, q, k=k, ties=ties))
+        assert out[f"ndcg@{k}"] == pytest.approx(_ndcg_score(y, scores, q, k=k, **kw))
+        assert out[f"dcg@{k}"] == pytest.approx(_dcg_score(y, scores, q, k=k, ties=ties))
         assert out[f"cg@{k}"] == pytest.approx(rm.cg_score(y, scores, q, k=k, ties=ties))
         assert out[f"ncg@{k}"] == pytest.approx(rm.ncg_score(y, scores, q, k=k, **kw))
-        assert out[f"precision@{k}"] == pytest.approx(rm.precision_score(y, scores, q, k=k, **kw))
-        assert out[f"recall@{k}"] == pytest.approx(rm.recall_score(y, scores, q, k=k, **kw))
-        assert out[f"f1@{k}"] == pytest.approx(rm.f1_score(y, scores, q, k=k, **kw))
-        assert out[f"map@{k}"] == pytest.approx(
-            rm.average_precision_score(y, scores, q, k=k, **kw))
+        assert out[f"precision@{k}"] == pytest.approx(
+            rm.mean_precision_score(y, scores, q, k=k, **kw))
+        assert out[f"recall@{k}"] == pytest.approx(rm.mean_recall_score(y, scores, q, k=k, **kw))
+        assert out[f"f1@{k}"] == pytest.approx(rm.mean_f1_score(y, scores, q, k=k, **kw))
+        # the adapter's AP denominator is LightGBM's min(k, R)
+        assert out[f"map@{k}"] == pytest.approx(rm.mean_average_precision_score(
+            y, scores, q, k=k, denominator="min_k_relevant", **kw))
         assert out[f"rr@{k}"] == pytest.approx(rm.reciprocal_rank_score(y, scores, q, k=k, **kw))
 
 
@@ -81,11 +88,11 @@ def test_core_options_are_passed_through(small) -> None:
     feval = make_feval(["ndcg", "ap@10", "fbeta"], k=7, threshold=2, beta=2.0,
                        denominator="min_k_relevant", empty="skip", **opts)
     got = {n: v for n, v, _ in feval(scores, _dataset(small))}
-    assert got["ndcg@7"] == pytest.approx(rm.ndcg_score(y, scores, q, k=7, empty="skip", **opts))
-    assert got["ap@10"] == pytest.approx(rm.average_precision_score(
+    assert got["ndcg@7"] == pytest.approx(_ndcg_score(y, scores, q, k=7, empty="skip", **opts))
+    assert got["ap@10"] == pytest.approx(rm.mean_average_precision_score(
         y, scores, q, k=10, threshold=2, denominator="min_k_relevant", empty="skip"))
     assert got["fbeta@7"] == pytest.approx(
-        rm.fbeta_score(y, scores, q, k=7, beta=2.0, threshold=2, empty="skip"))
+        rm.mean_fbeta_score(y, scores, q, k=7, beta=2.0, threshold=2, empty="skip"))
     per_q = feval.per_query(scores, _dataset(small))
     np.testing.assert_allclose(per_q["ndcg@7"],
                                rm.ndcg(y, scores, q, k=7, empty="skip", **opts), equal_nan=True)
@@ -96,19 +103,21 @@ def test_label_gain_is_level_weights(small) -> None:
     label_gain = [0.0, 1.0, 3.0, 10.0, 40.0]
     got = make_feval(k=5, label_gain=label_gain)(scores, _dataset(small))[0][1]
     assert got == pytest.approx(
-        rm.ndcg_score(small.y, scores, small.qid, k=5, gain=label_gain, empty=1.0))
+        _ndcg_score(small.y, scores, small.qid, k=5, gain=label_gain, empty=1.0))
 
 
 def test_defaults_match_lightgbm_conventions() -> None:
-    # an all-zero-label query scores 1.0 (LightGBM); exponential gain, log2 discount, k=10
+    # an all-zero-label query scores 1.0 (LightGBM); exponential gain, log2 discount; the
+    # cutoff comes from the name or k only (default: whole list)
     y = np.array([0, 0, 0, 3, 1, 0, 0])
     group = [3, 4]
     scores = np.array([0.1, 0.2, 0.3, 0.0, 0.5, 0.5, 0.2])
-    metric = make_eval_metric()
+    assert make_eval_metric().names == ["ndcg"]
+    metric = make_eval_metric(k=10)
     (name, value, higher_better), = metric(y, scores, None, group)
     assert (name, higher_better) == ("ndcg@10", True)
     q = np.repeat([0, 1], group)
-    assert value == pytest.approx(rm.ndcg_score(y, scores, q, k=10, empty=1.0))
+    assert value == pytest.approx(_ndcg_score(y, scores, q, k=10, empty=1.0))
     assert value == pytest.approx((1.0 + rm.ndcg(y[3:], scores[3:], k=10)[0]) / 2)
     stable = make_eval_metric(ties="stable")(y, scores, None, group)[0][1]
     assert stable == pytest.approx(builtin_ndcg(y, scores, group, k=10)["ndcg@10"], abs=1e-12)
@@ -123,16 +132,18 @@ def test_bounds_bracket_the_average(small) -> None:
             name = f"ndcg@{k}"
             lo, mid, hi = res[name + "_pessimistic"], res[name], res[name + "_optimistic"]
             assert lo <= mid <= hi and lo < hi
-            assert hi == pytest.approx(rm.ndcg_score(small.y, scores, small.qid, k=k,
+            assert hi == pytest.approx(_ndcg_score(small.y, scores, small.qid, k=k,
                                                      ties="optimistic", empty=1.0))
-            assert lo == pytest.approx(rm.ndcg_score(small.y, scores, small.qid, k=k,
+            assert lo == pytest.approx(_ndcg_score(small.y, scores, small.qid, k=k,
                                                      ties="pessimistic", empty=1.0))
 
 
 # ------------------------------------------------------------------------------------ names
 def test_names() -> None:
-    assert make_feval().names == ["ndcg@10"]
-    assert make_feval("NDCG", k=(1, 3, 5, 10)).names == ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10"]
+    assert make_feval().names == ["ndcg"]  # k defaults to None (before: 10)
+    assert make_feval("map").names == ["map"]
+    # names are kept as given (before: lower-cased)
+    assert make_feval("NDCG", k=(1, 3, 5, 10)).names == ["NDCG@1", "NDCG@3", "NDCG@5", "NDCG@10"]
     assert make_feval(["ndcg @ 5", "map", "p"], k=(None, 2)).names == [
         "ndcg@5", "map", "map@2", "p", "p@2"]
     assert make_feval("mrr", k=None, prefix="tie_", bounds=True).names == [
@@ -148,7 +159,7 @@ def test_plan_built_once_per_dataset(small) -> None:
     for seed in range(4):
         scores = _tied_scores(small, seed)
         assert feval(scores, ds)[1][1] == pytest.approx(
-            rm.ndcg_score(small.y, scores, small.qid, k=5, empty=1.0))
+            _ndcg_score(small.y, scores, small.qid, k=5, empty=1.0))
     assert feval._cache.builds == 1
 
 
@@ -159,7 +170,7 @@ def test_cache_keeps_datasets_apart() -> None:
     for seed in range(3):  # alternate: every call must use its own Dataset's plan
         for d, ds in ((a, da), (b, db)):
             s = _tied_scores(d, seed)
-            expected = rm.ndcg_score(d.y, s, d.qid, k=5, empty=1.0)
+            expected = _ndcg_score(d.y, s, d.qid, k=5, empty=1.0)
             assert feval(s, ds)[0][1] == pytest.approx(expected)
     assert feval._cache.builds == 2
 
@@ -172,7 +183,7 @@ def test_cache_survives_id_reuse() -> None:
         d = _data(10 + seed, seed=seed)
         s = _tied_scores(d, seed)
         assert feval(s, _dataset(d))[0][1] == pytest.approx(  # the Dataset dies right here
-            rm.ndcg_score(d.y, s, d.qid, k=3, empty=1.0))
+            _ndcg_score(d.y, s, d.qid, k=3, empty=1.0))
     assert len(feval._cache.entries) == 2
 
 
@@ -183,7 +194,7 @@ def test_cache_follows_set_label(small) -> None:
     feval(s, ds)
     new_y = small.y[::-1].copy()  # same groups, different labels
     ds.set_label(new_y)
-    assert feval(s, ds)[0][1] == pytest.approx(rm.ndcg_score(new_y, s, small.qid, k=5, empty=1.0))
+    assert feval(s, ds)[0][1] == pytest.approx(_ndcg_score(new_y, s, small.qid, k=5, empty=1.0))
 
 
 def test_cache_matches_equal_content(small) -> None:
@@ -216,7 +227,7 @@ def test_query_weights(small) -> None:
     row_w = np.repeat(qw, small.group_sizes)
     got = make_feval(k=5)(s, _dataset(small, weight=row_w))[0][1]
     assert got == pytest.approx(
-        rm.ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=qw))
+        _ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=qw))
 
     # weights varying inside a query: LightGBM averages them ("mean"); "first" is offered too
     row_w = rng.uniform(0.5, 2.0, small.n_samples)
@@ -226,9 +237,9 @@ def test_query_weights(small) -> None:
     got_mean = make_feval(k=5)(s, ds)[0][1]
     got_first = make_feval(k=5, query_weight="first")(s, ds)[0][1]
     assert got_mean == pytest.approx(
-        rm.ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=mean_w))
+        _ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=mean_w))
     assert got_first == pytest.approx(
-        rm.ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=row_w[starts]))
+        _ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=row_w[starts]))
 
     # LightGBM agrees (ties="stable") on queries with a relevant document. It adds an all-zero
     # query's 1.0 *unweighted* while dividing by the sum of query weights (rank_metric.hpp), so
@@ -269,9 +280,9 @@ def test_lgbmranker_fit_reports_core_values() -> None:
         pred = model.predict(valid.X, num_iteration=it)
         for k in (3, 10):
             assert rec[f"tie_ndcg@{k}"][it - 1] == pytest.approx(
-                rm.ndcg_score(valid.y, pred, valid.qid, k=k, empty=1.0), abs=1e-12)
+                _ndcg_score(valid.y, pred, valid.qid, k=k, empty=1.0), abs=1e-12)
         assert rec["ndcg@10"][it - 1] == pytest.approx(
-            rm.ndcg_score(valid.y, pred, valid.qid, k=10, ties="stable", empty=1.0), abs=1e-9)
+            _ndcg_score(valid.y, pred, valid.qid, k=10, ties="stable", empty=1.0), abs=1e-9)
 
 
 # --------------------------------------------------------------------------- early stopping
@@ -344,7 +355,7 @@ def test_builtin_ndcg_per_query_is_stable_ties(small) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [
-        ({"metrics": "nope"}, ValueError, r"unknown metric 'nope'"),
+        ({"metrics": "nope"}, ValueError, r"unknown measure 'nope'"),
         ({"metrics": []}, ValueError, r"at least one metric"),
         ({"metrics": ["ndcg@5", "ndcg"], "k": 5}, ValueError, r"unique.*'ndcg@5'"),
         ({"k": 0}, ValueError, r"k must be a positive int or None; got 0"),

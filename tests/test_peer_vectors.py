@@ -326,10 +326,10 @@ def _exception(name: str) -> type[Exception]:
 
 
 _TORCH_BINARY = {
-    "ap": "average_precision_score",
+    "ap": "mean_average_precision_score",
     "rr": "reciprocal_rank_score",
-    "precision": "precision_score",
-    "recall": "recall_score",
+    "precision": "mean_precision_score",
+    "recall": "mean_recall_score",
 }
 
 
@@ -355,7 +355,8 @@ def _map_torch_grouped(v: dict[str, Any]) -> list[Check]:
         exp = v["expected"]
         assert exp["k"] == ks, exp["k"]
         checks = []
-        for name, func in (("precision@k", "precision_score"), ("recall@k", "recall_score")):
+        for name, func in (("precision@k", "mean_precision_score"),
+                           ("recall@k", "mean_recall_score")):
             calls = [
                 Call(func, target, preds, qid, {"k": kk, "threshold": 1, "ties": "average"})
                 for kk in ks
@@ -391,10 +392,10 @@ def _map_xgboost(v: dict[str, Any]) -> list[Check]:
         kwargs["discount"] = "log"
         kwargs["empty"] = 0.0 if (minus or p.get("no_relevant_scores_zero")) else 1.0
     elif metric == "ap":
-        func = "average_precision_score"
+        func = "mean_average_precision_score"
         kwargs["empty"] = 0.0 if (minus or p.get("no_relevant_scores_zero")) else 1.0
     elif metric == "precision":
-        func = "precision_score"
+        func = "mean_precision_score"
         kwargs["empty"] = 0.0  # no relevant document: no hit in the top k
     else:
         raise KeyError(f"no mapping for xgboost metric {metric!r}")

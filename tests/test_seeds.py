@@ -504,7 +504,7 @@ def test_slides_map_system1_with_slip() -> None:
     per_query = rankmetrics.average_precision(y, s, qid)
     np.testing.assert_allclose(per_query, [AP_A, AP_C], rtol=0, atol=EXACT)
     np.testing.assert_allclose(per_query, [0.78, 0.54], rtol=0, atol=PRINTED)
-    map1 = rankmetrics.average_precision_score(y, s, qid)
+    map1 = rankmetrics.mean_average_precision_score(y, s, qid)
     assert map1 == pytest.approx((AP_A + AP_C) / 2, abs=EXACT)
     assert map1 == pytest.approx(0.66, abs=PRINTED)
     # Pin the slip: C's AP is not 0.44, and (0.78 + 0.44)/2 = 0.61 is not the MAP.
@@ -520,7 +520,7 @@ def test_slides_map_system2() -> None:
     per_query = rankmetrics.average_precision(y, s, qid)
     np.testing.assert_allclose(per_query, [AP_B, AP_D], rtol=0, atol=EXACT)
     np.testing.assert_allclose(per_query, [0.52, 0.44], rtol=0, atol=PRINTED)
-    map2 = rankmetrics.average_precision_score(y, s, qid)
+    map2 = rankmetrics.mean_average_precision_score(y, s, qid)
     assert map2 == pytest.approx((AP_B + AP_D) / 2, abs=EXACT)
     assert map2 == pytest.approx(0.48, abs=PRINTED)
 

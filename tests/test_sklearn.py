@@ -51,12 +51,12 @@ CORE = {
     "dcg": rankmetrics.dcg_score,
     "cg": rankmetrics.cg_score,
     "ncg": rankmetrics.ncg_score,
-    "p": rankmetrics.precision_score,
-    "recall": rankmetrics.recall_score,
-    "f1": rankmetrics.f1_score,
-    "fbeta": rankmetrics.fbeta_score,
-    "map": rankmetrics.average_precision_score,
-    "ap": rankmetrics.average_precision_score,
+    "p": rankmetrics.mean_precision_score,
+    "recall": rankmetrics.mean_recall_score,
+    "f1": rankmetrics.mean_f1_score,
+    "fbeta": rankmetrics.mean_fbeta_score,
+    "map": rankmetrics.mean_average_precision_score,
+    "ap": rankmetrics.mean_average_precision_score,
     "mrr": rankmetrics.reciprocal_rank_score,
     "rr": rankmetrics.reciprocal_rank_score,
 }
@@ -217,11 +217,11 @@ def test_ready_scorers(data, routing):
     pred = est.predict(X)
     assert ndcg_scorer(est, X, y, qid=q) == rankmetrics.ndcg_score(y, pred, q)
     assert ndcg_at_10_scorer(est, X, y, qid=q) == rankmetrics.ndcg_score(y, pred, q, k=10)
-    assert map_scorer(est, X, y, qid=q) == rankmetrics.average_precision_score(y, pred, q)
+    assert map_scorer(est, X, y, qid=q) == rankmetrics.mean_average_precision_score(y, pred, q)
     assert mrr_scorer(est, X, y, qid=q) == rankmetrics.reciprocal_rank_score(y, pred, q)
     scorers = ranking_scorers("ndcg@10", "map", "p@5")
     assert list(scorers) == ["ndcg@10", "map", "p@5"]
-    assert scorers["p@5"](est, X, y, qid=q) == rankmetrics.precision_score(y, pred, q, k=5)
+    assert scorers["p@5"](est, X, y, qid=q) == rankmetrics.mean_precision_score(y, pred, q, k=5)
 
 
 def test_scorer_requests_qid_and_groups():
@@ -579,7 +579,7 @@ def test_wrapper_input_errors(data):
 @pytest.mark.parametrize(
     ("args", "kwargs", "exc", "match"),
     [
-        (("ndgc",), {}, ValueError, "unknown metric 'ndgc'"),
+        (("ndgc",), {}, ValueError, "unknown measure 'ndgc'"),
         (("ndcg@5",), {"k": 10}, ValueError, "has cutoff 5 but k=10"),
         (("ndcg",), {"k": 0}, ValueError, "k must be a positive int"),
         (("ndcg",), {"k": 2.5}, TypeError, "k must be a positive int"),

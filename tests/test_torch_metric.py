@@ -103,7 +103,7 @@ def test_spanning_batches_and_forward():
 
 
 def test_metric_errors():
-    with pytest.raises(ValueError, match=r"unknown metric 'ndcg10'"):
+    with pytest.raises(ValueError, match=r"unknown measure 'ndcg10'"):
         RankingMetric("ndcg10")
     metric = RankingMetric("map")
     with pytest.raises(ValueError, match=r"preds and target must have the same shape"):

@@ -173,9 +173,9 @@ def test_spanning_merge_of_held_rows():
 
 
 def test_monitor_errors():
-    with pytest.raises(ValueError, match=r"unknown metric 'ndgc@10'"):
+    with pytest.raises(ValueError, match=r"unknown measure 'ndgc@10'"):
         RankingMonitor("ndgc@10")
-    with pytest.raises(ValueError, match=r"metric names must be distinct"):
+    with pytest.raises(ValueError, match=r"measure .* is given twice"):
         RankingMonitor(["map", "map"])
     with pytest.raises(ValueError, match=r"ties must be one of"):
         RankingMonitor(ties="mean")

@@ -34,11 +34,12 @@ def test_ideal_comes_from_the_recall_base_and_unjudged_documents_gain_nothing():
     assert (row["NumRel"], row["NumRelRet"]) == (3, 2)
 
 
-def test_default_gain_is_exponential_like_the_core():
+def test_default_gain_is_linear_like_trec_eval():
+    # deliberately changed default: trec_eval's and ir_measures' linear gain (was exponential)
     qrels = {"q": {"a": 2, "b": 1}}
     run = {"q": {"b": 2.0, "a": 1.0}}
-    exp = evaluate(qrels, run, ["nDCG"]).mean["nDCG"]
-    lin = evaluate(qrels, run, ["nDCG"], gain="linear").mean["nDCG"]
+    exp = evaluate(qrels, run, ["nDCG"], gain="exponential").mean["nDCG"]
+    lin = evaluate(qrels, run, ["nDCG"]).mean["nDCG"]
     assert exp == pytest.approx((1 + 3 / LOG2_3) / (3 + 1 / LOG2_3))
     assert lin == pytest.approx((1 + 2 / LOG2_3) / (2 + 1 / LOG2_3))
 
@@ -185,8 +186,8 @@ def test_fractional_labels_need_a_gain_that_takes_them():
     qrels = {"q": {"a": 0.5}}
     run = {"q": {"a": 1.0}}
     with pytest.raises(ValueError, match=r"labels must be integers with gain=\"exponential\""):
-        evaluate(qrels, run, ["nDCG"])
-    assert evaluate(qrels, run, ["nDCG"], gain="linear").mean["nDCG"] == 1.0
+        evaluate(qrels, run, ["nDCG"], gain="exponential")
+    assert evaluate(qrels, run, ["nDCG"]).mean["nDCG"] == 1.0
 
 
 def test_result_object_and_formats():

@@ -51,8 +51,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=(
             "Evaluate a TREC run (qid Q0 docno rank score tag) against qrels (qid iter docno "
             "rel). Measures use ir_measures names (nDCG@10, P@5, AP, RR, Rprec, R@100, "
-            "Success@10, IPrec@0.1, 11pt_avg, ...) or trec_eval names (ndcg_cut_10, P_5, map, "
-            "recip_rank, ...). Use --ties docno --gain linear to reproduce trec_eval."
+            "Success@10, SetF(beta=0.5), IPrec@0.1, 11pt_avg, ...) or trec_eval names "
+            "(ndcg_cut.10, P.5, map, recip_rank, ..., all_trec). Gains are linear (trec_eval's "
+            "and ir_measures'); use --ties docno to reproduce trec_eval's tie order too."
         ),
     )
     p.add_argument("qrels", help="qrels file (.gz accepted)")
@@ -68,9 +69,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="output: aligned table (default), csv, json, or trec_eval's three "
                         "columns")
-    p.add_argument("--gain", type=_gain, default="exponential",
-                   help="gain of a label: exponential (2^l-1, default), linear (trec_eval), "
-                        "'1=3,2=9' (level=gain, others linear) or '0,1,10,100' (per level)")
+    p.add_argument("--gain", type=_gain, default="linear",
+                   help="gain of a label: linear (the label, as trec_eval and ir_measures; "
+                        "default), exponential (2^l-1), '1=3,2=9' (level=gain, others linear) "
+                        "or '0,1,10,100' (per level)")
     p.add_argument("--discount", default="log",
                    choices=("log", "jarvelin2002", "jarvelin2008", "none"),
                    help="rank discount (default log: 1/log_b(rank+1))")
@@ -96,12 +98,25 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _measures(values: list[str] | None) -> list[str]:
-    from ..measures.grammar import split_measure_list
+def _measures(values: list[str] | None, ties: str) -> list[str]:
+    from ..measures.grammar import ALL_TREC, ORDER_ONLY_KINDS, parse_measure, split_measure_list
 
     if not values:
         return list(DEFAULT_MEASURES)
-    return [m for v in values for m in split_measure_list(v)]
+    out: list[str] = []
+    for name in (m for v in values for m in split_measure_list(v)):
+        if name.strip().lower() != "all_trec":
+            out.append(name)
+            continue
+        keep = [n for n in ALL_TREC
+                if ties != "average" or parse_measure(n)[0].kind not in ORDER_ONLY_KINDS]
+        if len(keep) < len(ALL_TREC):
+            sys.stderr.write(
+                "rankmetrics eval: all_trec without iprec_at_recall and 11pt_avg, which have no "
+                "exact tie average (add --ties docno for trec_eval's order and all of them)\n"
+            )
+        out.extend(keep)
+    return out
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
@@ -139,7 +154,8 @@ def run(args: argparse.Namespace) -> int:
     if args.digits < 0:
         raise ValueError(f"--digits must be >= 0; got {args.digits}")
     result = evaluate(
-        args.qrels, args.run, _measures(args.measures), ties=args.ties, gain=args.gain,
+        args.qrels, args.run, _measures(args.measures, args.ties), ties=args.ties,
+        gain=args.gain,
         discount=args.discount, log_base=args.log_base, threshold=args.threshold,
         complete=args.complete, max_depth=args.max_depth, beta=args.beta, empty=args.empty,
         progress=_show_progress(args),

@@ -7,6 +7,7 @@ and call its methods instead.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -403,6 +404,70 @@ def reciprocal_rank(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None
     return plan.reciprocal_rank(scores, k=k, threshold=threshold, ties=ties, empty=empty)
 
 
+@_doc("""R-precision per query: expected relevant documents in ranks 1..R, divided by R.
+
+    R is the number of relevant documents of the query (labels >= threshold). With
+    ties="average" the expected count at rank R comes from the kernel's prefix sums of the
+    tie-group mean relevance, which is exact (McSherry & Najork 2008, Sec. 2.1, at k = R);
+    trec_eval's ``Rprec``.
+
+    Parameters
+    ----------
+    {inputs}
+    {threshold}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import r_precision
+    >>> r_precision([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1])   # R = 2: 1 + 1/2 relevant in the top 2
+    array([0.75])
+    """)
+def r_precision(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+                threshold: float = 1, ties: str = "average",
+                empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.r_precision(scores, threshold=threshold, ties=ties, empty=empty)
+
+
+@_doc("""Success at k per query: 1 if a relevant document is within the top k, else 0.
+
+    With ties, the probability over tied orderings that one is: the reciprocal-rank terms
+    P(first relevant at rank i) / i of McSherry & Najork (2008, Sec. 2.5) times i, summed to k.
+    trec_eval's ``success_k`` (ir_measures ``Success@k``).
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> from rankmetrics import success
+    >>> success([0, 1, 0], [0.9, 0.5, 0.5], k=2)   # the relevant one is 2nd or 3rd
+    array([0.5])
+    """)
+def success(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+            k: int | None = None, threshold: float = 1, ties: str = "average",
+            empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.success(scores, k=k, threshold=threshold, ties=ties, empty=empty)
+
+
 # ------------------------------------------------------------------------------- means
 _SCORE_DOC = """Mean of :func:`{name}` over queries (scikit-learn style), a float.
 
@@ -428,28 +493,94 @@ _SCORE_DOC = """Mean of :func:`{name}` over queries (scikit-learn style), a floa
     """
 
 
-def _mean_form(fn: Callable[..., Values]) -> Callable[..., float]:
+_SKLEARN_NOTE = """
+    Notes
+    -----
+    ``{score}`` is scikit-learn's name and gives scikit-learn's number by default: linear gain
+    (the label itself), as ``sklearn.metrics.{score}`` (with ``ignore_ties=False``, its
+    tie-averaged form), so on scikit-learn's 2-D layout the two agree. Every other keyword
+    keeps :func:`{name}`'s default; pass ``gain="exponential"`` for 2**l - 1 (LightGBM's gain,
+    the default of :func:`{name}`). ``sample_weight`` is scikit-learn's spelling of
+    ``query_weight`` (one weight per row of the 2-D layout, i.e. per query).
+"""
+
+
+def _mean_form(fn: Callable[..., Values], *, defaults: dict[str, Any] | None = None,
+               name: str | None = None) -> Callable[..., float]:
+    preset = dict(defaults or {})
+
     def score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
               query_weight: ArrayLike | None = None, **kwargs: Any) -> float:
-        values = fn(y_true, y_score, qid, **kwargs)
+        if preset and "sample_weight" in kwargs:
+            if query_weight is not None:
+                raise TypeError("pass query_weight or sample_weight, not both")
+            query_weight = kwargs.pop("sample_weight")
+        values = fn(y_true, y_score, qid, **{**preset, **kwargs})
         return weighted_mean(values, query_weight, values.shape[0])
 
-    score.__name__ = score.__qualname__ = f"{fn.__name__}_score"
-    score.__doc__ = _SCORE_DOC.format(name=fn.__name__)
+    score.__name__ = score.__qualname__ = name or f"{fn.__name__}_score"
+    doc = _SCORE_DOC.format(name=fn.__name__)
+    if preset:
+        doc += _SKLEARN_NOTE.format(score=score.__name__, name=fn.__name__)
+    score.__doc__ = doc
     score.__module__ = __name__
     return score
 
 
 cg_score = _mean_form(cg)
-dcg_score = _mean_form(dcg)
+dcg_score = _mean_form(dcg, defaults={"gain": "linear"})
 ncg_score = _mean_form(ncg)
-ndcg_score = _mean_form(ndcg)
-precision_score = _mean_form(precision)
-recall_score = _mean_form(recall)
-f1_score = _mean_form(f1)
-fbeta_score = _mean_form(fbeta)
-average_precision_score = _mean_form(average_precision)
+ndcg_score = _mean_form(ndcg, defaults={"gain": "linear"})
 reciprocal_rank_score = _mean_form(reciprocal_rank)
+r_precision_score = _mean_form(r_precision)
+success_score = _mean_form(success)
+# scikit-learn's precision_score, recall_score, f1_score, fbeta_score and
+# average_precision_score are classification metrics: ours are spelled mean_*.
+mean_precision_score = _mean_form(precision, name="mean_precision_score")
+mean_recall_score = _mean_form(recall, name="mean_recall_score")
+mean_f1_score = _mean_form(f1, name="mean_f1_score")
+mean_fbeta_score = _mean_form(fbeta, name="mean_fbeta_score")
+mean_average_precision_score = _mean_form(average_precision,
+                                          name="mean_average_precision_score")
+_NEW = {f.__name__: f for f in (mean_precision_score, mean_recall_score, mean_f1_score,
+                                mean_fbeta_score, mean_average_precision_score)}
+#: old name -> new name (the old names warn FutureWarning and give the same number)
+RENAMED = {"precision_score": "mean_precision_score", "recall_score": "mean_recall_score",
+           "f1_score": "mean_f1_score", "fbeta_score": "mean_fbeta_score",
+           "average_precision_score": "mean_average_precision_score"}
+
+
+def _old(old: str) -> Callable[..., float]:
+    new = RENAMED[old]
+    target = _NEW[new]
+
+    def alias(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None,
+              **kwargs: Any) -> float:
+        warnings.warn(
+            f"rankmetrics.{old} is the mean of a ranking measure over queries, not "
+            f"scikit-learn's classification metric of that name; it is now spelled "
+            f"rankmetrics.{new} (the old name keeps working and gives the same number)",
+            FutureWarning, stacklevel=2)
+        return target(y_true, y_score, qid, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = (
+        f"Old name of :func:`{new}` (same number); warns FutureWarning.\n\n"
+        f"    scikit-learn's ``{old}`` is a classification metric; this one is the mean over\n"
+        "    queries of a ranking measure, hence the new name.\n\n"
+        "    Returns\n    -------\n    float\n\n"
+        "    Raises\n    ------\n    ValueError, TypeError\n"
+        f"        As :func:`{new}`.\n"
+    )
+    alias.__module__ = __name__
+    return alias
+
+
+precision_score = _old("precision_score")
+recall_score = _old("recall_score")
+f1_score = _old("f1_score")
+fbeta_score = _old("fbeta_score")
+average_precision_score = _old("average_precision_score")
 
 
 # ------------------------------------------------------------------------------- curves

@@ -188,3 +188,36 @@ def discount_table(key: Any, n: int) -> NDArray[np.float64]:
         out[far] = lb / np.log(ranks[far])
         return out
     return 1.0 / (1.0 + np.log(ranks) / lb)  # jarvelin2008
+
+
+class LevelGains:
+    """Gain of the listed label levels; every other label keeps its linear gain (the label).
+
+    ir_measures' and trec_eval's per-measure ``gains={level: gain}`` rule, as a callable gain
+    (equal and hashable by its table, so caches keyed by :func:`gain_key` reuse it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> LevelGains({1: 3.0, 2: 9.0})(np.array([0.0, 1.0, 2.0, 4.0]))
+    array([0., 3., 9., 4.])
+    """
+
+    def __init__(self, table: Mapping[float, float] | Sequence[tuple[float, float]]) -> None:
+        items = table.items() if isinstance(table, Mapping) else table
+        self.pairs = tuple(sorted((float(a), float(b)) for a, b in items))
+
+    def __call__(self, labels: np.ndarray) -> NDArray[np.float64]:
+        out = np.array(labels, dtype=np.float64, copy=True)
+        for level, g in self.pairs:
+            out[labels == level] = g
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LevelGains) and other.pairs == self.pairs
+
+    def __hash__(self) -> int:
+        return hash(("LevelGains", self.pairs))
+
+    def __repr__(self) -> str:
+        return f"LevelGains({dict(self.pairs)!r})"

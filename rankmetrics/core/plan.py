@@ -7,7 +7,7 @@ built here and cached; :meth:`QueryPlan.rank` and the metric methods only order 
 
 from __future__ import annotations
 
-import re
+import math
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..measures.grammar import Measure, parse_measure, parse_measures
 from . import contributions as _metrics
 from . import kernel as _kernel
 from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
@@ -39,52 +40,59 @@ Values = NDArray[np.float64]
 #: Precision denominators: k (the cutoff), or min(k, query size) as XGBoost's ``pre@k``.
 PRECISION_DENOMINATORS = ("k", "min_k_size")
 
-METRICS = ("cg", "dcg", "ncg", "ndcg", "precision", "recall", "f1", "fbeta", "ap", "rr")
-_ALIASES = {
-    "p": "precision",
-    "prec": "precision",
-    "r": "recall",
-    "map": "ap",
-    "average_precision": "ap",
-    "mrr": "rr",
-    "reciprocal_rank": "rr",
-    "f": "fbeta",
-}
-_NAME_RE = re.compile(r"^\s*([A-Za-z_0-9]+?)\s*(?:@\s*(\d+))?\s*$")
+METRICS = ("cg", "dcg", "ncg", "ndcg", "precision", "recall", "f1", "fbeta", "ap", "rr",
+           "rprec", "success")
+#: measure kind of the grammar -> core metric
+_CORE_OF = {"ndcg": "ndcg", "dcg": "dcg", "ncg": "ncg", "cg": "cg", "p": "precision",
+            "r": "recall", "f": "fbeta", "setf": "fbeta", "ap": "ap", "rr": "rr",
+            "rprec": "rprec", "success": "success"}
+_GAIN_BASES = ("cg", "dcg", "ncg", "ndcg")
 
 
-def parse_metric(name: str) -> tuple[str, Cutoff]:
-    """``"ndcg@10"`` -> ``("ndcg", 10)``; ``"MAP"`` -> ``("ap", None)``.
+def core_metric(m: Measure) -> str:
+    """The core metric computing measure ``m``; ValueError for measures only the TREC layer
+    computes (interpolated precision, document counts)."""
+    base = _CORE_OF.get(m.kind)
+    if base is None:
+        raise ValueError(
+            f"{m.name!r} is computed only by rankmetrics.trec.evaluate (and the rankmetrics eval "
+            "command): it needs a run and qrels, not per-row scores and labels"
+        )
+    return base
+
+
+def parse_metric(name: str | Measure) -> tuple[str, Cutoff]:
+    """``"ndcg@10"`` -> ``("ndcg", 10)``; ``"MAP"`` -> ``("ap", None)`` (kept for old code).
+
+    The name is parsed by the one measure grammar (:mod:`rankmetrics.measures.grammar`);
+    :func:`rankmetrics.measures.parse_measure` gives the parameters as well.
 
     Parameters
     ----------
-    name : str
-        A metric name (case-insensitive, aliases p, r, map, mrr, ...), optionally ``@k``.
+    name : str or Measure
+        One measure name (case-insensitive), e.g. ``"ndcg@10"``, ``"nDCG@10"``, ``"P.5"``.
 
     Returns
     -------
     (base, k) : tuple of str and int or None
-        The canonical metric name and its cutoff (None: whole list).
+        The core metric (one of :data:`METRICS`) and its cutoff (None: whole list).
 
     Raises
     ------
     ValueError
-        Unknown metric name or a cutoff that is not a positive integer.
+        Unknown metric name (with the closest names), a bad cutoff, a name of several
+        measures, or a measure only the TREC layer computes.
+    TypeError
+        ``name`` is neither a string nor a measure object.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"metric names must be strings like 'ndcg@10'; got {name!r}")
-    m = _NAME_RE.match(name)
-    if not m:
-        raise ValueError(f"cannot parse metric name {name!r}; expected e.g. 'ndcg@10' or 'map'")
-    base = m.group(1).lower()
-    base = _ALIASES.get(base, base)
-    if base not in METRICS:
-        raise ValueError(
-            f"unknown metric {name!r}; known: {', '.join(METRICS)} "
-            f"(aliases {', '.join(sorted(_ALIASES))}), optionally with '@k'"
-        )
-    k = None if m.group(2) is None else check_k(int(m.group(2)), f"cutoff of {name!r}")
-    return base, k
+    found = parse_measure(name)
+    if len(found) != 1:
+        raise ValueError(f"{name!r} names {len(found)} measures; give one")
+    m = found[0]
+    base = core_metric(m)
+    if base == "fbeta" and m.kind == "f" and m.beta == 1.0:
+        base = "f1"
+    return base, m.k
 
 
 class QueryPlan:
@@ -402,12 +410,21 @@ class QueryPlan:
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
                        denominator="relevant", precision_denominator="k"):
+        kind = {"f1": "fbeta"}.get(kind, kind)
         ranking = self._ranking(y_score, ks, ties)
         rel_ext, n_rel = self._relevance(threshold)
-        sums = _metrics.at_cutoffs(
-            ranking, self.n_queries, "ap" if kind == "ap" else "rr" if kind == "rr" else "rel",
-            rel_ext, ties, ks,
-        )
+        if kind == "rprec":
+            sums = self._rel_at_r(ranking, rel_ext, n_rel, ties)[None, :]
+        elif kind == "success":
+            # the rr terms are P(first relevant at rank i) / i: times i they sum to
+            # P(a relevant document within k), exact under tie averaging
+            ranks = np.arange(1, self._max_width + 1, dtype=np.float64)
+            sums = _metrics.at_cutoffs(ranking, self.n_queries, "rr", rel_ext, ties, ks, ranks)
+        else:
+            sums = _metrics.at_cutoffs(
+                ranking, self.n_queries, "ap" if kind == "ap" else "rr" if kind == "rr" else "rel",
+                rel_ext, ties, ks,
+            )
         kk = np.array([np.nan if k is None else k for k in ks], dtype=np.float64)[:, None]
         k_eff = np.where(np.isnan(kk), self.sizes[None, :], kk)
         safe_r = np.where(n_rel > 0, n_rel, 1.0)[None, :]
@@ -423,12 +440,28 @@ class QueryPlan:
         elif kind == "ap":
             denom = safe_r if denominator == "relevant" else np.minimum(k_eff, safe_r)
             out = sums / denom
+        elif kind == "rprec":
+            out = sums / safe_r
         else:
             out = sums
         empty_mask = np.broadcast_to(n_rel[None, :] == 0, out.shape)
         names = {"precision": "precision", "recall": "recall", "fbeta": "F-measure",
-                 "ap": "average precision", "rr": "reciprocal rank"}
+                 "ap": "average precision", "rr": "reciprocal rank", "rprec": "R-precision",
+                 "success": "success"}
         return self._finish(out, empty_mask, empty, names[kind])
+
+    def _rel_at_r(self, ranking: _kernel.Ranking, rel_ext: Values, n_rel: Values,
+                  ties: str) -> Values:
+        """Expected relevant documents in ranks 1..R per query (R = its relevant documents)."""
+        out = np.zeros(self.n_queries)
+        for rb, cum in _metrics.cumulative(ranking, "rel", rel_ext, ties, None):
+            r = n_rel[rb.queries].astype(np.int64)
+            ok = np.flatnonzero(r > 0)
+            if ok.size == 0 or cum.shape[1] == 0:
+                continue
+            col = np.minimum(r[ok], cum.shape[1]) - 1
+            out[rb.queries[ok]] = cum[ok, col]
+        return out
 
     def cg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
            ties: str = "average") -> Values:
@@ -495,6 +528,16 @@ class QueryPlan:
                         ties: str = "average", empty: float | str = 0.0) -> Values:
         """Reciprocal rank (at k) per query. See :func:`rankmetrics.reciprocal_rank`."""
         return self._binary_metric(y_score, (check_k(k),), "rr", threshold, ties, empty)[0]
+
+    def r_precision(self, y_score, *, threshold: float = 1, ties: str = "average",
+                    empty: float | str = 0.0) -> Values:
+        """R-precision per query. See :func:`rankmetrics.r_precision`."""
+        return self._binary_metric(y_score, (None,), "rprec", threshold, ties, empty)[0]
+
+    def success(self, y_score, *, k: Cutoff = None, threshold: float = 1,
+                ties: str = "average", empty: float | str = 0.0) -> Values:
+        """Success at k per query. See :func:`rankmetrics.success`."""
+        return self._binary_metric(y_score, (check_k(k),), "success", threshold, ties, empty)[0]
 
     # ---------------------------------------------------------------------------- curves
     def _curve(self, y_score, depth, gain, discount, log_base, ties, normalize, empty):
@@ -565,7 +608,7 @@ class QueryPlan:
     def evaluate(
         self,
         y_score: Any,
-        metrics: str | Iterable[str],
+        metrics: str | Measure | Iterable[str | Measure],
         *,
         ties: str = "average",
         gain: GainLike = "exponential",
@@ -576,62 +619,126 @@ class QueryPlan:
         empty: float | str = 0.0,
         denominator: str = "relevant",
         precision_denominator: str = "k",
-    ) -> dict[str, Values]:
-        """Several metrics on one ranking of ``y_score`` (scores are ordered once).
+        as_frame: bool = False,
+    ) -> Any:
+        """Several measures on one ranking of ``y_score`` (scores are ordered once).
 
         Parameters
         ----------
         y_score : array-like of shape (n_rows,), or a Ranking from :meth:`rank`
-        metrics : str or iterable of str
-            Names such as ``"ndcg@10"``, ``"dcg"``, ``"p@5"``, ``"recall@20"``, ``"f1@10"``,
-            ``"map"``, ``"ap@100"``, ``"mrr"``, ``"rr@10"`` (case-insensitive).
+        metrics : str, measure object, or iterable of them
+            Names of the measure language (:mod:`rankmetrics.measures`), case-insensitive:
+            ``"nDCG@10"``, ``"nDCG(gains={0: 0, 1: 1, 2: 3})@10"``, ``"P(rel=2)@5"``,
+            ``"R@100"``, ``"AP"``, ``"AP@100"``, ``"RR"``, ``"Rprec"``, ``"Success@10"``,
+            ``"SetF(beta=0.5)"``, trec_eval names (``"ndcg_cut.10"``, ``"P_5"``,
+            ``"recip_rank"``) and LightGBM-style names (``"ndcg@10"``, ``"map"``, ``"mrr"``);
+            or objects such as ``rankmetrics.measures.nDCG@10``. Parameters in a name
+            (``rel=``, ``gains=``, ``beta=``, ``ties=``, ``gain=``, ``discount=``, ``b=``,
+            ``empty=``, ``denominator=``) override the keyword options for that measure.
         ties, gain, discount, log_base, threshold, beta, empty, denominator
-            As in the per-metric functions; shared by all metrics of the call
+            As in the per-metric functions; shared by all measures of the call
             (``denominator`` is average precision's).
         precision_denominator : {"k", "min_k_size"}, default "k"
-            Precision's ``denominator`` (see :meth:`precision`).
+            Precision's ``denominator`` (see :meth:`precision`); per measure
+            ``P(denominator=min_k_size)@k`` is not parsed, use this keyword.
+        as_frame : bool, default False
+            Return a pandas DataFrame (index ``qid``, one column per measure) instead of a dict
+            (pandas is imported only then).
 
         Returns
         -------
-        dict
-            Metric name as given -> per-query values, shape (n_queries,), float64.
+        dict or pandas.DataFrame
+            Measure name as given (a measure object: its printed name) -> per-query values,
+            shape (n_queries,), float64, queries in :attr:`qids` order.
 
         Raises
         ------
         ValueError
-            Unknown metric names, bad cutoffs, or any input error of the metrics.
+            Unknown measure names (with the closest names), bad cutoffs or parameters, a
+            measure name given twice, measures only the TREC layer computes (IPrec, 11pt_avg,
+            NumRet, ...), or any input error of the metrics.
+        TypeError
+            A name that is neither a string nor a measure object.
+
+        Examples
+        --------
+        >>> from rankmetrics import QueryPlan
+        >>> plan = QueryPlan([2, 0, 1, 0, 1], qid=[7, 7, 7, 9, 9])
+        >>> out = plan.evaluate([0.5, 0.5, 0.1, 0.3, 0.9], ["nDCG@2", "P(rel=2)@1", "Rprec"])
+        >>> {name: v.round(4).tolist() for name, v in out.items()}
+        {'nDCG@2': [0.6738, 1.0], 'P(rel=2)@1': [0.5, 0.0], 'Rprec': [0.5, 1.0]}
         """
-        names = [metrics] if isinstance(metrics, str) else list(metrics)
-        if not names:
-            raise ValueError("metrics must name at least one metric")
-        parsed = [parse_metric(n) for n in names]
+        measures = parse_measures(metrics)
         check_ties(ties)
         check_empty(empty)
-        ks = [k for _, k in parsed]
-        ranking = self._ranking(y_score, ks, ties)
-        groups: dict[str, list[int]] = {}
-        for i, (base, _) in enumerate(parsed):
-            groups.setdefault(base, []).append(i)
+        check_choice("denominator", denominator, DENOMINATORS)
+        check_choice("precision_denominator", precision_denominator, PRECISION_DENOMINATORS)
+        beta = check_positive_real("beta", beta)
+        specs = [(m, core_metric(m)) for m in measures]
+        by_ties: dict[str, list[int]] = {}
+        for i, (m, _) in enumerate(specs):
+            by_ties.setdefault(m.ties or ties, []).append(i)
         out: dict[str, Values] = {}
-        for base, idx in groups.items():
-            cut = tuple(ks[i] for i in idx)
-            if base in ("cg", "dcg", "ncg", "ndcg"):
-                vals = self._gain_metric(
-                    ranking, cut, gain, None if base in ("cg", "ncg") else discount, log_base,
-                    ties, base in ("ncg", "ndcg"), empty,
-                )
-            else:
-                kind = {"f1": "fbeta"}.get(base, base)
-                vals = self._binary_metric(
-                    ranking, cut, kind, threshold, ties, empty,
-                    beta=1.0 if base == "f1" else check_positive_real("beta", beta),
-                    denominator=check_choice("denominator", denominator, DENOMINATORS),
-                    precision_denominator=check_choice(
-                        "precision_denominator", precision_denominator, PRECISION_DENOMINATORS),
-                )
-            for j, i in enumerate(idx):
-                out[names[i]] = vals[j]
-        return out
+        for t, idx in by_ties.items():
+            check_ties(t)
+            ks = [None if specs[i][1] == "rprec" else specs[i][0].k for i in idx]
+            ranking = self._ranking(y_score, ks, t)
+            groups: dict[Any, list[int]] = {}
+            opts: dict[Any, dict[str, Any]] = {}
+            for i in idx:
+                m, base = specs[i]
+                o = self._options(m, base, gain, discount, log_base, threshold, beta, empty,
+                                  denominator)
+                key = (base, gain_key(o["gain"]),
+                       None if o["discount"] is None else discount_key(o["discount"],
+                                                                       o["log_base"]),
+                       o["threshold"], o["beta"], repr(o["empty"]), o["denominator"])
+                groups.setdefault(key, []).append(i)
+                opts[key] = o
+            for key, members in groups.items():
+                base, o = key[0], opts[key]
+                cut = tuple(specs[i][0].k for i in members)
+                if base in _GAIN_BASES:
+                    vals = self._gain_metric(ranking, cut, o["gain"], o["discount"],
+                                             o["log_base"], t, base in ("ncg", "ndcg"),
+                                             o["empty"])
+                else:
+                    vals = self._binary_metric(ranking, cut, base, o["threshold"], t, o["empty"],
+                                               beta=o["beta"], denominator=o["denominator"],
+                                               precision_denominator=precision_denominator)
+                for j, i in enumerate(members):
+                    out[specs[i][0].name] = vals[j]
+        result = {m.name: out[m.name] for m in measures}
+        if not as_frame:
+            return result
+        import pandas as pd
+
+        index = pd.Index(self.qids, name="qid")
+        return pd.DataFrame(result, index=index)
+
+    def _options(self, m: Measure, base: str, gain: GainLike, discount: DiscountLike,
+                 log_base: float, threshold: float, beta: float, empty: Any,
+                 denominator: str) -> dict[str, Any]:
+        """The call's options with the overrides written in measure ``m``."""
+        g: GainLike = gain if m.gain is None else m.gain
+        if m.gains is not None:  # listed levels; the others keep their linear gain
+            levels = np.unique(np.concatenate([self.labels, self._base_labels]))
+            table = {float(v): float(v) for v in levels.tolist()}
+            table.update(dict(m.gains))
+            g = table
+        disc: DiscountLike | None = discount if m.discount is None else m.discount
+        if base in ("cg", "ncg"):
+            disc = None
+        b = beta
+        if m.kind == "setf":  # trec_eval's set_F.x: (1 + x) P R / (x P + R), i.e. beta^2 = x
+            b = math.sqrt(1.0 if m.beta is None else m.beta)
+        elif m.beta is not None:
+            b = m.beta
+        return {"gain": g, "discount": disc,
+                "log_base": log_base if m.log_base is None else m.log_base,
+                "threshold": threshold if m.rel is None else m.rel,
+                "beta": b, "empty": check_empty(empty if m.empty is None else m.empty),
+                "denominator": denominator if m.denominator is None else m.denominator}
 
 
 def _check_finite_sums(values: Values) -> None:

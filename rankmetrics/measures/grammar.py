@@ -1,92 +1,97 @@
-"""Measure names for :func:`rankmetrics.trec.evaluate`: ir_measures style and trec_eval names.
+"""The one measure language: every entry point that takes a measure name parses it here.
 
-Two spellings are accepted, case-insensitively:
+Accepted, case-insensitively (see ``docs/guide/measures.md``):
 
 * ir_measures style ``Name(param=value, ...)@cutoff``: ``nDCG@10``, ``P(rel=2)@5``,
-  ``nDCG(gains={1: 3, 2: 9})@10``, ``F(beta=0.5)@10``, ``IPrec@0.2``, ``AP``, ``Rprec``;
-* trec_eval names: ``ndcg_cut_10``, ``P_5``, ``recall_100``, ``map``, ``map_cut_100``,
-  ``recip_rank``, ``success_10``, ``iprec_at_recall_0.10``, ``11pt_avg``, ``num_rel_ret``.
-  The family names ``iprec_at_recall``, ``ndcg_cut``, ``map_cut`` and ``success`` expand to
-  trec_eval's default parameters (11 recall levels; cutoffs 5..1000; cutoffs 1, 5, 10).
+  ``nDCG(gains={0: 0, 1: 1, 2: 3})@10``, ``R@100``, ``AP``, ``AP@100``, ``RR``, ``Rprec``,
+  ``Success@10``, ``SetF(beta=0.5)``, ``IPrec@0.2``; our parameters ``ties=``, ``gain=``,
+  ``discount=``, ``b=`` (log base), ``empty=``, ``denominator=`` override the call's options
+  for that measure;
+* trec_eval names: ``ndcg_cut.10`` / ``ndcg_cut_10``, ``P.5`` / ``P_5``, ``recall_100``,
+  ``map``, ``map_cut.100``, ``recip_rank``, ``success_10``, ``set_F``, ``iprec_at_recall_0.10``,
+  ``11pt_avg``, ``num_rel_ret``; the family names ``iprec_at_recall``, ``ndcg_cut``, ``map_cut``,
+  ``success`` and ``all_trec`` expand to trec_eval's default parameters;
+* LightGBM-style lower-case names: ``ndcg@10``, ``map@5``, ``mrr``, ``p@5``, ``f1@10``;
+* measure objects (:data:`rankmetrics.measures.nDCG` ``@ 10``, ``P(rel=2) @ 5``), wherever a
+  string is accepted.
+
+The definitions (names, parameters, cutoffs) live in :mod:`rankmetrics.measures.registry`.
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-#: canonical kind -> accepted base names (lower case)
-_KIND_NAMES: dict[str, tuple[str, ...]] = {
-    "ndcg": ("ndcg",),
-    "dcg": ("dcg",),
-    "cg": ("cg",),
-    "ncg": ("ncg",),
-    "p": ("p", "precision", "prec"),
-    "r": ("r", "recall"),
-    "f": ("f", "f1", "fbeta"),
-    "ap": ("ap", "map", "average_precision"),
-    "rr": ("rr", "mrr", "recip_rank", "reciprocal_rank"),
-    "rprec": ("rprec", "r-prec", "r_prec"),
-    "success": ("success",),
-    "iprec": ("iprec", "iprec_at_recall"),
-    "11pt": ("11pt_avg", "11pt", "ipavg11"),
-    "numret": ("numret", "num_ret"),
-    "numrel": ("numrel", "num_rel"),
-    "numrelret": ("numrelret", "num_rel_ret"),
-}
-_BY_NAME = {alias: kind for kind, names in _KIND_NAMES.items() for alias in names}
+from .registry import BY_NAME, REGISTRY
 
 GAIN_KINDS = ("ndcg", "dcg", "cg", "ncg")
-BINARY_KINDS = ("p", "r", "f", "ap", "rr", "rprec", "success", "iprec", "11pt", "numrel",
-                "numrelret")
+BINARY_KINDS = ("p", "r", "f", "setf", "ap", "rr", "rprec", "success", "iprec", "11pt",
+                "numrel", "numrelret")
 COUNT_KINDS = ("numret", "numrel", "numrelret")
 #: kinds whose value is not a sum of per-position terms: no tie-averaged form here
 ORDER_ONLY_KINDS = ("iprec", "11pt")
-_CUTOFF_KINDS = ("ndcg", "dcg", "cg", "ncg", "p", "r", "f", "ap", "rr", "success")
-_NO_CUTOFF = ("rprec", "11pt", "numret", "numrel", "numrelret")
+_NO_CUTOFF = tuple(d.kind for d in REGISTRY.values() if d.cutoff == "none")
+TIE_NAMES = ("average", "optimistic", "pessimistic", "stable", "docno")
+EMPTY_WORDS = ("skip", "error")
 
 #: trec_eval's recall levels of iprec_at_recall and 11pt_avg: 0.0, 0.1, ..., 1.0
 RECALL_LEVELS = tuple(i / 10 for i in range(11))
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+#: every trec_eval measure rankmetrics computes, with trec_eval's default parameters
+ALL_TREC = (
+    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank"]
+    + [f"iprec_at_recall_{x:.2f}" for x in RECALL_LEVELS]
+    + [f"P_{k}" for k in TREC_CUTOFFS]
+    + [f"recall_{k}" for k in TREC_CUTOFFS]
+    + ["set_P", "set_recall", "set_F", "ndcg"]
+    + [f"ndcg_cut_{k}" for k in TREC_CUTOFFS]
+    + [f"map_cut_{k}" for k in TREC_CUTOFFS]
+    + ["success_1", "success_5", "success_10", "11pt_avg"]
+)
 _TREC_FAMILIES = {
     "iprec_at_recall": [f"iprec_at_recall_{x:.2f}" for x in RECALL_LEVELS],
     "ndcg_cut": [f"ndcg_cut_{k}" for k in TREC_CUTOFFS],
     "map_cut": [f"map_cut_{k}" for k in TREC_CUTOFFS],
     "success": ["success_1", "success_5", "success_10"],
+    "all_trec": ALL_TREC,
 }
 _TREC_CUT_RE = re.compile(
-    r"^(ndcg_cut|map_cut|p|recall|success|iprec_at_recall)_([0-9]*\.?[0-9]+)$"
+    r"^(ndcg_cut|map_cut|p|recall|success|iprec_at_recall|set_f)[._]([0-9]*\.?[0-9]+)$"
 )
 _TREC_CUT_KIND = {"ndcg_cut": "ndcg", "map_cut": "ap", "p": "p", "recall": "r",
-                  "success": "success", "iprec_at_recall": "iprec"}
+                  "success": "success", "iprec_at_recall": "iprec", "set_f": "setf"}
 _IRM_RE = re.compile(
     r"^\s*(?P<base>[A-Za-z0-9_\-]+?)\s*(?:\((?P<params>.*)\))?\s*"
     r"(?:@\s*(?P<cut>[0-9]*\.?[0-9]+))?\s*$",
     re.DOTALL,
 )
-_PARAMS_OF = {
-    "rel": BINARY_KINDS,
-    "gains": GAIN_KINDS,
-    "beta": ("f",),
-    "rule": ("iprec", "11pt"),
-    "levels": ("11pt",),
-}
+_PARAM_ALIASES = {"log_base": "b", "threshold": "rel"}
+_ALL_PARAMS = ("rel", "gains", "beta", "rule", "levels", "ties", "gain", "discount", "b",
+               "empty", "denominator")
 
 
 @dataclass(frozen=True)
 class Measure:
-    """One parsed measure.
+    """One measure: a kind, its cutoff and its parameters.
+
+    Parsed from a name (:func:`parse_measure`) or built like an ir_measures object:
+    ``nDCG @ 10``, ``P(rel=2) @ 5`` (see :mod:`rankmetrics.measures`). Accepted wherever a
+    measure name is.
 
     Attributes
     ----------
     name : str
-        The column name: the name as given (or the expanded trec_eval name of a family).
+        The column name: the name as given (or the expanded trec_eval name of a family); for a
+        measure object, its ir_measures spelling.
     kind : str
-        Canonical kind (``"ndcg"``, ``"p"``, ``"iprec"``, ...).
+        Canonical kind (``"ndcg"``, ``"p"``, ``"iprec"``, ...; see
+        :data:`rankmetrics.measures.registry.REGISTRY`).
     k : int or None
         Rank cutoff (None: the whole retrieved list).
     level : float or None
@@ -94,15 +99,19 @@ class Measure:
     rel : float or None
         Per-measure relevance threshold (overrides ``threshold``).
     gains : tuple of (label, gain) pairs or None
-        Per-measure gain of listed levels (others keep their linear gain, as trec_eval does).
+        Per-measure gain of listed levels (others keep their linear gain, as trec_eval and
+        ir_measures do).
     beta : float or None
-        F-measure weight.
+        F weight: ``F(beta=b)`` weighs recall b times as much as precision (b^2 in the formula);
+        ``SetF(beta=x)`` uses trec_eval's ``set_F.x`` convention, (1 + x) P R / (x P + R).
     rule : {"trec", "trec9", "recall"}
         Interpolated precision: the count of relevant documents that reaches a recall level is
         ``lround(level * R)`` (trec_eval 10), ``int(level * R + 0.9)`` (trec_eval 9 and
         pytrec_eval) or the least j with ``j / R >= level`` (textbook).
     levels : tuple of float or None
         Recall levels averaged by ``11pt_avg`` (None: 0, 0.1, ..., 1).
+    ties, gain, discount, log_base, empty, denominator
+        Per-measure overrides of the call's options (None: the call's).
     """
 
     name: str
@@ -114,6 +123,50 @@ class Measure:
     beta: float | None = None
     rule: str = "trec"
     levels: tuple[float, ...] | None = None
+    ties: str | None = None
+    gain: str | None = None
+    discount: str | None = None
+    log_base: float | None = None
+    empty: float | str | None = None
+    denominator: str | None = None
+
+    # ir_measures-style construction -------------------------------------------------------
+    def __matmul__(self, cutoff: Any) -> Measure:
+        if "@" in self.name:
+            raise ValueError(f"{self.name!r} already has a cutoff")
+        (m,) = parse_measure(f"{self.name}@{cutoff}")
+        return m
+
+    def __call__(self, **params: Any) -> Measure:
+        if "(" in self.name or "@" in self.name:
+            raise ValueError(
+                f"give the parameters before the cutoff, on the bare measure: "
+                f"{REGISTRY[self.kind].display}(...)@k; got {self.name!r}(...)"
+            )
+        parts = [f"{key}={_render(value)}" for key, value in params.items()]
+        (m,) = parse_measure(f"{self.name}({', '.join(parts)})" if parts else self.name)
+        return m
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether larger values are better (every measure here: True)."""
+        return REGISTRY[self.kind].higher_is_better
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_render(a)}: {_render(b)}" for a, b in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_render(v) for v in value) + "]"
+    return repr(value)
 
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
@@ -194,98 +247,200 @@ def _cutoff(kind: str, cut: str | None, name: str) -> tuple[int | None, float | 
     return int(cut), None
 
 
-def parse_measure(name: str) -> list[Measure]:
+def _suggest(name: str) -> str:
+    base = re.split(r"[(@._]", name.strip(), maxsplit=1)[0].lower()
+    shown = {d.kind: d.display for d in REGISTRY.values()}
+    pool = sorted(set(BY_NAME) | set(_TREC_FAMILIES))
+    close = difflib.get_close_matches(base, pool, n=3, cutoff=0.6)
+    if not close:
+        return ""
+    out = []
+    for c in close:
+        label = shown.get(BY_NAME.get(c, ""), c)
+        if label not in out:
+            out.append(label)
+    return f" (did you mean {' or '.join(repr(x) for x in out)}?)"
+
+
+def _unknown(name: str) -> ValueError:
+    return ValueError(
+        f"unknown measure {name!r}; use e.g. nDCG@10, nDCG, DCG@10, CG@10, nCG@10, P@5, "
+        "R@100, F1@10, F(beta=2)@10, SetF(beta=0.5), AP, AP@100, RR, RR@10, Rprec, Success@10, "
+        "IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, or trec_eval names (ndcg_cut.10, P_5, "
+        f"map, recip_rank, recall_100, iprec_at_recall_0.10, ...){_suggest(name)}"
+    )
+
+
+def _word(value: str) -> str:
+    return value.strip().strip("'\"").lower()
+
+
+def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any]) -> None:
+    """Validate one ``key=value`` parameter of measure ``name`` into ``opts``."""
+    if key == "rel":
+        rel = _number(value, f"rel of {name!r}")
+        if rel <= 0:
+            raise ValueError(
+                f"rel of {name!r} must be > 0 (labels <= 0 are never relevant); got {value}"
+            )
+        opts["rel"] = rel
+    elif key == "levels":
+        try:
+            lv = ast.literal_eval(value.strip())
+            levels = tuple(float(x) for x in (lv if isinstance(lv, (list, tuple)) else [lv]))
+        except (ValueError, SyntaxError, TypeError):
+            levels = ()
+        if not levels or not all(0.0 <= x <= 1.0 for x in levels):
+            raise ValueError(
+                f"levels of {name!r} must be a list of recall levels in [0, 1], e.g. "
+                f"[0.2, 0.5, 0.8]; got {value}"
+            )
+        opts["levels"] = levels
+    elif key == "rule":
+        rule = _word(value)
+        if rule not in ("trec", "trec9", "recall"):
+            raise ValueError(f"rule of {name!r} must be 'trec', 'trec9' or 'recall'; got {value}")
+        opts["rule"] = rule
+    elif key == "beta":
+        beta = _number(value, f"beta of {name!r}")
+        if beta <= 0:
+            raise ValueError(f"beta of {name!r} must be > 0; got {value}")
+        opts["beta"] = beta
+    elif key == "gains":
+        opts["gains"] = _parse_gains(value, name)
+    elif key == "ties":
+        ties = _word(value)
+        if ties not in TIE_NAMES:
+            raise ValueError(f"ties of {name!r} must be one of {', '.join(TIE_NAMES)}; got {value}")
+        opts["ties"] = ties
+    elif key == "gain":
+        gain = _word(value)
+        if gain not in ("linear", "exponential"):
+            raise ValueError(
+                f"gain of {name!r} must be 'linear' or 'exponential' (per-level gains: "
+                f"gains={{0: 0, 1: 1, 2: 3}}); got {value}"
+            )
+        opts["gain"] = gain
+    elif key == "discount":
+        disc = _word(value)
+        if disc not in ("log", "jarvelin2002", "jarvelin2008", "none"):
+            raise ValueError(
+                f"discount of {name!r} must be 'log', 'jarvelin2002', 'jarvelin2008' or 'none'; "
+                f"got {value}"
+            )
+        opts["discount"] = disc
+    elif key == "b":
+        b = _number(value, f"b (log base) of {name!r}")
+        if b <= 1:
+            raise ValueError(f"b (log base) of {name!r} must be > 1; got {value}")
+        opts["log_base"] = b
+    elif key == "empty":
+        word = _word(value)
+        opts["empty"] = word if word in EMPTY_WORDS else _number(value, f"empty of {name!r}")
+    elif key == "denominator":
+        den = _word(value)
+        if den not in ("relevant", "min_k_relevant"):
+            raise ValueError(
+                f"denominator of {name!r} must be 'relevant' or 'min_k_relevant'; got {value}"
+            )
+        opts["denominator"] = den
+
+
+def parse_measure(name: str | Measure) -> list[Measure]:
     """Parse one measure name into one :class:`Measure` (several for a trec_eval family name).
+
+    Parameters
+    ----------
+    name : str or Measure
+        A name of the measure language (see the module docstring) or a measure object, which is
+        returned as it is.
+
+    Returns
+    -------
+    list of Measure
 
     Raises
     ------
     TypeError
-        ``name`` is not a string.
+        ``name`` is neither a string nor a :class:`Measure`.
     ValueError
-        Unknown measure, malformed or unsupported parameters, bad cutoff or recall level.
+        Unknown measure (with the closest names), malformed or unsupported parameters, bad
+        cutoff or recall level.
+
+    Examples
+    --------
+    >>> from rankmetrics.measures.grammar import parse_measure
+    >>> parse_measure("P(rel=2)@5")[0].rel
+    2.0
+    >>> [m.k for m in parse_measure("ndcg_cut.10")]
+    [10]
     """
+    if isinstance(name, Measure):
+        return [name]
     if not isinstance(name, str):
-        raise TypeError(f"measure names must be strings like 'nDCG@10'; got {name!r}")
+        raise TypeError(
+            f"measure names must be strings like 'nDCG@10'; got {name!r} (or measure objects "
+            "such as rankmetrics.measures.nDCG@10)"
+        )
     low = name.strip().lower()
-    if low in _TREC_FAMILIES:
+    if low in _TREC_FAMILIES and name.strip() != "Success":  # ir_measures' Success: whole list
         return [m for sub in _TREC_FAMILIES[low] for m in parse_measure(sub)]
     tm = _TREC_CUT_RE.match(low)
     if tm:
         tkind = _TREC_CUT_KIND[tm.group(1)]
+        if tkind == "setf":
+            beta = _number(tm.group(2), f"beta of {name!r}")
+            if beta <= 0:
+                raise ValueError(f"beta of {name!r} must be > 0; got {tm.group(2)}")
+            return [Measure(name=name, kind="setf", beta=beta)]
         k, level = _cutoff(tkind, tm.group(2), name)
         return [Measure(name=name, kind=tkind, k=k, level=level)]
     m = _IRM_RE.match(name)
-    found = _BY_NAME.get(m.group("base").lower()) if m else None
+    found = BY_NAME.get(m.group("base").lower()) if m else None
     if m is None or found is None:
-        raise ValueError(
-            f"unknown measure {name!r}; use e.g. nDCG@10, nDCG, DCG@10, CG@10, nCG@10, P@5, "
-            "R@100, F1@10, F(beta=2)@10, AP, AP@100, RR, RR@10, Rprec, Success@10, IPrec@0.1, "
-            "11pt_avg, NumRet, NumRel, NumRelRet, or trec_eval names (ndcg_cut_10, P_5, map, "
-            "recip_rank, recall_100, iprec_at_recall_0.10, ...)"
-        )
+        raise _unknown(name)
     kind: str = found
     k, level = _cutoff(kind, m.group("cut"), name)
+    allowed = REGISTRY[kind].params
     opts: dict[str, Any] = {}
     if m.group("base").lower() == "f1":
         opts["beta"] = 1.0
+    seen: set[str] = set()
     for item in _split_top(m.group("params") or ""):
         key, eq, value = item.partition("=")
         key = key.strip().lower()
-        if not eq or key not in _PARAMS_OF:
+        key = _PARAM_ALIASES.get(key, key)
+        if not eq or key not in _ALL_PARAMS:
             raise ValueError(
                 f"bad parameter {item!r} in {name!r}; supported: rel=<threshold> (binary "
-                "measures), gains={level: gain} (gain measures), beta=<weight> (F), "
-                "rule=trec|trec9|recall (IPrec, 11pt_avg), levels=[...] (11pt_avg)"
+                "measures), gains={level: gain} (gain measures), beta=<weight> (F, SetF), "
+                "rule=trec|trec9|recall (IPrec, 11pt_avg), levels=[...] (11pt_avg), and "
+                "ties=, gain=linear|exponential, discount=, b=<log base>, empty=, denominator="
             )
-        if kind not in _PARAMS_OF[key]:
-            raise ValueError(f"parameter {key!r} does not apply to {name!r}")
-        if key in opts:
+        if key not in allowed:
+            raise ValueError(
+                f"parameter {key!r} does not apply to {name!r} (it takes "
+                f"{', '.join(allowed) or 'no parameters'})"
+            )
+        if key in seen:
             raise ValueError(f"parameter {key!r} given twice in {name!r}")
-        if key == "rel":
-            rel = _number(value, f"rel of {name!r}")
-            if rel <= 0:
-                raise ValueError(
-                    f"rel of {name!r} must be > 0 (labels <= 0 are never relevant); got {value}"
-                )
-            opts["rel"] = rel
-        elif key == "levels":
-            try:
-                lv = ast.literal_eval(value.strip())
-                levels = tuple(float(x) for x in (lv if isinstance(lv, (list, tuple)) else [lv]))
-            except (ValueError, SyntaxError, TypeError):
-                levels = ()
-            if not levels or not all(0.0 <= x <= 1.0 for x in levels):
-                raise ValueError(
-                    f"levels of {name!r} must be a list of recall levels in [0, 1], e.g. "
-                    f"[0.2, 0.5, 0.8]; got {value}"
-                )
-            opts["levels"] = levels
-        elif key == "rule":
-            rule = value.strip().strip("'\"").lower()
-            if rule not in ("trec", "trec9", "recall"):
-                raise ValueError(
-                    f"rule of {name!r} must be 'trec', 'trec9' or 'recall'; got {value}"
-                )
-            opts["rule"] = rule
-        elif key == "beta":
-            beta = _number(value, f"beta of {name!r}")
-            if beta <= 0:
-                raise ValueError(f"beta of {name!r} must be > 0; got {value}")
-            opts["beta"] = beta
-        else:
-            opts["gains"] = _parse_gains(value, name)
+        seen.add(key)
+        _set_param(key, value, kind, name, opts)
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
 
 
-def parse_measures(names: str | Iterable[str]) -> list[Measure]:
-    """Parse measure names (a string or an iterable of strings); column names must be unique.
+def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
+    """Parse measure names (a string, a measure object or an iterable of them); column names
+    must be unique.
 
     Raises
     ------
     ValueError
         No measure, an unknown or malformed measure, or the same column twice.
+    TypeError
+        An item that is neither a string nor a measure object.
     """
-    items = [names] if isinstance(names, str) else list(names)
+    items = [names] if isinstance(names, (str, Measure)) else list(names)
     out = [m for item in items for m in parse_measure(item)]
     if not out:
         raise ValueError("metrics must name at least one measure, e.g. ['nDCG@10', 'AP']")
@@ -295,3 +450,8 @@ def parse_measures(names: str | Iterable[str]) -> list[Measure]:
             raise ValueError(f"measure {m.name!r} is given twice")
         seen.add(m.name)
     return out
+
+
+def renamed(m: Measure, name: str) -> Measure:
+    """``m`` with another column name."""
+    return replace(m, name=name)

@@ -5,8 +5,9 @@ torchmetrics (``rankmetrics[torchmetrics]``) and is imported only when first use
 
 * :mod:`rankmetrics.torch.functional` -- :func:`cg`, :func:`dcg`, :func:`ncg`, :func:`ndcg`,
   :func:`precision`, :func:`recall`, :func:`f1`, :func:`fbeta`, :func:`average_precision`,
-  :func:`reciprocal_rank` and :func:`evaluate`: per-query values for flat ``(N,)`` input with
-  ``indexes`` or padded ``(B, L)`` input with ``mask``, on the input's device.
+  :func:`reciprocal_rank`, :func:`r_precision`, :func:`success` and :func:`evaluate`:
+  per-query values for flat ``(N,)`` input with ``indexes`` or padded ``(B, L)`` input with
+  ``mask``, on the input's device.
 * :class:`RankingMonitor` -- running means (loss, metrics, tie bounds) for a training loop, with
   sum-reducible state for ``torch.distributed.all_reduce``.
 * :class:`RankingMetric` -- the same as a ``torchmetrics.Metric`` (Lightning ``self.log``).
@@ -33,8 +34,10 @@ from .functional import (
     ncg,
     ndcg,
     precision,
+    r_precision,
     recall,
     reciprocal_rank,
+    success,
 )
 from .monitor import RankingMonitor
 
@@ -48,8 +51,10 @@ __all__ = [
     "ncg",
     "ndcg",
     "precision",
+    "r_precision",
     "recall",
     "reciprocal_rank",
+    "success",
     "RankingMonitor",
     "RankingMetric",
 ]

@@ -25,22 +25,24 @@ tables and gain weights are copied to the device once and cached).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+import math
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from ..core.gains import DiscountLike, GainLike, gain_key
+from ..core.gains import DiscountLike, GainLike, LevelGains, gain_key
 from ..core.options import MetricOptions
-from ..core.plan import parse_metric
+from ..core.plan import core_metric
 from ..core.validation import (
     check_k,
     check_labels,
     check_scores,
     check_ties,
 )
+from ..measures.grammar import parse_measures
 from . import _kernel
 from ._kernel import _INT_EXACT, _MAX_EXP_LABEL, Cutoff, Evaluator, Layout
 
@@ -55,6 +57,8 @@ __all__ = [
     "fbeta",
     "average_precision",
     "reciprocal_rank",
+    "r_precision",
+    "success",
     "evaluate",
 ]
 
@@ -346,18 +350,37 @@ def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
     return _finish(ev, out, ~pos, opt.empty, "nDCG/nCG")
 
 
+def _ranks(r: Any) -> Any:
+    """Rank i -> i: Success@k multiplies the RR terms P(first relevant at i) / i by it."""
+    return r.astype("float64")
+
+
+_RANKS_KEY = ("callable", _ranks)
+
+
 def _binary_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
                    opt: Options) -> Tensor:
     rel, n_rel = ev.batch.relevance(opt.threshold)
-    kind = base if base in ("ap", "rr") else "rel"
-    sums = ev.at(ev.cumulative(mode, kind, ("rel", opt.threshold), rel, None), ks)
+    vkey = ("rel", opt.threshold)
+    dt = rel.dtype
+    if base == "rprec":
+        cum = ev.cumulative(mode, "rel", vkey, rel, None)
+        col = (n_rel.to(torch.int64).clamp(min=1, max=cum.shape[1]) - 1)[:, None]
+        sums = cum.gather(1, col).T.expand(len(ks), -1)
+    elif base == "success":
+        # the rr terms are P(first relevant at rank i) / i: times i they sum to
+        # P(a relevant document within k), exact under tie averaging
+        sums = ev.at(ev.cumulative(mode, "rr", vkey, rel, _RANKS_KEY), ks)
+    else:
+        kind = base if base in ("ap", "rr") else "rel"
+        sums = ev.at(ev.cumulative(mode, kind, vkey, rel, None), ks)
     dt = sums.dtype
     n_docs = ev.batch.n.to(dt)
     k_eff = torch.stack([n_docs if k is None else torch.full_like(n_docs, float(k)) for k in ks])
     safe_r = torch.where(n_rel > 0, n_rel, 1.0)[None, :]
     if base == "precision":
         out = sums / k_eff
-    elif base == "recall":
+    elif base in ("recall", "rprec"):
         out = sums / safe_r
     elif base in ("fbeta", "f1"):
         b2 = 1.0 if base == "f1" else opt.beta * opt.beta
@@ -368,53 +391,101 @@ def _binary_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
     else:
         out = sums
     names = {"precision": "precision", "recall": "recall", "fbeta": "F-measure",
-             "f1": "F-measure", "ap": "average precision", "rr": "reciprocal rank"}
+             "f1": "F-measure", "ap": "average precision", "rr": "reciprocal rank",
+             "rprec": "R-precision", "success": "success"}
     empty_mask = (n_rel == 0)[None, :].expand_as(out)
     return _finish(ev, out, empty_mask, opt.empty, names[base])
 
 
-def parse_names(metrics: str | Iterable[str]) -> list[tuple[str, str, Cutoff]]:
-    """``["ndcg@10", "MAP", "f1@5"]`` -> ``[(name as given, base, k), ...]``."""
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise ValueError("metrics must name at least one metric")
+class Parsed(NamedTuple):
+    """One measure of a call: output name, core metric, cutoff and its own option overrides."""
+
+    name: str
+    base: str
+    k: Cutoff
+    over: dict[str, Any]
+    ties: str | None
+
+
+def parse_names(metrics: Any) -> list[Parsed]:
+    """``["ndcg@10", "P(rel=2)@5", rankmetrics.measures.AP]`` -> one :class:`Parsed` each,
+    through the one measure grammar (:mod:`rankmetrics.measures.grammar`)."""
     out = []
-    for name in names:
-        base, k = parse_metric(name)
-        out.append((name, base, k))
+    for m in parse_measures(metrics):
+        base = core_metric(m)
+        if m.ties is not None:
+            check_ties(m.ties)
+        over: dict[str, Any] = {}
+        if m.gains is not None:
+            over["gain"] = LevelGains(m.gains)
+        elif m.gain is not None:
+            over["gain"] = m.gain
+        if m.discount is not None:
+            over["discount"] = m.discount
+        if m.log_base is not None:
+            over["log_base"] = m.log_base
+        if m.rel is not None:
+            over["threshold"] = m.rel
+        if m.kind == "setf":  # trec_eval's set_F.x: beta^2 = x
+            over["beta"] = math.sqrt(1.0 if m.beta is None else m.beta)
+        elif m.beta is not None:
+            over["beta"] = m.beta
+        if m.empty is not None:
+            over["empty"] = m.empty
+        if m.denominator is not None:
+            over["denominator"] = m.denominator
+        k = None if base == "rprec" else m.k
+        out.append(Parsed(m.name, base, k, over, m.ties))
     return out
 
 
-def width_for(parsed: Sequence[tuple[str, str, Cutoff]], extra: Sequence[Cutoff],
-              length: int) -> int:
-    ks = [k for _, _, k in parsed] + list(extra)
+def width_for(parsed: Sequence[Parsed], extra: Sequence[Cutoff], length: int) -> int:
+    ks = [p.k for p in parsed] + list(extra)
     if any(k is None for k in ks):
         return length
     return min(length, max(k for k in ks if k is not None))
 
 
-def compute_values(ev: Evaluator, parsed: Sequence[tuple[str, str, Cutoff]],
-                   modes: Sequence[str], opt: Options) -> dict[tuple[str, str], Tensor]:
-    """Per-query values of every (mode, metric name): shape (Q,), compute dtype."""
-    groups: dict[str, list[int]] = {}
-    for i, (_, base, _) in enumerate(parsed):
-        groups.setdefault(base, []).append(i)
+def _effective(opt: Options, over: dict[str, Any]) -> Options:
+    if not over:
+        return opt
+    return Options(**{"gain": opt.gain, "discount": opt.discount, "log_base": opt.log_base,
+                      "threshold": opt.threshold, "beta": opt.beta, "empty": opt.empty,
+                      "denominator": opt.denominator, **over})
+
+
+def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str],
+                   opt: Options) -> dict[tuple[str, str], Tensor]:
+    """Per-query values of every (mode, metric name): shape (Q,), compute dtype.
+
+    A measure with its own ``ties=`` uses it in place of the first (main) mode.
+    """
+    groups: dict[Any, list[int]] = {}
+    opts: dict[Any, Options] = {}
+    for i, p in enumerate(parsed):
+        o = _effective(opt, p.over)
+        key = (p.base, p.ties, gain_key(o.gain), o.dkey(), o.threshold, o.beta, repr(o.empty),
+               o.denominator)
+        groups.setdefault(key, []).append(i)
+        opts[key] = o
     out: dict[tuple[str, str], Tensor] = {}
     for mode in modes:
-        for base, idx in groups.items():
-            ks = [parsed[i][2] for i in idx]
+        for key, idx in groups.items():
+            base, own = key[0], key[1]
+            use = own if own is not None and mode == modes[0] else mode
+            ks = [parsed[i].k for i in idx]
             if base in _GAIN_METRICS:
-                vals = _gain_values(ev, mode, base, ks, opt)
+                vals = _gain_values(ev, use, base, ks, opts[key])
             else:
-                vals = _binary_values(ev, mode, base, ks, opt)
+                vals = _binary_values(ev, use, base, ks, opts[key])
             for j, i in enumerate(idx):
-                out[(mode, parsed[i][0])] = vals[j]
+                out[(mode, parsed[i].name)] = vals[j]
     return out
 
 
 def evaluate_layout(
     layout: Layout,
-    parsed: Sequence[tuple[str, str, Cutoff]],
+    parsed: Sequence[Parsed],
     modes: Sequence[str],
     opt: Options,
     tied: Sequence[Cutoff] = (),
@@ -440,19 +511,19 @@ def evaluate_layout(
     return values, flags
 
 
-def _run(preds: Any, target: Any, indexes: Any, mask: Any, metrics: str | Iterable[str],
+def _run(preds: Any, target: Any, indexes: Any, mask: Any, metrics: Any,
          ties: str, validate: bool, **options: Any) -> dict[str, Tensor]:
     check_ties(ties)
     parsed = parse_names(metrics)
     opt = Options(**options)
-    if any(base in ("dcg", "ndcg") for _, base, _ in parsed):
+    if any(p.base in ("dcg", "ndcg") for p in parsed):
         opt.dkey()  # validate discount / log_base before touching data
-    uses_gain = any(base in _GAIN_METRICS for _, base, _ in parsed)
+    uses_gain = any(p.base in _GAIN_METRICS and "gain" not in p.over for p in parsed)
     with torch.no_grad():
         layout = prepare(preds, target, indexes, mask, gain=opt.gain if uses_gain else None,
                          validate=validate)
         vals, _ = evaluate_layout(layout, parsed, (ties,), opt)
-    return {name: vals[(ties, name)] for name, _, _ in parsed}
+    return {p.name: vals[(ties, p.name)] for p in parsed}
 
 
 def _one(name: str, preds: Any, target: Any, indexes: Any, mask: Any, k: Any, ties: str,
@@ -879,13 +950,81 @@ def reciprocal_rank(preds: Any, target: Any, indexes: Any = None, *, mask: Any =
                 empty=empty)
 
 
+@_doc("""R-precision per query: expected relevant documents in ranks 1..R, divided by R.
+
+    Torch mirror of :func:`rankmetrics.r_precision` (R = relevant documents of the query; the
+    expected count at rank R is exact under tie averaging).
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {threshold}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import r_precision
+    >>> r_precision(torch.tensor([0.9, 0.5, 0.5, 0.1]), torch.tensor([1, 0, 1, 0]))
+    tensor([0.7500])
+    """)
+def r_precision(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+                threshold: float = 1, ties: str = "average", empty: float | str = 0.0,
+                validate: bool = True) -> Tensor:
+    return _one("rprec", preds, target, indexes, mask, None, ties, validate,
+                threshold=threshold, empty=empty)
+
+
+@_doc("""Success at k per query: 1 if a relevant document is within the top k (its probability
+    over tied orderings).
+
+    Torch mirror of :func:`rankmetrics.success`: the reciprocal-rank terms times their rank,
+    summed to k.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    {threshold}
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import success
+    >>> success(torch.tensor([0.9, 0.5, 0.5]), torch.tensor([0, 1, 0]), k=2)
+    tensor([0.5000])
+    """)
+def success(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+            k: int | None = None, threshold: float = 1, ties: str = "average",
+            empty: float | str = 0.0, validate: bool = True) -> Tensor:
+    return _one("Success", preds, target, indexes, mask, k, ties, validate,
+                threshold=threshold, empty=empty)
+
+
 def evaluate(
     preds: Any,
     target: Any,
     indexes: Any = None,
     *,
     mask: Any = None,
-    metrics: str | Iterable[str],
+    metrics: Any,
     ties: str = "average",
     gain: GainLike = "exponential",
     discount: DiscountLike = "log",
@@ -904,9 +1043,12 @@ def evaluate(
     ----------
     preds, target, indexes, mask
         As in :func:`ndcg`: flat ``(N,)`` with ``indexes``, or padded ``(B, L)`` with ``mask``.
-    metrics : str or iterable of str
-        Names such as ``"ndcg@10"``, ``"dcg"``, ``"p@5"``, ``"recall@20"``, ``"f1@10"``,
-        ``"map"``, ``"ap@100"``, ``"mrr"``, ``"rr@10"`` (case-insensitive).
+    metrics : str, measure object or iterable of them
+        Names of the measure language, as in :meth:`rankmetrics.QueryPlan.evaluate`:
+        ``"ndcg@10"``, ``"nDCG@10"``, ``"P(rel=2)@5"``, ``"R@100"``, ``"map"``, ``"AP@100"``,
+        ``"mrr"``, ``"RR"``, ``"Rprec"``, ``"Success@10"``, ``"SetF(beta=0.5)"``,
+        ``"ndcg_cut.10"``, ... (case-insensitive; parameters in a name override the keyword
+        options for that measure).
     ties, gain, discount, log_base, threshold, beta, empty, denominator, validate
         As in the per-metric functions; shared by all metrics of the call.
 

@@ -12,6 +12,7 @@ import torch
 from torch import Tensor
 
 from ..core.gains import DiscountLike, GainLike
+from ..measures.grammar import Measure
 from . import functional as _f
 from .monitor import SplitGuard, _Spec, split_last_query
 
@@ -110,7 +111,8 @@ class RankingMetric(Metric):
                            denominator=denominator)
         self._guard = SplitGuard()
         self._in_forward = False
-        self._single = isinstance(metrics, str) and not bounds and not count_ties
+        self._single = (isinstance(metrics, (str, Measure)) and len(self._spec.parsed) == 1
+                        and not bounds and not count_ties)
         self._count_ties = bool(count_ties)
         self.spanning = bool(spanning)
         self.add_state("state", default=torch.zeros(len(self._spec.slots), dtype=torch.float64),

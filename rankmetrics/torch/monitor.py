@@ -30,10 +30,10 @@ class _Spec:
                  count_ties: bool, validate: bool, with_loss: bool, **options: Any) -> None:
         self.ties = check_ties(ties)
         self.parsed = _f.parse_names(metrics)
-        if len({name for name, _, _ in self.parsed}) != len(self.parsed):
+        if len({name for name, *_ in self.parsed}) != len(self.parsed):
             raise ValueError(f"metric names must be distinct; got {metrics!r}")
         self.opt = _f.Options(**options)
-        if any(base in ("dcg", "ndcg") for _, base, _ in self.parsed):
+        if any(base in ("dcg", "ndcg") for _, base, *_ in self.parsed):
             self.opt.dkey()
         self.bounds = bool(bounds)
         self.validate = bool(validate)
@@ -43,14 +43,15 @@ class _Spec:
             self.modes += tuple(m for m in ("pessimistic", "optimistic") if m != self.ties)
         ks: list[Cutoff] = []
         if count_ties:
-            for _, _, k in self.parsed:
+            for _, _, k, *_ in self.parsed:
                 if k not in ks:
                     ks.append(k)
         self.tied_ks: tuple[Cutoff, ...] = tuple(ks)
-        self.uses_gain = any(base in ("cg", "dcg", "ncg", "ndcg") for _, base, _ in self.parsed)
+        self.uses_gain = any(p.base in ("cg", "dcg", "ncg", "ndcg") and "gain" not in p.over
+                             for p in self.parsed)
         slots = ["loss_sum", "loss_count"] if with_loss else []
         slots.append("queries")
-        for name, _, _ in self.parsed:
+        for name, *_ in self.parsed:
             slots += [f"{name}:sum", f"{name}:count"]
             if self.bounds:
                 slots += [f"{name}:min_sum", f"{name}:max_sum"]
@@ -74,7 +75,7 @@ class _Spec:
             if self.with_loss:
                 parts += [first.new_zeros(()), first.new_zeros(())]
             parts.append(first.new_full((), float(layout.n_queries)))
-            for name, _, _ in self.parsed:
+            for name, *_ in self.parsed:
                 v = vals[(self.ties, name)]
                 ok = ~torch.isnan(v)
                 parts += [torch.where(ok, v, 0.0).sum(), ok.sum()]
@@ -91,7 +92,7 @@ class _Spec:
         out: dict[str, float] = {}
         if self.with_loss and s["loss_count"] > 0:
             out[prefix + "loss"] = s["loss_sum"] / s["loss_count"]
-        for name, _, _ in self.parsed:
+        for name, *_ in self.parsed:
             c = s[f"{name}:count"]
             out[prefix + name] = s[f"{name}:sum"] / c if c > 0 else math.nan
             if self.bounds:
@@ -389,5 +390,5 @@ class RankingMonitor:
         return self
 
     def __repr__(self) -> str:
-        names = [n for n, _, _ in self._spec.parsed]
+        names = [n for n, *_ in self._spec.parsed]
         return f"RankingMonitor({names!r}, bounds={self._spec.bounds}, ties={self._spec.ties!r})"

@@ -12,7 +12,7 @@ Examples
 >>> from rankmetrics.trec import evaluate
 >>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}, "q2": {"d4": 1}}
 >>> run = {"q1": {"d1": 0.9, "d2": 0.9, "d3": 0.1, "d9": 0.5}, "q2": {"d5": 1.0, "d4": 0.5}}
->>> res = evaluate(qrels, run, ["nDCG@2", "P@2", "AP", "RR"], gain="linear")
+>>> res = evaluate(qrels, run, ["nDCG@2", "P@2", "AP", "RR"])
 >>> res.per_query.round(4)  # doctest: +NORMALIZE_WHITESPACE
      nDCG@2  P@2     AP    RR
 qid
@@ -37,19 +37,19 @@ import json
 import math
 import numbers
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..core.gains import DiscountLike, GainLike, discount_key, gain_key
+from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key, gain_key
 from ..core.validation import TIES as CORE_TIES
 from ..core.validation import check_empty, check_positive_real
 from ..measures.grammar import ORDER_ONLY_KINDS, Measure, parse_measures
 from . import io as _trec_io
 from . import match as _match
-from .compute import compute
+from .compute import compute, trec_gain
 
 __all__ = ["EvalResult", "TIES", "evaluate", "read_qrels", "read_run", "tie_effect"]
 
@@ -271,7 +271,7 @@ def evaluate(
     metrics: str | Iterable[str],
     *,
     ties: str = "average",
-    gain: GainLike = "exponential",
+    gain: GainLike = "linear",
     discount: DiscountLike = "log",
     log_base: float = 2,
     threshold: float = 1,
@@ -290,25 +290,33 @@ def evaluate(
         (trec_eval's rule; -1 marks judged non-relevant in some collections).
     run : path, pandas.DataFrame or dict
         Scored retrieval results, see :func:`read_run`. Only scores order the documents.
-    metrics : str or iterable of str
-        Measure names, case-insensitive, in ir_measures style with optional parameters --
+    metrics : str, measure object or iterable of them
+        Measure names of the measure language (:mod:`rankmetrics.measures`; objects such as
+        ``rankmetrics.measures.nDCG@10`` too), case-insensitive, in ir_measures style with
+        optional parameters (also ``ties=``, ``gain=``, ``discount=``, ``b=``, ``empty=``,
+        overriding the options below for that measure) --
         ``nDCG``, ``nDCG@10``, ``DCG@10``, ``CG@10``, ``nCG@10``, ``P@5``, ``R@100``,
-        ``F1@10``, ``F(beta=0.5)@10``, ``AP``, ``AP@100``, ``RR``, ``RR@10``, ``Rprec``,
-        ``Success@10``, ``IPrec@0.1``, ``11pt_avg``, ``NumRet``, ``NumRel``, ``NumRelRet``,
-        ``P(rel=2)@5``, ``nDCG(gains={1: 3, 2: 9})@10`` -- or trec_eval names (``ndcg_cut_10``,
-        ``P_5``, ``map``, ``map_cut_100``, ``recip_rank``, ``recall_100``, ``success_10``,
+        ``F1@10``, ``F(beta=0.5)@10``, ``SetF(beta=0.5)``, ``AP``, ``AP@100``, ``RR``,
+        ``RR@10``, ``Rprec``, ``Success@10``, ``IPrec@0.1``, ``11pt_avg``, ``NumRet``,
+        ``NumRel``, ``NumRelRet``, ``P(rel=2)@5``, ``nDCG(gains={1: 3, 2: 9})@10`` -- or
+        trec_eval names (``ndcg_cut.10`` or ``ndcg_cut_10``, ``P.5``, ``map``,
+        ``map_cut.100``, ``recip_rank``, ``recall_100``, ``success_10``, ``set_F``,
         ``iprec_at_recall_0.10``; the family names ``iprec_at_recall``, ``ndcg_cut``,
-        ``map_cut`` and ``success`` expand to trec_eval's default parameters).
+        ``map_cut``, ``success`` and ``all_trec`` expand to trec_eval's default
+        parameters).
     ties : {"average", "optimistic", "pessimistic", "stable", "docno"}, default "average"
         Order of documents with equal scores. "average": the exact mean over all orderings
         (McSherry & Najork 2008); "optimistic"/"pessimistic": the best/worst ordering; "stable":
         run order; "docno": document id descending (byte order), as trec_eval does.
         IPrec and 11pt_avg are maxima over ranks with no exact tie average: they raise under
         "average".
-    gain : {"exponential", "linear"}, sequence, mapping or callable, default "exponential"
-        Gain of a label for nDCG/DCG/CG/nCG (see :func:`rankmetrics.ndcg`). trec_eval uses
-        "linear". In a mapping, levels left out keep their linear gain (trec_eval's
-        ``-m ndcg.1=3,2=9`` rule). Per-measure ``gains={...}`` override it.
+    gain : {"linear", "exponential"}, sequence, mapping or callable, default "linear"
+        Gain of a label for nDCG/DCG/CG/nCG (see :func:`rankmetrics.ndcg`). "linear", the
+        label itself, is trec_eval's and ir_measures' gain, so ``nDCG@10`` here is their
+        ``nDCG@10`` (the default used to be "exponential", 2**l - 1). In a mapping, levels
+        left out keep their linear gain (trec_eval's ``-m ndcg.1=3,2=9`` rule). Per-measure
+        ``gains={...}`` or ``gain=`` override it. Unjudged and negative-label documents have
+        gain 0 whatever the gain of level 0, as in trec_eval.
     discount : {"log", "jarvelin2002", "jarvelin2008", "none"} or callable, default "log"
     log_base : float > 1, default 2
     threshold : float > 0, default 1
@@ -321,7 +329,9 @@ def evaluate(
         Read only ranks 1..max_depth of every query (trec_eval ``-M``): measures use the cutoff
         ``min(k, max_depth)`` while P@k still divides by k and the ideal comes from the qrels.
     beta : float > 0, default 1
-        Weight of recall in F measures without their own ``beta``.
+        Weight of recall in F measures without their own ``beta`` (``F``: beta^2 in the
+        formula; ``SetF(beta=x)`` always uses trec_eval's ``set_F.x`` weight x itself,
+        (1 + x) P R / (x P + R), as ir_measures does).
     empty : float, "skip" or "error", default 0.0
         Value of a query with no relevant document (nDCG/nCG: zero ideal gain up to the cutoff),
         as in the core functions. 0.0 is trec_eval's convention.
@@ -370,7 +380,7 @@ def evaluate(
     --------
     >>> qrels = {"q1": {"a": 3, "b": 1, "c": 0, "z": 2}}
     >>> run = {"q1": {"a": 1.0, "b": 0.5, "c": 0.5, "u": 0.2}}
-    >>> res = evaluate(qrels, run, ["nDCG", "R@2", "Rprec", "NumRel"], gain="linear")
+    >>> res = evaluate(qrels, run, ["nDCG", "R@2", "Rprec", "NumRel"])
     >>> res.per_query.round(4).to_dict("records")
     [{'nDCG': 0.7488, 'R@2': 0.5, 'Rprec': 0.6667, 'NumRel': 3.0}]
 
@@ -386,39 +396,52 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
     """
     measures = parse_measures(metrics)
     _check_options(ties, threshold, max_depth, beta, empty, gain, discount, log_base, complete)
-    _check_tie_support(measures, ties)
-    bar = _progress(progress, 3)
+    for m in measures:
+        if m.empty is not None:
+            check_empty(m.empty)
+    by_ties: dict[str, list[Measure]] = {}
+    for m in measures:
+        by_ties.setdefault(m.ties or ties, []).append(m)
+    for t, group in by_ties.items():
+        _check_tie_support(group, t)
+    bar = _progress(progress, 3 * len(by_ties))
 
     def step(desc: str) -> None:
         if bar is not None:
             bar.set_postfix_str(desc)
             bar.update(1)
 
+    values: dict[str, np.ndarray] = {}
+    empties: dict[str, np.ndarray] = {}
     try:
-        q_side, r_side = _match.prepare(qrels, run, ties == "docno")
-        step("read")
-        matched = _match.match(q_side, r_side, complete=complete)
-        step("match")
-        if matched.qids.size == 0:
-            raise ValueError(
-                "no query of the run has judgements in the qrels (query ids must match "
-                "exactly, as strings); nothing to evaluate"
+        for t, group in by_ties.items():
+            q_side, r_side = _match.prepare(qrels, run, t == "docno")
+            step("read")
+            group, thr = _judged_gains(q_side, group, gain, float(threshold))
+            matched = _match.match(q_side, r_side, complete=complete)
+            step("match")
+            if matched.qids.size == 0:
+                raise ValueError(
+                    "no query of the run has judgements in the qrels (query ids must match "
+                    "exactly, as strings); nothing to evaluate"
+                )
+            vals, emp = compute(
+                group, matched, ties=t, gain=gain, discount=discount,
+                log_base=float(log_base), threshold=thr, max_depth=max_depth,
+                beta=float(beta),
             )
-        values, empties = compute(
-            measures, matched, ties=ties, gain=gain, discount=discount,
-            log_base=float(log_base), threshold=float(threshold), max_depth=max_depth,
-            beta=float(beta),
-        )
-        step("measures")
+            values.update(vals)
+            empties.update(emp)
+            step("measures")
     finally:
         if bar is not None:
             bar.close()
 
-    rule = check_empty(empty)
     for m in measures:
         mask = empties[m.name]
         if not mask.any():
             continue
+        rule = check_empty(empty if m.empty is None else m.empty)
         if rule == "error":
             bad = matched.qids[mask][:5].tolist()
             raise ValueError(
@@ -434,6 +457,36 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
               "threshold": threshold, "complete": complete, "max_depth": max_depth,
               "beta": beta, "empty": empty}
     return EvalResult(per_query=per_query, mean=mean, params=params, _counts=counts)
+
+
+def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
+                  threshold: float) -> tuple[list[Measure], float]:
+    """Keep unjudged and negative-label documents at gain 0 when a gain has g(0) != 0.
+
+    The join gives unjudged retrieved documents label 0 and clips negative labels to 0, so a
+    gain with g(0) != 0 (``gains={0: 1, ...}``, a list or mapping weighing level 0) would give
+    them g(0), in the DCG and the ideal. trec_eval gives them 0. Then every judged label l >= 0
+    becomes l + 1 (negative ones 0) before the join, each gain measure gets the table
+    {l + 1: g(l), 0: 0} and every relevance threshold t becomes t + 1: unjudged, negative and
+    judged-0 documents are told apart, and every number is the same otherwise.
+    """
+    labels = np.asarray(q_side.labels, dtype=np.float64)
+    levels = np.unique(np.concatenate([labels[labels >= 0], [0.0]]))
+    tables: dict[str, dict[float, float]] = {}
+    for m in measures:
+        if m.kind in ("ndcg", "dcg", "cg", "ncg"):
+            spec = dict(m.gains) if m.gains is not None else (m.gain or gain)
+            g = apply_gain(trec_gain(spec, levels), levels)
+            tables[m.name] = {0.0: 0.0, **{lv + 1.0: v for lv, v in
+                                           zip(levels.tolist(), g.tolist(), strict=True)}}
+    if not any(t[1.0] != 0.0 for t in tables.values()):  # 1.0 is judged level 0 shifted
+        return measures, threshold
+    q_side.labels = np.where(labels >= 0, labels + 1.0, 0.0)
+    out = [replace(m, gains=tuple(sorted(tables[m.name].items())), gain=None)
+           if m.name in tables
+           else replace(m, rel=(threshold if m.rel is None else m.rel) + 1.0)
+           for m in measures]
+    return out, threshold + 1.0
 
 
 def _aggregate(values: np.ndarray, is_count: bool) -> float:

@@ -108,11 +108,22 @@ def trec_gain(gain: GainLike, labels: NDArray[np.float64]) -> GainLike:
     return gain
 
 
+def measure_gain(m: Measure, gain: GainLike, discount: DiscountLike,
+                 log_base: float) -> tuple[GainLike, DiscountLike | None, float]:
+    """(gain, discount, log base) of gain measure ``m``: the call's options with the overrides
+    written in the measure (``gains=`` / ``gain=``, ``discount=``, ``b=``); discount None for
+    CG and nCG."""
+    g: GainLike = dict(m.gains) if m.gains is not None else (m.gain or gain)
+    d = None if m.kind in ("cg", "ncg") else (m.discount or discount)
+    return g, d, float(m.log_base or log_base)
+
+
 def depth_needed(measures: Sequence[Measure], max_depth: Cut) -> Cut:
     """The deepest rank any measure reads (None: the whole list)."""
     if max_depth is not None:
         return max_depth
     cut_only = ("ndcg", "dcg", "cg", "ncg", "p", "r", "f", "ap", "rr", "success", "numrel")
+    # (SetF, Rprec and the others without a cutoff read the whole list)
     if all(m.kind in cut_only and (m.k is not None or m.kind == "numrel") for m in measures):
         ks = [m.k for m in measures if m.k is not None]
         return max(ks) if ks else 1
@@ -171,14 +182,13 @@ class _Evaluation:
         for m in measures:
             t = threshold if m.rel is None else m.rel
             if m.kind in ("ndcg", "dcg", "cg", "ncg"):
-                g = trec_gain(dict(m.gains) if m.gains is not None else gain, self.all_labels)
-                spec = None if m.kind in ("cg", "ncg") else discount
-                dkey = ("none",) if spec is None else discount_key(spec, log_base)
-                add("gain", core.gains(g), _gain_id(g), m.k, core.discount(spec, log_base),
-                    dkey)
-            elif m.kind in ("p", "r", "f", "numrelret", "ap", "rr", "success"):
+                g0, spec, lb = measure_gain(m, gain, discount, log_base)
+                g = trec_gain(g0, self.all_labels)
+                dkey = ("none",) if spec is None else discount_key(spec, lb)
+                add("gain", core.gains(g), _gain_id(g), m.k, core.discount(spec, lb), dkey)
+            elif m.kind in ("p", "r", "f", "setf", "numrelret", "ap", "rr", "success"):
                 kind = {"ap": "ap", "rr": "rr", "success": "rr"}.get(m.kind, "rel")
-                k = None if m.kind == "numrelret" else m.k
+                k = None if m.kind in ("numrelret", "setf") else m.k
                 ranks = np.arange(1, core.width + 1, dtype=np.float64)
                 disc, dkey = (ranks, ("ranks",)) if m.kind == "success" else (None, None)
                 add(kind, core.relevance(t), ("rel", t), k, disc, dkey)
@@ -210,8 +220,8 @@ class _Evaluation:
 
     def gain_measure(self, m: Measure, gain: GainLike, discount: DiscountLike,
                      log_base: float) -> tuple[Values, NDArray[np.bool_]]:
-        g = trec_gain(dict(m.gains) if m.gains is not None else gain, self.all_labels)
-        disc_spec = None if m.kind in ("cg", "ncg") else discount
+        g0, disc_spec, log_base = measure_gain(m, gain, discount, log_base)
+        g = trec_gain(g0, self.all_labels)
         num = np.zeros(self.n)
         ideal = np.zeros(self.n)
         if self.core is not None:
@@ -241,6 +251,11 @@ class _Evaluation:
                              where=k_or_ret > 0)
         if m.kind == "r":
             return self.rel_sum("rel", t, m.k) / safe_r
+        if m.kind == "setf":  # trec_eval's set_F.x weighs with x itself: (1 + x) P R / (x P + R)
+            b2 = 1.0 if m.beta is None else m.beta
+            denom = b2 * R + self.n_ret
+            return np.divide((1.0 + b2) * self.rel_sum("rel", t, None), denom,
+                             out=np.zeros(self.n), where=denom > 0)
         if m.kind == "f":
             b2 = (beta if m.beta is None else m.beta) ** 2
             denom = b2 * R + k_or_ret

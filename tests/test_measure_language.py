@@ -1,0 +1,437 @@
+"""One measure language everywhere: the grammar, measure objects, and every entry point giving the
+same per-query values for the same string with the same options (issue #10)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from _extras import require
+from oracle import orderings
+
+import rankmetrics as rm
+from rankmetrics import QueryPlan
+from rankmetrics.measures import AP, RR, P, R, Rprec, SetF, Success, nDCG, parse_measure
+from rankmetrics.measures.grammar import parse_measures
+from rankmetrics.measures.registry import BY_NAME, DEFINITIONS, REGISTRY
+
+#: the grammar list of the issue: ir_measures names, trec_eval names, LightGBM names
+GRAMMAR = [
+    "nDCG@10", "nDCG(gains={0:0,1:1,2:3})@10", "P(rel=2)@5", "R@100", "AP", "AP@100", "RR",
+    "Rprec", "Success@10", "SetF(beta=0.5)",
+    "ndcg_cut.10", "ndcg_cut_10", "P.5", "P_5", "map_cut.100", "recip_rank",
+    "ndcg@10", "map@5", "mrr",
+]
+#: the options every entry point is given explicitly
+SAME = {"ties": "average", "gain": "linear", "empty": 0.0, "denominator": "relevant"}
+
+
+def _data(seed: int = 0, n_queries: int = 12):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 25, n_queries)
+    qid = np.repeat(np.arange(n_queries), sizes)
+    y = rng.choice([0, 0, 0, 1, 1, 2, 3], size=qid.size)
+    y[qid == 3] = 0  # a query without relevant documents
+    s = np.round(rng.normal(size=qid.size), 1)  # coarse: many ties
+    perm = rng.permutation(qid.size)  # queries not contiguous
+    return y[perm], s[perm], qid[perm]
+
+
+# ----------------------------------------------------------------------------- the grammar
+@pytest.mark.parametrize(
+    ("name", "kind", "k", "extra"),
+    [
+        ("ndcg_cut.10", "ndcg", 10, {}),
+        ("P.5", "p", 5, {}),
+        ("map_cut.100", "ap", 100, {}),
+        ("success.10", "success", 10, {}),
+        ("set_F", "setf", None, {}),
+        ("set_F.0.5", "setf", None, {"beta": 0.5}),
+        ("SetF(beta=0.5)", "setf", None, {"beta": 0.5}),
+        ("r_prec", "rprec", None, {}),
+        ("mrr", "rr", None, {}),
+        ("map@5", "ap", 5, {}),
+        ("nDCG(ties=stable, gain=exponential, discount=jarvelin2002, b=3, empty=skip)@5", "ndcg",
+         5, {"ties": "stable", "gain": "exponential", "discount": "jarvelin2002",
+             "log_base": 3.0, "empty": "skip"}),
+        ("AP(denominator=min_k_relevant, empty=1)@5", "ap", 5,
+         {"denominator": "min_k_relevant", "empty": 1.0}),
+        ("P(threshold=2)@5", "p", 5, {"rel": 2.0}),
+    ],
+)
+def test_names(name, kind, k, extra):
+    (m,) = parse_measure(name)
+    assert (m.name, m.kind, m.k) == (name, kind, k)
+    for key, value in extra.items():
+        assert getattr(m, key) == value
+
+
+def test_measure_objects_print_and_parse_like_ir_measures():
+    assert str(nDCG @ 10) == "nDCG@10"
+    assert repr(P(rel=2) @ 5) == "P(rel=2)@5"
+    assert (P(rel=2) @ 5) == parse_measure("P(rel=2)@5")[0]
+    assert str(SetF(beta=0.5)) == "SetF(beta=0.5)"
+    m = nDCG(gains={0: 0, 1: 1, 2: 3}) @ 10
+    assert (m.k, m.gains) == (10, ((0.0, 0.0), (1.0, 1.0), (2.0, 3.0)))
+    assert [x.name for x in parse_measures([AP, RR @ 10, Rprec, Success @ 5, R @ 100])] == [
+        "AP", "RR@10", "Rprec", "Success@5", "R@100"]
+    with pytest.raises(ValueError, match="already has a cutoff"):
+        (nDCG @ 10) @ 5
+    with pytest.raises(ValueError, match="does not apply to 'P"):
+        P(gains={1: 2})
+    with pytest.raises(ValueError, match="Rprec@3': rprec takes no cutoff"):
+        Rprec @ 3
+
+
+@pytest.mark.parametrize(
+    ("name", "match"),
+    [
+        ("ndgc@10", r"unknown measure 'ndgc@10'.*did you mean 'nDCG'"),
+        ("presicion@5", r"did you mean 'P'"),
+        ("recip_rnak", r"did you mean 'RR'"),
+        ("nDCG(ties=random)@5", r"ties of .* must be one of average"),
+        ("nDCG(gain=cubic)", r"gain of .* must be 'linear' or 'exponential'"),
+        ("nDCG(b=1)", r"b \(log base\) of .* must be > 1"),
+        ("P(gain=linear)@5", r"parameter 'gain' does not apply to 'P\(gain=linear\)@5'"),
+        ("SetF@10", r"setf takes no cutoff"),
+        ("set_F.0", r"beta of 'set_F.0' must be > 0"),
+    ],
+)
+def test_errors_name_the_problem(name, match):
+    with pytest.raises(ValueError, match=match):
+        parse_measure(name)
+
+
+def test_registry_has_one_entry_per_measure():
+    kinds = [d.kind for d in DEFINITIONS]
+    assert len(kinds) == len(set(kinds)) == len(REGISTRY)
+    names = [n for d in DEFINITIONS for n in d.names]
+    assert len(names) == len(set(names)) == len(BY_NAME)
+    for d in DEFINITIONS:
+        assert d.cutoff in ("rank", "level", "none") and d.higher_is_better
+        assert d.core is None or d.core in rm.core.plan.METRICS
+
+
+def test_old_parse_metric_still_works():
+    assert rm.parse_metric("ndcg@10") == ("ndcg", 10)
+    assert rm.parse_metric("MAP") == ("ap", None)
+    assert rm.parse_metric("f1@5") == ("f1", 5)
+    assert rm.parse_metric("P.5") == ("precision", 5)
+    with pytest.raises(ValueError, match="computed only by rankmetrics.trec.evaluate"):
+        rm.parse_metric("IPrec@0.5")
+
+
+# --------------------------------------------------------------------- new core measures
+def _brute(labels, scores, fn):
+    return np.mean([fn(labels[o]) for o in orderings(scores)])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_rprec_and_success_equal_brute_force_over_tied_orderings(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 8))
+    y = rng.integers(0, 3, n)
+    s = rng.integers(0, 3, n).astype(float)  # heavy ties
+    r = int((y >= 1).sum())
+    for k in (1, 2, 3, None):
+        kk = n if k is None else k
+        want = _brute(y, s, lambda lab, kk=kk: float((lab[:kk] >= 1).any()))
+        got = rm.success(y, s, k=k)[0]
+        assert got == pytest.approx(want if r else 0.0, abs=1e-12)
+    want = _brute(y, s, lambda lab: (lab[:r] >= 1).sum() / r) if r else 0.0
+    assert rm.r_precision(y, s)[0] == pytest.approx(want, abs=1e-12)
+    for ties, pick in (("optimistic", max), ("pessimistic", min)):
+        vals = [(y[o][:r] >= 1).sum() / r for o in orderings(s)] if r else [0.0]
+        assert rm.r_precision(y, s, ties=ties)[0] == pytest.approx(pick(vals), abs=1e-12)
+
+
+def test_setf_uses_trec_evals_set_f_weight():
+    y, s = np.array([1, 0, 1, 1, 0]), np.array([0.9, 0.8, 0.1, 0.05, 0.0])
+    q = np.zeros(5)
+    # SetF of the whole list: P = 3/5, R = 3/3; set_F.x = (1 + x) P R / (x P + R)
+    p_, r_ = 3 / 5, 1.0
+    for x in (0.25, 0.5, 2.0):
+        got = QueryPlan(y, q).evaluate(s, [f"SetF(beta={x})"])[f"SetF(beta={x})"][0]
+        assert got == pytest.approx((1 + x) * p_ * r_ / (x * p_ + r_), abs=1e-15)
+        assert got == pytest.approx(rm.fbeta(y, s, beta=math.sqrt(x))[0], abs=1e-15)
+
+
+def test_as_frame_is_indexed_by_qid():
+    y, s, q = _data(1)
+    frame = QueryPlan(y, q).evaluate(s, ["nDCG@10", AP], as_frame=True)
+    assert frame.index.name == "qid" and list(frame.columns) == ["nDCG@10", "AP"]
+    np.testing.assert_array_equal(frame.index.to_numpy(), np.unique(q))
+    np.testing.assert_array_equal(frame["AP"].to_numpy(), rm.average_precision(y, s, q))
+
+
+def test_per_measure_parameters_override_the_call():
+    y, s, q = _data(2)
+    plan = QueryPlan(y, q)
+    out = plan.evaluate(s, ["nDCG(gain=exponential, ties=stable)@5", "P(rel=2)@5",
+                            "AP(denominator=min_k_relevant, empty=1)@5", "nDCG(b=10)@5"],
+                        gain="linear")
+    np.testing.assert_array_equal(out["nDCG(gain=exponential, ties=stable)@5"],
+                                  plan.ndcg(s, k=5, gain="exponential", ties="stable"))
+    np.testing.assert_array_equal(out["P(rel=2)@5"], plan.precision(s, k=5, threshold=2))
+    np.testing.assert_array_equal(out["AP(denominator=min_k_relevant, empty=1)@5"],
+                                  plan.average_precision(s, k=5, denominator="min_k_relevant",
+                                                         empty=1.0))
+    np.testing.assert_array_equal(out["nDCG(b=10)@5"],
+                                  plan.ndcg(s, k=5, gain="linear", log_base=10))
+    # gains= lists some levels; the others keep their linear gain (ir_measures, trec_eval)
+    got = plan.evaluate(s, "nDCG(gains={2: 5})@5")["nDCG(gains={2: 5})@5"]
+    np.testing.assert_allclose(got, plan.ndcg(s, k=5, gain={0: 0, 1: 1, 2: 5, 3: 3}),
+                               rtol=0, atol=1e-15)
+
+
+def test_trec_only_measures_are_refused_by_the_core_with_a_clear_error():
+    with pytest.raises(ValueError, match="'IPrec@0.5' is computed only by rankmetrics.trec"):
+        QueryPlan([1, 0]).evaluate([1.0, 0.0], "IPrec@0.5")
+
+
+# ------------------------------------------------------------- every entry point, same values
+def _core(y, s, q, names):
+    return QueryPlan(y, q).evaluate(s, names, **SAME)
+
+
+@pytest.fixture(scope="module")
+def entry_points(tmp_path_factory):
+    """Per-query values (or means) of every GRAMMAR name through every entry point."""
+    torch = require("torch")
+    lgb = require("lightgbm")
+    from rankmetrics import trec
+    from rankmetrics.lightgbm import make_eval_metric, make_feval
+    from rankmetrics.torch import RankingMonitor
+    from rankmetrics.torch import evaluate as torch_evaluate
+
+    y, s, q = _data(3)
+    order = np.argsort(q, kind="stable")
+    ys, ss, qs = y[order], s[order], q[order]
+    sizes = np.bincount(qs)
+    out: dict = {"data": (y, s, q), "core": _core(y, s, q, GRAMMAR)}
+    # torch functional, per query
+    got = torch_evaluate(torch.tensor(s), torch.tensor(y), torch.tensor(q), metrics=GRAMMAR,
+                         **SAME)
+    out["torch"] = {n: v.numpy() for n, v in got.items()}
+    # LightGBM feval (per query, rows grouped by query) and eval_metric (means)
+    feval = make_feval(GRAMMAR, **SAME)
+    assert len(feval.names) == len(GRAMMAR)
+    ds = lgb.Dataset(np.zeros((ys.size, 1)), label=ys, group=sizes,
+                     params={"verbose": -1}).construct()
+    pq = feval.per_query(ss, ds)
+    out["lightgbm"] = {n: pq[f] for n, f in zip(GRAMMAR, feval.names, strict=True)}
+    means = make_eval_metric(GRAMMAR, **SAME)(ys, ss, None, sizes)
+    out["lightgbm_mean"] = {n: v for n, (_, v, _) in zip(GRAMMAR, means, strict=True)}
+    # TREC evaluate: every row judged, so the recall base is the ranked rows
+    qrels: dict = {}
+    run: dict = {}
+    for i, (qq, lab, sc) in enumerate(zip(q, y, s, strict=True)):
+        qrels.setdefault(f"q{qq:03d}", {})[f"d{i:05d}"] = int(lab)
+        run.setdefault(f"q{qq:03d}", {})[f"d{i:05d}"] = float(sc)
+    res = trec.evaluate(qrels, run, GRAMMAR,
+                        **{k: v for k, v in SAME.items() if k != "denominator"}).per_query
+    out["trec"] = {n: res[n].to_numpy() for n in GRAMMAR}
+    # the CLI on the same data written as TREC files
+    import contextlib
+    import io
+
+    from rankmetrics.cli import main
+
+    tmp = tmp_path_factory.mktemp("cli")
+    (tmp / "qrels").write_text("".join(f"{qq} 0 {d} {lab}\n" for qq, j in qrels.items()
+                                       for d, lab in j.items()))
+    (tmp / "run").write_text("".join(f"{qq} Q0 {d} 0 {sc!r} t\n" for qq, j in run.items()
+                                     for d, sc in j.items()))
+    args = ["eval", str(tmp / "qrels"), str(tmp / "run"), "--format", "json", "-q"]
+    for n in GRAMMAR:
+        args += ["-m", n]
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(args) == 0
+    per_query = json.loads(buf.getvalue())["per_query"]
+    out["cli"] = {n: np.array([row[n] for _, row in sorted(per_query.items())])
+                  for n in GRAMMAR}
+    # torch monitor: means
+    monitor = RankingMonitor(GRAMMAR, **SAME)
+    monitor.update(torch.tensor(s), torch.tensor(y), torch.tensor(q))
+    out["monitor_mean"] = monitor.compute()
+    return out
+
+
+@pytest.mark.parametrize("name", GRAMMAR)
+def test_every_entry_point_accepts_the_name_with_the_same_values(entry_points, name):
+    sklearn = require("sklearn")
+    from sklearn.base import BaseEstimator, RegressorMixin
+
+    from rankmetrics.sklearn import _OPTIONS, make_ranking_scorer, ranking_scorers
+
+    y, s, q = entry_points["data"]
+    want = entry_points["core"][name]
+    for entry in ("torch", "lightgbm", "trec", "cli"):
+        np.testing.assert_allclose(entry_points[entry][name], want, rtol=0, atol=1e-12,
+                                   err_msg=f"{entry} {name}")
+    for entry in ("lightgbm_mean", "monitor_mean"):
+        assert entry_points[entry][name] == pytest.approx(want.mean(), abs=1e-12), entry
+
+    class Fixed(RegressorMixin, BaseEstimator):
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return s
+
+    base = rm.core.plan.core_metric(parse_measure(name)[0])
+    opts = {k: v for k, v in SAME.items() if k != "ties" and k in _OPTIONS[base]}
+    scorers = [make_ranking_scorer(name, ties="average", **opts),
+               ranking_scorers(name, ties="average", **opts)[name]]
+    for scorer in scorers:
+        with warnings.catch_warnings(), sklearn.config_context(enable_metadata_routing=True):
+            warnings.simplefilter("ignore")  # single-row queries
+            value = scorer(Fixed(), np.zeros((y.size, 1)), y, qid=q)
+        assert value == pytest.approx(want.mean(), abs=1e-12), "sklearn"
+
+
+def test_torch_metric_accepts_measure_objects_and_grammar_names():
+    torch = require("torch")
+    require("torchmetrics")
+    from rankmetrics.torch import RankingMetric
+
+    y, s, q = _data(4)
+    want = _core(y, s, q, ["P(rel=2)@5", "Rprec", "Success@10"])
+    metric = RankingMetric([P(rel=2) @ 5, "Rprec", Success @ 10], **SAME)
+    metric.update(torch.tensor(s), torch.tensor(y), torch.tensor(q))
+    out = metric.compute()
+    for name, v in want.items():
+        assert float(out[name]) == pytest.approx(v.mean(), abs=1e-12)
+    single = RankingMetric(nDCG @ 10, **SAME)
+    single.update(torch.tensor(s), torch.tensor(y), torch.tensor(q))
+    assert float(single.compute()) == pytest.approx(_core(y, s, q, "nDCG@10")["nDCG@10"].mean())
+
+
+@pytest.mark.parametrize("ties", ["optimistic", "pessimistic", "stable"])
+def test_torch_rprec_success_setf_equal_the_numpy_core(ties):
+    torch = require("torch")
+    from rankmetrics.torch import r_precision, success
+
+    y, s, q = _data(5)
+    plan = QueryPlan(y, q)
+    np.testing.assert_allclose(
+        r_precision(torch.tensor(s), torch.tensor(y), torch.tensor(q), ties=ties).numpy(),
+        plan.r_precision(s, ties=ties), rtol=0, atol=1e-12)
+    for k in (1, 3, None):
+        np.testing.assert_allclose(
+            success(torch.tensor(s), torch.tensor(y), torch.tensor(q), k=k, ties=ties).numpy(),
+            plan.success(s, k=k, ties=ties), rtol=0, atol=1e-12)
+
+
+def test_cli_accepts_trec_eval_names_and_all_trec(tmp_path, capsys):
+    from rankmetrics.cli import main
+
+    qrels = tmp_path / "qrels"
+    run = tmp_path / "run"
+    qrels.write_text("1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 d 1\n")
+    run.write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 0.5 t\n1 Q0 c 3 0.1 t\n2 Q0 d 1 1.0 t\n")
+    names = ["ndcg_cut.10", "P.5", "map_cut.100", "recip_rank", "SetF(beta=0.5)"]
+    assert main(["eval", str(qrels), str(run), "-m", ",".join(names), "--format", "json",
+                 "-q"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    from rankmetrics import trec
+
+    want = trec.evaluate(str(qrels), str(run), names)
+    for name in names:
+        assert got["mean"][name] == pytest.approx(want.mean[name], abs=1e-12)
+    assert main(["eval", str(qrels), str(run), "-m", "all_trec", "--ties", "docno",
+                 "--format", "json"]) == 0
+    mean = json.loads(capsys.readouterr().out)["mean"]
+    assert {"map", "P_5", "ndcg_cut_10", "iprec_at_recall_0.50", "set_F"} <= set(mean)
+
+
+# --------------------------------------------------------------- the scikit-learn name rule
+@pytest.mark.parametrize(("seed", "k"), list(itertools.product(range(4), (None, 1, 3))))
+def test_ndcg_score_and_dcg_score_give_sklearns_number(seed, k):
+    skm = require("sklearn.metrics")
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 4, (6, 9))
+    s = np.round(rng.normal(size=(6, 9)), 1)  # ties: sklearn's ignore_ties=False averages them
+    w = rng.random(6)
+    assert rm.ndcg_score(y, s, k=k) == pytest.approx(skm.ndcg_score(y, s, k=k), abs=1e-12)
+    assert rm.dcg_score(y, s, k=k) == pytest.approx(skm.dcg_score(y, s, k=k), abs=1e-12)
+    assert rm.ndcg_score(y, s, k=k, sample_weight=w) == pytest.approx(
+        skm.ndcg_score(y, s, k=k, sample_weight=w), abs=1e-12)
+    # the per-query function keeps exponential gain; gain= switches either way
+    assert rm.ndcg_score(y, s, k=k, gain="exponential") == pytest.approx(
+        rm.ndcg(y, s, k=k).mean(), abs=1e-15)
+
+
+def test_issue_example_ndcg_score_on_sklearns_layout():
+    skm = require("sklearn.metrics")
+    y = np.asarray([[10, 0, 0, 1, 5]])
+    s = np.asarray([[0.1, 0.2, 0.3, 4, 70]])
+    assert rm.ndcg_score(y, s) == pytest.approx(skm.ndcg_score(y, s), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("precision_score", "mean_precision_score"), ("recall_score", "mean_recall_score"),
+     ("f1_score", "mean_f1_score"), ("fbeta_score", "mean_fbeta_score"),
+     ("average_precision_score", "mean_average_precision_score")],
+)
+def test_sklearn_classification_names_are_renamed_and_the_old_ones_warn(old, new):
+    y, s, q = _data(6)
+    with pytest.warns(FutureWarning, match=rf"now spelled rankmetrics\.{new}"):
+        value = getattr(rm, old)(y, s, q, k=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert getattr(rm, new)(y, s, q, k=5) == value
+
+
+# ------------------------------------------- TREC: custom gains never reach unjudged documents
+def test_issue17_item5_gain_of_level_0_does_not_leak_to_unjudged_documents():
+    from rankmetrics import trec
+
+    res = trec.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"x": 3.0, "a": 2.0}},
+                        ["nDCG(gains={0: 1, 1: 4})"], ties="docno", gain="linear")
+    # DCG: x unjudged (0), a 4 at rank 2; ideal: a 4, b (judged 0) 1
+    want = (4 / math.log2(3)) / (4 + 1 / math.log2(3))
+    assert res.mean["nDCG(gains={0: 1, 1: 4})"] == pytest.approx(want, abs=1e-15)
+    assert want == pytest.approx(0.5450, abs=1e-4)  # pytrec_eval's number in the issue
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gains_with_nonzero_level_0_equal_pytrec_eval(seed):
+    pytrec_eval = require("pytrec_eval")
+    from rankmetrics import trec
+
+    rng = np.random.default_rng(seed)
+    qrels: dict = {}
+    run: dict = {}
+    for q in range(15):
+        docs = [f"D{x:04d}" for x in rng.choice(500, size=25, replace=False)]
+        run[str(q)] = {d: float(np.round(rng.normal(), 1)) for d in docs[:18]}
+        qrels[str(q)] = {d: int(rng.choice([-1, 0, 0, 1, 2])) for d in docs[5:]}
+    gains = {0: 1, 1: 4, 2: 9}
+    # ir_measures' way of giving gains to pytrec_eval: map the qrels (unlisted levels keep theirs)
+    mapped = {q: {d: gains.get(v, v) for d, v in j.items()} for q, j in qrels.items()}
+    want = pytrec_eval.RelevanceEvaluator(mapped, {"ndcg", "ndcg_cut.5"}).evaluate(run)
+    for rel in (1, 2):  # the shift of labels keeps every relevance threshold right too
+        got = trec.evaluate(qrels, run, ["nDCG(gains={0: 1, 1: 4, 2: 9})",
+                                         "nDCG(gains={0: 1, 1: 4, 2: 9})@5", "P@5", "AP", "NumRel"],
+                            ties="docno", threshold=rel).per_query
+        plain = trec.evaluate(qrels, run, ["P@5", "AP", "NumRel"], ties="docno",
+                              threshold=rel).per_query
+        for q, row in want.items():
+            assert got.loc[q, "nDCG(gains={0: 1, 1: 4, 2: 9})"] == pytest.approx(
+                row["ndcg"], abs=1e-12)
+            assert got.loc[q, "nDCG(gains={0: 1, 1: 4, 2: 9})@5"] == pytest.approx(
+                row["ndcg_cut_5"], abs=1e-12)
+        for name in ("P@5", "AP", "NumRel"):
+            np.testing.assert_array_equal(got[name].to_numpy(), plain[name].to_numpy())
+    # a level-weight list and a mapping gain as options behave the same
+    a = trec.evaluate(qrels, run, ["nDCG"], gain=[1, 4, 9], ties="docno").per_query["nDCG"]
+    b = trec.evaluate(qrels, run, ["nDCG(gains={0: 1, 1: 4, 2: 9})"],
+                      ties="docno").per_query.iloc[:, 0]
+    np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=0, atol=1e-15)
