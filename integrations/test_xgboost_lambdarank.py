@@ -92,7 +92,8 @@ def test_values_equal_core_every_round(trained, data) -> None:
         for k in (10, 5):
             for ties, suffix in (("average", ""), ("optimistic", "_optimistic"),
                                  ("pessimistic", "_pessimistic")):
-                core = rm.ndcg_score(test.y, pred, test.qid, k=k, ties=ties, empty=1.0)
+                core = rm.ndcg_score(test.y, pred, test.qid, k=k, ties=ties, empty=1.0,
+                                     gain="exponential")
                 assert record[f"tie_ndcg@{k}{suffix}"][it] == _fmt(core)
         per_query = metric.per_query(pred, trained["dtest"])
         np.testing.assert_array_equal(

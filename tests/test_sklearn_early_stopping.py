@@ -57,7 +57,7 @@ def test_xgboost_early_stopping_on_the_core_curve(data) -> None:
     assert np.intersect1d(ranker.validation_qids_, ranker.train_qids_).size == 0
     booster = ranker.estimator_.get_booster()
     assert booster.num_boosted_rounds() == ranker.n_iter_ < 80
-    curve = [rm.average_precision_score(yh, booster.predict(xgb.DMatrix(Xh),
+    curve = [rm.mean_average_precision_score(yh, booster.predict(xgb.DMatrix(Xh),
                                                             iteration_range=(0, i)), qh, k=5)
              for i in range(1, ranker.n_iter_ + 1)]
     np.testing.assert_allclose(ranker.validation_score_, curve, rtol=0, atol=1e-12)
@@ -118,7 +118,7 @@ def test_fit_params_are_passed_through_and_routed(data) -> None:
     ({"validation_fraction": 0}, ValueError, "validation_fraction"),
     ({"n_iter_no_change": 0}, ValueError, "n_iter_no_change"),
     ({"tol": -1.0}, ValueError, "tol"),
-    ({"scoring": "nope@3"}, ValueError, "unknown metric"),
+    ({"scoring": "nope@3"}, ValueError, "unknown measure"),
     ({"scoring": 3}, TypeError, "scoring"),
 ])
 def test_early_stopping_parameter_errors(data, kwargs, exc, match) -> None:

@@ -81,14 +81,14 @@ def test_values_equal_core_and_bounds_order() -> None:
                                 threshold=2)
     out = dict(metric(s, d))
     assert list(out) == metric.names
-    assert out["ndcg@5"] == rm.ndcg_score(y, s, qid, k=5, empty=1.0)
+    assert out["ndcg@5"] == rm.ndcg_score(y, s, qid, k=5, empty=1.0, gain="exponential")
     assert out["mrr"] == rm.reciprocal_rank_score(y, s, qid, threshold=2, empty=1.0)
-    assert out["recall@5"] == rm.recall_score(y, s, qid, k=5, threshold=2, empty=1.0)
+    assert out["recall@5"] == rm.mean_recall_score(y, s, qid, k=5, threshold=2, empty=1.0)
     for m in metric.metrics:
         assert out[f"{m}_pessimistic"] <= out[m] <= out[f"{m}_optimistic"]
     # XGBoost's defaults differ from the core's: AP over min(k, R), P@k over min(k, n)
     ap = dict(make_custom_metric("ap", k=5)(s, d))["ap@5"]
-    assert ap == rm.average_precision_score(y, s, qid, k=5, empty=1.0,
+    assert ap == rm.mean_average_precision_score(y, s, qid, k=5, empty=1.0,
                                             denominator="min_k_relevant")
     p = make_custom_metric("precision", k=12).per_query(s, d)["precision@12"]
     plan = rm.QueryPlan(y, qid)
@@ -192,7 +192,8 @@ def test_eval_metric_refuses_whole_set_from_regressor() -> None:
         xgb.XGBRegressor(n_estimators=2, eval_metric=metric, n_jobs=1).fit(
             X, y, eval_set=[(X, y)], verbose=False)
     # called by hand it scores one query, as documented
-    assert metric(y[:4], s[:4]) == rm.ndcg_score(y[:4], s[:4], k=5, empty=1.0)
+    assert metric(y[:4], s[:4]) == rm.ndcg_score(y[:4], s[:4], k=5, empty=1.0,
+                                                 gain="exponential")
     assert make_eval_metric("map", k=5).xgboost_maximizes
     assert not make_eval_metric("ap", k=5).xgboost_maximizes
 
