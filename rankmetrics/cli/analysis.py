@@ -221,7 +221,7 @@ def run_plot(args: argparse.Namespace) -> int:
             raise ValueError("--individual draws the sessions of one run; got "
                              f"{len(runs)} runs")
         depth = args.depth or 10
-        results = {name: evaluate_sessions(r, args.qrels, depth=depth, **_session_kwargs(args))
+        results = {name: evaluate_sessions(args.qrels, r, depth=depth, **_session_kwargs(args))
                    for name, r in runs.items()}
         fig = plot.plot_session_curves(
             results, normalised=args.curve == "nsdcg", min_queries=args.min_queries,
@@ -270,7 +270,7 @@ def run_compare(args: argparse.Namespace) -> int:
         if bad:
             raise ValueError(f"with --session, -m must be one of {', '.join(_SESSION_METRICS)}; "
                              f"got {bad}")
-        frames = {name: evaluate_sessions(r, args.qrels, depth=args.depth,
+        frames = {name: evaluate_sessions(args.qrels, r, depth=args.depth,
                                           **_session_kwargs(args)).to_frame()
                   for name, r in runs.items()}
         comparisons = []

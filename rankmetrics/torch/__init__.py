@@ -7,6 +7,7 @@ torchmetrics (``rankmetrics[torchmetrics]``) and is imported only when first use
   :func:`precision`, :func:`recall`, :func:`f1`, :func:`fbeta`, :func:`average_precision`,
   :func:`reciprocal_rank` and :func:`evaluate`: per-query values for flat ``(N,)`` input with
   ``indexes`` or padded ``(B, L)`` input with ``mask``, on the input's device.
+* :func:`pad_slates` -- flat rows with ``indexes`` into padded ``(B, L)`` slates and a mask.
 * :class:`RankingMonitor` -- running means (loss, metrics, tie bounds) for a training loop, with
   sum-reducible state for ``torch.distributed.all_reduce``.
 * :class:`RankingMetric` -- the same as a ``torchmetrics.Metric`` (Lightning ``self.log``).
@@ -37,6 +38,7 @@ from .functional import (
     reciprocal_rank,
 )
 from .monitor import RankingMonitor
+from .slates import pad_slates
 
 __all__ = [
     "average_precision",
@@ -50,6 +52,7 @@ __all__ = [
     "precision",
     "recall",
     "reciprocal_rank",
+    "pad_slates",
     "RankingMonitor",
     "RankingMetric",
 ]
