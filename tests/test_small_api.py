@@ -122,3 +122,20 @@ def test_pad_slates_errors():
     before = preds.clone()
     pad_slates(preds, [1, 0, 1], [0, 1, 0], pad_value=-1.0)
     assert torch.equal(preds, before)
+
+
+def test_pr_plot_shows_its_1_0_ticks():
+    require("matplotlib")
+    from rankmetrics.plot import plot_precision_recall
+
+    fig = plot_precision_recall({"A": np.linspace(1.0, 0.5, 11)})
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    for ticks, (lo, hi) in ((ax.get_xticks(), ax.get_xlim()), (ax.get_yticks(), ax.get_ylim())):
+        assert 1.0 in ticks and lo <= 0.0 and hi > 1.0
+    assert "1.0" in [t.get_text() for t in ax.get_xticklabels()]
+    assert "1.0" in [t.get_text() for t in ax.get_yticklabels()]
+    # the 1.0 x tick label lies inside the figure, not clipped at its edge
+    label = next(t for t in ax.get_xticklabels() if t.get_text() == "1.0")
+    box = label.get_window_extent()
+    assert box.x1 <= fig.bbox.x1
