@@ -50,8 +50,10 @@ __all__ = [
     "session_average",
 ]
 
+#: gain curves of :func:`gain_curves` (JK 2002: cumulated gain, discounted, normalised)
 CURVES = ("cg", "dcg", "ncg", "ndcg")
 AVERAGES = ("per_query", "ideal")
+#: the 11 recall levels 0.0, 0.1, ..., 1.0 of interpolated precision-recall curves
 RECALL_LEVELS = np.arange(11) / 10.0
 _LABELS = {
     "cg": "CG (cumulated gain)",

@@ -41,6 +41,7 @@ __all__ = [
     "significance_table",
 ]
 
+#: tests of :func:`compare`: paired t, Wilcoxon signed-rank, Friedman (+ Conover), ANOVA (+ Tukey)
 TESTS = ("t", "wilcoxon", "friedman", "anova")
 _TEST_ALIASES = {
     "t": "t", "ttest": "t", "t-test": "t", "paired-t": "t", "paired_t": "t",
