@@ -14,6 +14,8 @@ Rules the docs follow (and these tests enforce):
   ``&&`` chains and ``\\`` continuations are allowed, ``#`` starts a comment.
 - A ```` ```text ```` block right after a bash block is the printed output of that block's last
   ``rankmetrics`` command; it must match (``...`` on a line of its own stands for any lines).
+- A file containing the line ``<!-- docs-test: integrations -->`` has Python blocks that train
+  models; its Python blocks run in ``integrations/test_docs_commands.py`` instead (still in CI).
 - Everything runs in a scratch copy of the repository's ``examples/`` (sample data in
   ``examples/data``) and ``benchmarks/``, beside a link to ``../shared``, so output files land
   there and never in the checkout.
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+HEAVY_MARK = "<!-- docs-test: integrations -->"
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,})(?P<info>[^`]*)$")
 
 
@@ -56,6 +59,11 @@ def doc_files() -> list[Path]:
     pages = sorted(p for p in docs.rglob("*.md")
                    if not {"_build", "generated"} & set(p.relative_to(docs).parts))
     return [ROOT / "README.md", *pages]
+
+
+def heavy(path: Path) -> bool:
+    """Whether the file's Python blocks run with the integration tests (they train models)."""
+    return HEAVY_MARK in path.read_text(encoding="utf-8").splitlines()
 
 
 def blocks(path: Path) -> list[Block]:
@@ -152,10 +160,14 @@ def output_block(path_blocks: list[Block], i: int) -> Block | None:
 
 
 def output_matches(expected: str, got: str) -> bool:
-    """Line-wise comparison (trailing spaces ignored); a line ``...`` matches any lines."""
-    pattern = "\n".join(".*?" if ln.strip() == "..." else re.escape(ln.rstrip())
+    """Line-wise comparison, runs of blanks (spaces, tabs) equal; a line ``...`` matches any
+    lines."""
+    def norm(line: str) -> str:
+        return " ".join(line.split())
+
+    pattern = "\n".join(".*?" if ln.strip() == "..." else re.escape(norm(ln))
                         for ln in expected.strip("\n").splitlines())
-    got = "\n".join(ln.rstrip() for ln in got.strip("\n").splitlines())
+    got = "\n".join(norm(ln) for ln in got.strip("\n").splitlines())
     return re.fullmatch(pattern, got, flags=re.DOTALL) is not None
 
 
@@ -200,6 +212,19 @@ def run_cli(cmd: list[str]) -> tuple[int, str, str]:
 def run_python_file(path: Path, file_blocks: list[Block]) -> None:
     """Run the Python blocks of one file, top to bottom, in one namespace."""
     ns: dict = {"__name__": "__docs__"}
+    try:
+        import sklearn
+    except ImportError:  # pragma: no cover - depends on the environment
+        sklearn = None
+    config = sklearn.get_config() if sklearn is not None else None
+    try:
+        _run_blocks(path, file_blocks, ns)
+    finally:  # a page may switch on scikit-learn's metadata routing; leave no global state
+        if sklearn is not None and config is not None:
+            sklearn.set_config(**config)
+
+
+def _run_blocks(path: Path, file_blocks: list[Block], ns: dict) -> None:
     finder = doctest.DocTestParser()
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     for b in file_blocks:
@@ -232,3 +257,23 @@ def python_env() -> dict[str, str]:
 
 def python_exe() -> str:
     return sys.executable
+
+
+def doc_commands(kinds: tuple[str, ...]) -> list[tuple[str, list[str], str | None]]:
+    """(where, command, expected output) for every bash command of the given kinds in the docs.
+
+    The expected output is the ``text`` block after the bash block, for its last command.
+    """
+    out: list[tuple[str, list[str], str | None]] = []
+    for path in doc_files():
+        file_blocks = blocks(path)
+        for i, b in enumerate(file_blocks):
+            if b.lang != "bash":
+                continue
+            cmds = commands(b)
+            expected = output_block(file_blocks, i)
+            for j, c in enumerate(cmds):
+                if kind(c) in kinds:
+                    text = expected.text if expected is not None and j == len(cmds) - 1 else None
+                    out.append((b.where, c, text))
+    return out
