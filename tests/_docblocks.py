@@ -31,7 +31,6 @@ import re
 import shlex
 import shutil
 import sys
-import tomllib
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,8 +134,10 @@ def ci_command() -> str:
 
 
 def extras() -> set[str]:
-    with open(ROOT / "pyproject.toml", "rb") as fh:
-        return set(tomllib.load(fh)["project"]["optional-dependencies"])
+    """Names of the extras in pyproject.toml's [project.optional-dependencies] table."""
+    text = (ROOT / "pyproject.toml").read_text()
+    table = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    return set(re.findall(r"^([A-Za-z0-9_.-]+)\s*=", table, flags=re.MULTILINE))
 
 
 def pip_extras(cmd: list[str]) -> list[str]:
