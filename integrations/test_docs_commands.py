@@ -1,5 +1,5 @@
-"""The slow part of the docs test: pages whose Python blocks train models, and the commands
-``python examples/...`` and ``python benchmarks/... --quick`` shown in README.md and docs/.
+"""The slow part of the docs test: the commands ``python examples/...`` and
+``python benchmarks/... --quick`` shown in README.md and docs/, and the sample data's script.
 
 Rules and the fast part: tests/_docblocks.py and tests/test_docs_blocks.py. Each command runs
 as written in a scratch copy of examples/ and benchmarks/ (beside ../shared), so files it
@@ -18,42 +18,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from _docblocks import (  # noqa: E402
     ROOT,
-    blocks,
-    chdir,
     doc_commands,
-    doc_files,
-    heavy,
     output_matches,
     python_env,
-    run_python_file,
     scratch,
 )
 from _extras import require  # noqa: E402
 
-HEAVY = [p for p in doc_files() if heavy(p) and any(b.lang == "python" for b in blocks(p))]
 # run with these exact arguments by integrations/test_examples.py already
 COVERED = {("examples/lightgbm_early_stopping.py",), ("examples/sklearn_model_selection.py",)}
 COMMANDS = [(w, c, e) for w, c, e in doc_commands(("example", "benchmark"))
             if tuple(c[1:]) not in COVERED and (c[1].startswith("examples/") or "--quick" in c)]
 
 
-def _id(p):
-    return str(p.relative_to(ROOT))
-
-
 def test_covered_commands_are_run_elsewhere():
     text = (ROOT / "integrations" / "test_examples.py").read_text()
     for (script,) in COVERED:
         assert Path(script).name in text
-
-
-@pytest.mark.parametrize("path", HEAVY, ids=_id)
-def test_heavy_python_blocks_run(path, tmp_path):
-    for module in ("pandas", "matplotlib", "scipy", "lightgbm", "sklearn", "torch"):
-        require(module)
-    repo = scratch(tmp_path)
-    with chdir(repo):
-        run_python_file(path, blocks(path))
 
 
 @pytest.mark.parametrize(("where", "cmd", "expected"), COMMANDS,

@@ -2,7 +2,8 @@
 
 Shared by ``tests/test_docs_blocks.py`` (every Python block, every ``rankmetrics`` command, every
 ``pip install`` line) and ``integrations/test_docs_commands.py`` (the ``python examples/...`` and
-``python benchmarks/... --quick`` commands, which train models and take longer).
+``python benchmarks/... --quick`` commands, which train models and take longer). Python blocks
+run with one OpenMP/BLAS/torch thread: the docs' data are small.
 
 Rules the docs follow (and these tests enforce):
 
@@ -14,8 +15,6 @@ Rules the docs follow (and these tests enforce):
   ``&&`` chains and ``\\`` continuations are allowed, ``#`` starts a comment.
 - A ```` ```text ```` block right after a bash block is the printed output of that block's last
   ``rankmetrics`` command; it must match (``...`` on a line of its own stands for any lines).
-- A file containing the line ``<!-- docs-test: integrations -->`` has Python blocks that train
-  models; its Python blocks run in ``integrations/test_docs_commands.py`` instead (still in CI).
 - Everything runs in a scratch copy of the repository's ``examples/`` (sample data in
   ``examples/data``) and ``benchmarks/``, beside a link to ``../shared``, so output files land
   there and never in the checkout.
@@ -34,9 +33,9 @@ import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY_MARK = "<!-- docs-test: integrations -->"
 FENCE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,})(?P<info>[^`]*)$")
 
 
@@ -58,11 +57,6 @@ def doc_files() -> list[Path]:
     pages = sorted(p for p in docs.rglob("*.md")
                    if not {"_build", "generated"} & set(p.relative_to(docs).parts))
     return [ROOT / "README.md", *pages]
-
-
-def heavy(path: Path) -> bool:
-    """Whether the file's Python blocks run with the integration tests (they train models)."""
-    return HEAVY_MARK in path.read_text(encoding="utf-8").splitlines()
 
 
 def blocks(path: Path) -> list[Block]:
@@ -218,9 +212,29 @@ def run_python_file(path: Path, file_blocks: list[Block]) -> None:
     except ImportError:  # pragma: no cover - depends on the environment
         sklearn = None
     config = sklearn.get_config() if sklearn is not None else None
+    # One thread for OpenMP/BLAS (LightGBM, scikit-learn's histogram GBMs) and torch: the
+    # docs' data are small, and idle OpenMP threads spinning on a shared 2-core runner cost
+    # many times the work. threadpoolctl only reaches libraries already loaded, hence imports.
+    for module in ("sklearn.ensemble", "lightgbm", "torch"):
+        with contextlib.suppress(ImportError):
+            __import__(module)
+    torch = sys.modules.get("torch")
+    torch_threads = torch.get_num_threads() if torch is not None else None
     try:
-        _run_blocks(path, file_blocks, ns)
-    finally:  # a page may switch on scikit-learn's metadata routing; leave no global state
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - comes with scikit-learn
+        limits: Any = contextlib.nullcontext()
+    else:
+        limits = threadpool_limits(limits=1)
+    try:
+        if torch is not None:
+            torch.set_num_threads(1)
+        with limits:
+            _run_blocks(path, file_blocks, ns)
+    finally:
+        if torch is not None and torch_threads is not None:
+            torch.set_num_threads(torch_threads)
+        # a page may switch on scikit-learn's metadata routing; leave no global state
         if sklearn is not None and config is not None:
             sklearn.set_config(**config)
 
