@@ -594,7 +594,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         here with the same row count count as training rows scored again (no split warning).
     n_features_in_ : int
         Number of features seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Column names of ``X`` in fit, when it had string column names.
     validation_qids_ : ndarray
         With ``early_stopping``: the held-out query ids (not in ``train_qids_``).

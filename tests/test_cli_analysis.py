@@ -200,7 +200,7 @@ def test_session_plot_and_compare(session_files, capsys, tmp_path):
                             "avg-sdcg", "--depth", "2", "--format", "json"], capsys)
     assert rc == 0, err
     res = json.loads(out)["comparisons"]
-    a = evaluate_sessions(runs[0], qrels, depth=2).to_frame()
+    a = evaluate_sessions(qrels, runs[0], depth=2).to_frame()
     assert res[0]["means"][0] == pytest.approx(a["final_normalised"].mean())
     assert res[1]["metric"] == "avg-sdcg" and res[0]["n_queries"] == 3
     rc, _, err = run_cli(["compare", qrels, *runs, "--session", "-m", "ndcg@10"], capsys)
@@ -215,7 +215,7 @@ def test_session_last_best_compare_and_query_position_plot(session_files, capsys
                             "best-sdcg", "--depth", "2", "--format", "json"], capsys)
     assert rc == 0, err
     res = json.loads(out)["comparisons"]
-    a = evaluate_sessions(runs[0], qrels, depth=2)
+    a = evaluate_sessions(qrels, runs[0], depth=2)
     assert res[0]["means"][0] == pytest.approx(np.mean(a.last_query_gain(normalised=True)))
     assert res[1]["means"][0] == pytest.approx(np.mean(a.best_query_gain()))
     png = tmp_path / "fig1.png"

@@ -353,7 +353,7 @@ def test_read_session_run_and_evaluate(tmp_path):
     assert frame["query"].tolist() == [1, 1, 2, 2, 1]
     qrels = pd.DataFrame({"qid": ["T1", "T1", "T1", "T2", "T2"],
                           "docid": ["a", "c", "z", "y", "x"], "label": [2, 1, 3, 1, -1]})
-    r = evaluate_sessions(path, qrels, depth=2, gain="linear")
+    r = evaluate_sessions(qrels, path, depth=2, gain="linear")
     direct = session_dcg([2, 0, 1, 2, 0], [3, 2, 5, 4, 1], ["s1"] * 4 + ["s2"],
                          [1, 1, 2, 2, 1], doc=list("abcax"),
                          ideal_labels={"s1": [2, 1, 3], "s2": [1, 0]}, depth=2, gain="linear")
@@ -362,7 +362,7 @@ def test_read_session_run_and_evaluate(tmp_path):
     assert r.ideal == approx(direct.ideal)
     # a DataFrame run without a topic column: topic = session id
     df = frame.drop(columns=["topic", "rank"]).assign(session=["T1"] * 4 + ["T2"])
-    r2 = evaluate_sessions(df, qrels, depth=2, gain="linear")
+    r2 = evaluate_sessions(qrels, df, depth=2, gain="linear")
     assert r2.curve == approx(direct.curve)
 
 
@@ -391,7 +391,7 @@ def test_session_with_two_topics_is_rejected():
                         "docid": ["a", "b"], "score": [1.0, 1.0]})
     qrels = pd.DataFrame({"qid": ["A"], "docid": ["a"], "label": [1]})
     with pytest.raises(ValueError, match="session 's' is judged against several topics"):
-        evaluate_sessions(run, qrels)
+        evaluate_sessions(qrels, run)
     with pytest.raises(ValueError, match=r"lacks column\(s\) \['score'\]"):
         read_session_run(run.drop(columns=["score"]))
 

@@ -56,8 +56,10 @@ __all__ = [
     "session_average",
 ]
 
+#: gain curves of :func:`gain_curves` (JK 2002: cumulated gain, discounted, normalised)
 CURVES = ("cg", "dcg", "ncg", "ndcg")
 AVERAGES = ("per_query", "ideal")
+#: the 11 recall levels 0.0, 0.1, ..., 1.0 of interpolated precision-recall curves
 RECALL_LEVELS = np.arange(11) / 10.0
 _LABELS = {
     "cg": "CG (cumulated gain)",
@@ -889,9 +891,11 @@ def plot_precision_recall(
         axes.plot(RECALL_LEVELS, y, marker="o", markersize=3.5, linewidth=1.6, label=str(name))
     axes.set_xlabel("Recall")
     axes.set_ylabel("Interpolated precision")
-    axes.set_xlim(0, 1)
+    # a small margin keeps the recall-1.0 points and the 1.0 tick labels inside the figure
+    axes.set_xlim(-0.02, 1.02)
     axes.set_ylim(0, 1.02)
-    axes.set_xticks(RECALL_LEVELS)
+    axes.set_xticks(RECALL_LEVELS, [f"{x:.1f}" for x in RECALL_LEVELS])
+    axes.set_yticks(np.linspace(0.0, 1.0, 6), [f"{y:.1f}" for y in np.linspace(0.0, 1.0, 6)])
     axes.grid(True, alpha=0.3)
     axes.legend(loc="best", fontsize="small")
     if title:

@@ -811,9 +811,36 @@ def _qrels_frame(qrels: Any) -> pd.DataFrame:
     return out.drop_duplicates(["qid", "docid"], keep="last")
 
 
+def _input_kind(src: Any) -> str | None:
+    """"run" for what looks like a session run, "qrels" for qrels, None when unsure."""
+    if isinstance(src, Mapping):
+        return "qrels"
+    columns = getattr(src, "columns", None)
+    if columns is not None:
+        return "run" if "session" in columns else "qrels"
+    if not isinstance(src, (str, os.PathLike)):
+        return None
+    path = os.fspath(src)
+    try:
+        if path.endswith(".gz"):
+            import gzip
+
+            fh: Any = gzip.open(path, "rt", encoding="utf-8")
+        else:
+            fh = open(path, encoding="utf-8")
+        with fh:
+            for _, line in zip(range(1000), fh, strict=False):
+                s = line.strip()
+                if s and not s.startswith("#"):
+                    return "run" if len(s.split()) >= 6 else "qrels"
+    except (OSError, UnicodeDecodeError, EOFError):
+        return None
+    return None
+
+
 def evaluate_sessions(
-    run: str | os.PathLike[str] | pd.DataFrame,
     qrels: Any,
+    run: str | os.PathLike[str] | pd.DataFrame,
     *,
     depth: int = 10,
     gain: GainLike = "exponential",
@@ -827,16 +854,22 @@ def evaluate_sessions(
 ) -> SessionDCG:
     """Session DCG of a session run against TREC qrels (see :func:`session_dcg`).
 
+    The argument order is the one of :func:`rankmetrics.trec.evaluate`: qrels first, then the
+    run. The old order ``evaluate_sessions(run, qrels)`` (rankmetrics 0.1) is recognised when the
+    first argument is a session run (a file whose lines have 6 or 7 fields, or a DataFrame with
+    a ``session`` column) and the second is not: the call then works as before and emits a
+    :class:`DeprecationWarning` naming the new order.
+
     Parameters
     ----------
-    run : path or DataFrame
-        A session run (format in :func:`read_session_run`), or a DataFrame with columns
-        ``session, query, docid, score`` and optionally ``topic`` (default: the session id).
     qrels : path, DataFrame or mapping
         Judgments per topic, anything :func:`rankmetrics.trec.read_qrels` accepts (or a
         DataFrame with columns ``qid, docid, label``). Unjudged documents have label 0; negative
         labels (TREC's -1) count as 0. A session's recall base is every judged document of its
         topic.
+    run : path or DataFrame
+        A session run (format in :func:`read_session_run`), or a DataFrame with columns
+        ``session, query, docid, score`` and optionally ``topic`` (default: the session id).
     depth, gain, discount, log_base, query_log_base, pad, duplicates, ties, empty
         As in :func:`session_dcg`.
 
@@ -851,6 +884,16 @@ def evaluate_sessions(
     """
     import pandas as pd
 
+    if _input_kind(qrels) == "run" and _input_kind(run) != "run":
+        import warnings
+
+        warnings.warn(
+            "evaluate_sessions(run, qrels) is deprecated: the order is now "
+            "evaluate_sessions(qrels, run), as in rankmetrics.trec.evaluate(qrels, run); "
+            "swap the first two arguments",
+            DeprecationWarning, stacklevel=2,
+        )
+        qrels, run = run, qrels
     frame = read_session_run(run)
     judged = _qrels_frame(qrels)
     merged = frame.merge(judged.rename(columns={"qid": "topic"}), on=["topic", "docid"],

@@ -49,6 +49,8 @@ __all__ = [
     "significance_table",
 ]
 
+#: tests of :func:`compare`: paired t, Wilcoxon signed-rank, Friedman (+ Conover), ANOVA (+ Tukey),
+#: Fisher's randomization test and the paired bootstrap
 TESTS = ("t", "wilcoxon", "friedman", "anova", "randomization", "bootstrap")
 _TEST_ALIASES = {
     "t": "t", "ttest": "t", "t-test": "t", "paired-t": "t", "paired_t": "t",
@@ -650,12 +652,12 @@ def compare(
       ties), R_j = sum_i r_ij, A = sum r_ij^2, C = n k (k + 1)^2 / 4,
       T = (k - 1) sum_j (R_j - n (k + 1) / 2)^2 / (A - C) ~ chi2(k - 1); Kendall's
       W = T / (n (k - 1)).
-      Pairs: t = |R_a - R_b| / sqrt(2 (n A - sum_j R_j^2) / ((n - 1)(k - 1))) with
+      Pairs: t = abs(R_a - R_b) / sqrt(2 (n A - sum_j R_j^2) / ((n - 1)(k - 1))) with
       (n - 1)(k - 1) degrees of freedom; a pair is marked significant only when the Friedman
       test itself is (its p-value is reported either way).
     * ANOVA: SS_sys = n sum_j (m_j - m)^2, SS_err = SS_total - SS_sys - SS_queries,
       F = (SS_sys / (k - 1)) / (SS_err / ((n - 1)(k - 1))); partial eta^2 = SS_sys /
-      (SS_sys + SS_err). Pairs: q = |m_a - m_b| / sqrt(MS_err / n), studentized range with k and
+      (SS_sys + SS_err). Pairs: q = abs(m_a - m_b) / sqrt(MS_err / n), studentized range with k and
       (n - 1)(k - 1) degrees of freedom. With k = 2, F = t^2 and the Tukey p equals the t-test p.
 
     JK 2002 (Sec. 3.6) used Friedman for the ordinal view of relevance and ANOVA for ratio-scale

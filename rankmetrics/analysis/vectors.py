@@ -18,7 +18,7 @@ def _matrix(vectors: ArrayLike, name: str) -> NDArray[np.float64]:
 
 
 def avg_vect(vectors: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.float64]:
-    """Average vector of a set of gain vectors: |V|^-1 * sum of V (JK 2002, eq. 3).
+    """Average vector of a set of gain vectors: ``|V|^-1 * sum of V`` (JK 2002, eq. 3).
 
     Parameters
     ----------

@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rankmetrics", description="Exact tie-aware ranking evaluation."
     )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"rankmetrics {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module, attr in _COMMANDS:
         try:

@@ -277,7 +277,7 @@ def run_plot(args: argparse.Namespace) -> int:
                              f"{len(runs)} runs")
         fig1 = args.curve == "query-position"
         depth = args.depth or (100 if fig1 else 10)
-        results = {name: evaluate_sessions(r, args.qrels, depth=depth, **_session_kwargs(args))
+        results = {name: evaluate_sessions(args.qrels, r, depth=depth, **_session_kwargs(args))
                    for name, r in runs.items()}
         n_units = sum(r.n_sessions for r in results.values())
         n_q = sum(int(r.n_queries.sum()) for r in results.values())
@@ -339,7 +339,7 @@ def run_compare(args: argparse.Namespace) -> int:
         if bad:
             raise ValueError(f"with --session, -m must be one of {', '.join(_SESSION_METRICS)}; "
                              f"got {bad}")
-        frames = {name: evaluate_sessions(r, args.qrels, depth=args.depth,
+        frames = {name: evaluate_sessions(args.qrels, r, depth=args.depth,
                                           **_session_kwargs(args)).to_frame()
                   for name, r in runs.items()}
         comparisons = []

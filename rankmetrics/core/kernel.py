@@ -185,6 +185,15 @@ class Ranking:
     ties: str
     buckets: list[RankedBucket]
 
+    def __repr__(self) -> str:
+        n = sum(int(rb.queries.shape[0]) for rb in self.buckets)
+        tied = 0
+        for rb in self.buckets:
+            valid = np.arange(rb.rows.shape[1]) < rb.n_valid.reshape(-1, 1)
+            tied += int((((rb.end - rb.start) > 1) & valid).any(axis=1).sum())
+        return (f"Ranking(n_queries={n}, depth={self.depth}, ties={self.ties!r}, "
+                f"queries_with_ties={tied})")
+
 
 def rank(layout: Layout, scores: NDArray, depth: int | None, ties: str) -> Ranking:
     """Rank ``scores`` (validated, length n_rows) per query, keeping the top ``depth`` positions.

@@ -220,6 +220,13 @@ class QueryPlan:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
+    def __repr__(self) -> str:
+        lo, hi = int(self.sizes.min()), int(self.sizes.max())
+        docs = f"{lo}" if lo == hi else f"{lo}..{hi}"
+        base = ", recall_base=True" if self._base_layout is not self.layout else ""
+        return (f"QueryPlan(n_queries={self.n_queries}, n_rows={self.n_rows}, "
+                f"docs_per_query={docs}{base})")
+
     @classmethod
     def from_group_sizes(cls, y_true: ArrayLike, group_sizes: ArrayLike) -> QueryPlan:
         """Plan for rows stored query after query, given the size of each query (LightGBM's

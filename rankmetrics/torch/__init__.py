@@ -8,6 +8,7 @@ torchmetrics (``rankmetrics[torchmetrics]``) and is imported only when first use
   :func:`reciprocal_rank`, :func:`r_precision`, :func:`success` and :func:`evaluate`:
   per-query values for flat ``(N,)`` input with ``indexes`` or padded ``(B, L)`` input with
   ``mask``, on the input's device.
+* :func:`pad_slates` -- flat rows with ``indexes`` into padded ``(B, L)`` slates and a mask.
 * :class:`RankingMonitor` -- running means (loss, metrics, tie bounds) for a training loop, with
   sum-reducible state for ``torch.distributed.all_reduce``.
 * :class:`RankingMetric` -- the same as a ``torchmetrics.Metric`` (Lightning ``self.log``).
@@ -40,6 +41,7 @@ from .functional import (
     success,
 )
 from .monitor import RankingMonitor
+from .slates import pad_slates
 
 __all__ = [
     "average_precision",
@@ -55,6 +57,7 @@ __all__ = [
     "recall",
     "reciprocal_rank",
     "success",
+    "pad_slates",
     "RankingMonitor",
     "RankingMetric",
 ]

@@ -169,6 +169,13 @@ class EvalResult:
             return all_row
         return pd.concat([self.per_query, all_row])
 
+    def __repr__(self) -> str:
+        means = ", ".join(f"{m}={self._fmt(m, v)}" for m, v in list(self.mean.items())[:6])
+        more = f", ... ({len(self.mean)} measures)" if len(self.mean) > 6 else ""
+        ties = self.params.get("ties")
+        opts = f", ties={ties!r}" if ties is not None else ""
+        return f"EvalResult({len(self.per_query)} queries{opts}: {means}{more})"
+
     def _fmt(self, name: str, value: float) -> str:
         if name in self._counts and not math.isnan(value):
             return str(int(round(value)))
