@@ -26,7 +26,8 @@ def _err_plain(stops: list[float], k: int | None) -> float:
 def _brute(labels, scores, k, gmax):
     """(mean, max, min, stable) of plain ERR over every ordering consistent with the scores."""
     stops = [(2.0**g - 1.0) / 2.0**gmax for g in labels]
-    groups = [[i for i, s in enumerate(scores) if s == v] for v in sorted(set(scores), reverse=True)]
+    levels = sorted(set(scores), reverse=True)
+    groups = [[i for i, s in enumerate(scores) if s == v] for v in levels]
     vals = []
     for choice in itertools.product(*[itertools.permutations(g) for g in groups]):
         order = [i for part in choice for i in part]
