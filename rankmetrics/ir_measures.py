@@ -1,0 +1,264 @@
+"""An ir_measures provider backed by rankmetrics: ``calc_aggregate``, ``iter_calc`` and
+``evaluator`` on rankmetrics, tie-aware by default.
+
+ir_measures (MacAvaney, Macdonald & Ounis 2022) separates measure *definitions* (``nDCG@10``,
+``P(rel=2)@5``, ...) from the *providers* that compute them (pytrec_eval, gdeval, ranx, ...).
+This module is one more provider. Every ir_measures measure it supports is translated into the
+rankmetrics measure language and computed by :func:`rankmetrics.trec.evaluate`; no metric math
+lives here.
+
+Numbers: with ``ties="docno"`` the provider reproduces pytrec_eval (trec_eval) -- ir_measures'
+default provider -- for every supported measure: nDCG gain is the relevance level
+(``dcg="log2"``; ``dcg="exp-log2"`` uses 2**l - 1), ``IPrec`` reaches a recall level with
+trec_eval 9's rounding (what pytrec_eval ships), ``SetF(beta=x)`` weighs with trec_eval's
+``set_F.x`` (x is beta squared in the textbook F-beta), ``judged_only=True`` drops unjudged
+documents from the run (trec_eval ``-J``; a negative qrels label counts as unjudged there). With
+the default ``ties="average"`` every measure is the exact mean over all orderings of tied scores
+(McSherry & Najork 2008) instead of trec_eval's docno order.
+
+Importing the module registers a default provider as ``ir_measures.providers.registry
+["rankmetrics"]``. Needs the ``ir_measures`` extra (``pip install "rankmetrics[ir_measures]"``).
+
+Examples
+--------
+>>> import ir_measures
+>>> from rankmetrics.ir_measures import provider
+>>> qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1}}
+>>> run = {"q1": {"d1": 0.9, "d2": 0.9, "d3": 0.1}}
+>>> tie_aware = provider()                     # ties="average"
+>>> round(tie_aware.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR], 4)
+0.75
+>>> round(provider(ties="docno").calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR], 4)
+0.5
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+try:
+    import ir_measures as _irm
+    from ir_measures import Metric
+    from ir_measures import measures as _m
+    from ir_measures.providers.base import NOT_PROVIDED, Choices, Evaluator, Provider
+    from ir_measures.providers.base import Any as _AnyParam
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError(
+        "rankmetrics.ir_measures needs ir_measures: pip install \"rankmetrics[ir_measures]\""
+    ) from exc
+
+import pandas as pd
+
+from .trec import TIES, evaluate
+
+__all__ = ["RankMetricsProvider", "prefer", "provider"]
+
+
+def _given(value: Any) -> bool:
+    return value is not NOT_PROVIDED and value is not None
+
+
+def _rel(m: Any) -> str:
+    rel = m.params.get("rel", NOT_PROVIDED) if hasattr(m, "params") else NOT_PROVIDED
+    return f"rel={rel}" if _given(rel) else ""
+
+
+def _cut(m: Any, key: str = "cutoff") -> str:
+    value = m.params.get(key, NOT_PROVIDED)
+    return f"@{value}" if _given(value) else ""
+
+
+def _with(name: str, params: list[str], suffix: str) -> str:
+    inner = ", ".join(p for p in params if p)
+    return f"{name}({inner}){suffix}" if inner else f"{name}{suffix}"
+
+
+def translate(measure: Any) -> tuple[str, str]:
+    """The rankmetrics measure string and gain option that compute an ir_measures measure.
+
+    Returns
+    -------
+    (name, gain) : tuple of str
+        A name of the rankmetrics measure language and the ``gain`` option of
+        :func:`rankmetrics.trec.evaluate` ("linear" unless ``nDCG(dcg="exp-log2")``).
+
+    Raises
+    ------
+    ValueError
+        A measure or parameter this provider does not support.
+    """
+    name, p = measure.NAME, measure.params
+    if name == "nDCG":
+        gains = p.get("gains", NOT_PROVIDED)
+        inner = [f"gains={dict(gains)!r}"] if _given(gains) else []
+        dcg = p.get("dcg", NOT_PROVIDED)
+        gain = "exponential" if dcg == "exp-log2" else "linear"
+        return _with("nDCG", inner, _cut(measure)), gain
+    if name in ("P", "R", "AP", "RR", "Success"):
+        return _with(name, [_rel(measure)], _cut(measure)), "linear"
+    if name in ("Rprec", "NumRel"):
+        return _with(name, [_rel(measure)], ""), "linear"
+    if name == "NumRet":  # ir_measures spells NumRelRet as NumRet(rel=1)
+        rel = _rel(measure)
+        return (_with("NumRelRet", [rel], "") if rel else "NumRet"), "linear"
+    if name == "IPrec":
+        level = p.get("recall", NOT_PROVIDED)
+        return _with("IPrec", [_rel(measure), "rule=trec9"], f"@{level}"), "linear"
+    if name == "SetF":
+        beta = p.get("beta", NOT_PROVIDED)
+        x = 1.0 if not _given(beta) else float(beta)
+        # trec_eval's set_F.x is (1 + x) P R / (x P + R): the textbook beta is sqrt(x)
+        return _with("F", [_rel(measure), f"beta={math.sqrt(x)!r}"], ""), "linear"
+    raise ValueError(f"rankmetrics does not provide {measure}")
+
+
+_SUPPORTED: list[Any] = [
+    _m._nDCG(cutoff=_AnyParam(), dcg=Choices("log2", "exp-log2"), gains=_AnyParam(),
+             judged_only=_AnyParam()),
+    _m._P(cutoff=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam()),
+    _m._R(cutoff=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam()),
+    _m._AP(cutoff=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam()),
+    _m._RR(cutoff=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam()),
+    _m._Rprec(rel=_AnyParam(), judged_only=_AnyParam()),
+    _m._Success(cutoff=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam()),
+    _m._SetF(rel=_AnyParam(), beta=_AnyParam(), judged_only=_AnyParam()),
+    _m._NumRet(rel=_AnyParam()),
+    _m._NumRel(rel=_AnyParam()),
+]
+_ORDER_ONLY: list[Any] = [_m._IPrec(recall=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam())]
+
+
+class _Evaluator(Evaluator):
+    def __init__(self, measures: list[Any], qrels: pd.DataFrame, ties: str,
+                 options: dict[str, Any]) -> None:
+        super().__init__(measures, sorted(set(qrels["query_id"].astype(str))))
+        self._qrels = qrels
+        self._ties = ties
+        self._options = options
+        # one trec.evaluate call per (gain, judged_only) group of measures
+        self._groups: dict[tuple[str, bool], dict[str, Any]] = {}
+        for m in measures:
+            text, gain = translate(m)
+            judged = bool(m.params.get("judged_only", False) is True)
+            self._groups.setdefault((gain, judged), {})[text] = m
+
+    def _iter_calc(self, run: Any) -> Iterator[Any]:
+        frame = _irm.util.RunConverter(run).as_pd_dataframe()
+        frame = frame.astype({"query_id": str, "doc_id": str})
+        judged_docs = None
+        for (gain, judged), named in self._groups.items():
+            sub = frame
+            if judged:
+                if judged_docs is None:
+                    # trec_eval -J: a negative label marks a document outside the pool, i.e.
+                    # unjudged (trec_eval's RELVALUE_NONPOOL), so it is dropped too
+                    judged_rows = self._qrels[self._qrels["relevance"] >= 0]
+                    keys = judged_rows[["query_id", "doc_id"]].drop_duplicates()
+                    judged_docs = keys.assign(_judged=True)
+                sub = frame.merge(judged_docs, on=["query_id", "doc_id"], how="inner")
+                sub = sub.drop(columns="_judged")
+            if sub.empty:
+                continue
+            res = evaluate(self._qrels, sub, list(named), ties=self._ties, gain=gain,
+                           **self._options)
+            for text, measure in named.items():
+                column = res.per_query[text]
+                for qid, value in column.items():
+                    if not math.isnan(value):
+                        yield Metric(query_id=str(qid), measure=measure, value=float(value))
+
+
+class RankMetricsProvider(Provider):
+    """ir_measures provider computing measures with :func:`rankmetrics.trec.evaluate`.
+
+    Parameters
+    ----------
+    ties : {"average", "optimistic", "pessimistic", "stable", "docno"}, default "average"
+        Tie rule: the exact mean over all orderings of tied scores (default), the bounds, run
+        order, or trec_eval's docno order ("docno" reproduces pytrec_eval).
+    **options
+        Further options of :func:`rankmetrics.trec.evaluate` (``complete``, ``max_depth``,
+        ``empty``, ...). ``gain`` is set per measure (nDCG's ``dcg`` parameter).
+
+    Raises
+    ------
+    ValueError
+        An unknown tie rule, or ``gain`` among the options.
+    """
+
+    NAME = "rankmetrics"
+
+    def __init__(self, ties: str = "average", **options: Any) -> None:
+        super().__init__()
+        if ties not in TIES:
+            raise ValueError(f"ties must be one of {', '.join(map(repr, TIES))}; got {ties!r}")
+        if "gain" in options:
+            raise ValueError("gain is set per measure: use nDCG(dcg='exp-log2') or "
+                             "nDCG(gains={...})")
+        self.ties = ties
+        self.options = options
+        # IPrec is a maximum over ranks: no exact tie average (see rankmetrics.trec.evaluate)
+        self.SUPPORTED_MEASURES = _SUPPORTED + ([] if ties == "average" else _ORDER_ONLY)
+
+    def _evaluator(self, measures: Iterable[Any], qrels: Any) -> Evaluator:
+        measures = list(measures)
+        frame = _irm.util.QrelsConverter(qrels).as_pd_dataframe()
+        frame = frame.astype({"query_id": str, "doc_id": str})
+        return _Evaluator(measures, frame, self.ties, self.options)
+
+    def is_available(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return f"RankMetricsProvider(ties={self.ties!r})"
+
+
+def provider(ties: str = "average", **options: Any) -> RankMetricsProvider:
+    """An ir_measures provider running on rankmetrics (see :class:`RankMetricsProvider`).
+
+    Examples
+    --------
+    >>> import ir_measures
+    >>> p = provider(ties="docno")
+    >>> p.supports(ir_measures.nDCG@10), p.supports(ir_measures.IPrec@0.5)
+    (True, True)
+    >>> provider().supports(ir_measures.IPrec@0.5)   # no exact tie average for IPrec
+    False
+    """
+    return RankMetricsProvider(ties, **options)
+
+
+@contextmanager
+def prefer(ties: str = "average", **options: Any) -> Iterator[RankMetricsProvider]:
+    """Make ir_measures' default pipeline compute with rankmetrics inside a ``with`` block.
+
+    ``ir_measures.calc_aggregate``, ``iter_calc``, ``evaluator`` -- and everything built on them,
+    such as PyTerrier's ``pt.Experiment`` -- then take every measure this provider supports from
+    rankmetrics (the other measures still fall back to ir_measures' own providers). The default
+    pipeline is restored on exit. Nothing changes outside the block: importing this module only
+    registers the provider.
+
+    Examples
+    --------
+    >>> import ir_measures
+    >>> qrels = {"q": {"a": 1, "b": 0}}
+    >>> run = {"q": {"a": 1.0, "b": 1.0}}
+    >>> ir_measures.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR]   # docno order
+    0.5
+    >>> with prefer():
+    ...     ir_measures.calc_aggregate([ir_measures.RR], qrels, run)[ir_measures.RR]
+    0.75
+    """
+    chosen = provider(ties, **options)
+    pipeline = _irm.DefaultPipeline.providers
+    pipeline.insert(0, chosen)
+    try:
+        yield chosen
+    finally:
+        pipeline.remove(chosen)
+
+
+_irm.providers.registry[RankMetricsProvider.NAME] = RankMetricsProvider()

@@ -1,0 +1,156 @@
+"""The ir_measures provider: equals pytrec_eval (ties="docno") and the rankmetrics core."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from _extras import require
+
+irm = require("ir_measures")
+require("pytrec_eval")
+
+from rankmetrics.ir_measures import RankMetricsProvider, provider, translate  # noqa: E402
+from rankmetrics.trec import evaluate  # noqa: E402
+
+MEASURES = [
+    "nDCG", "nDCG@10", "nDCG@5", "P@5", "P@10", "P(rel=2)@5", "R@100", "R@10", "AP", "AP@100",
+    "AP(rel=2)", "RR", "RR(rel=2)", "Rprec", "Rprec(rel=2)", "Success@10", "Success@1",
+    "SetF(beta=0.5)", "SetF", "NumRet", "NumRel", "NumRelRet", "IPrec@0.3", "IPrec@0.0",
+    "nDCG(judged_only=True)@10", "P(judged_only=True)@10", "AP(judged_only=True)",
+    "nDCG(gains={0:0,1:1,2:3})@10",
+]
+
+
+def _per_query(evaluator, run):
+    return {(m.query_id, str(m.measure)): m.value for m in evaluator.iter_calc(run)}
+
+
+@pytest.mark.parametrize("qrels_file", ["qrels.test", "qrels.rel_level"])
+def test_docno_equals_pytrec_eval_on_trec_eval_files(shared_data, qrels_file):
+    root = shared_data / "trec_eval"
+    qrels = list(irm.read_trec_qrels(str(root / qrels_file)))
+    run = list(irm.read_trec_run(str(root / "results.test")))
+    measures = [irm.parse_measure(m) for m in MEASURES]
+    reference = irm.providers.registry["pytrec_eval"]
+    assert all(reference.supports(m) for m in measures)
+    want = _per_query(reference.evaluator(measures, qrels), run)
+    got = _per_query(provider(ties="docno").evaluator(measures, qrels), run)
+    assert set(got) == set(want)
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, abs=1e-12), key
+
+
+def _random_collection(seed):
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(6):
+        docs = [f"d{i:03d}" for i in rng.permutation(40)[:25]]
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in docs[:15]}
+        # few distinct scores: many ties, some unjudged documents retrieved
+        run[f"q{q}"] = {d: float(rng.integers(0, 4)) for d in docs[5:]}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_docno_equals_pytrec_eval_on_tied_random_collections(seed):
+    qrels, run = _random_collection(seed)
+    measures = [irm.parse_measure(m) for m in MEASURES]
+    want = _per_query(irm.providers.registry["pytrec_eval"].evaluator(measures, qrels), run)
+    got = _per_query(provider(ties="docno").evaluator(measures, qrels), run)
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_average_equals_the_rankmetrics_core(seed):
+    qrels, run = _random_collection(seed)
+    names = [m for m in MEASURES if not m.startswith("IPrec") and "judged_only" not in m]
+    measures = [irm.parse_measure(m) for m in names]
+    got = _per_query(provider().evaluator(measures, qrels), run)
+    for m in measures:
+        text, gain = translate(m)
+        core = evaluate(qrels, run, [text], gain=gain).per_query[text]
+        for qid, value in core.items():
+            assert got[(qid, str(m))] == pytest.approx(value, abs=1e-12)
+
+
+def test_tie_aware_differs_from_docno_where_ties_mix_relevance():
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}}  # docno order puts b first
+    assert provider(ties="docno").calc_aggregate([irm.RR], qrels, run)[irm.RR] == 0.5
+    assert provider().calc_aggregate([irm.RR], qrels, run)[irm.RR] == 0.75
+
+
+def test_registered_and_usable_through_the_ir_measures_api(shared_data):
+    root = shared_data / "trec_eval"
+    qrels = list(irm.read_trec_qrels(str(root / "qrels.test")))
+    run = list(irm.read_trec_run(str(root / "results.test")))
+    registered = irm.providers.registry["rankmetrics"]
+    assert isinstance(registered, RankMetricsProvider)
+    agg = registered.calc_aggregate([irm.nDCG @ 10, irm.AP], qrels, run)
+    core = evaluate(str(root / "qrels.test"), str(root / "results.test"), ["nDCG@10", "AP"],
+                    gain="linear").mean
+    assert agg[irm.nDCG @ 10] == pytest.approx(core["nDCG@10"], abs=1e-12)
+    assert agg[irm.AP] == pytest.approx(core["AP"], abs=1e-12)
+    results = registered.calc([irm.P @ 5, irm.RR], qrels, run)
+    assert len(results.per_query) == 6
+    assert math.isfinite(results.aggregated[irm.P @ 5])
+
+
+def test_interpolated_precision_only_with_an_order():
+    assert not provider().supports(irm.IPrec @ 0.5)
+    assert provider(ties="docno").supports(irm.IPrec @ 0.5)
+    assert not provider().supports(irm.ERR @ 10)
+
+
+def test_bad_options_name_the_option():
+    with pytest.raises(ValueError, match="ties"):
+        provider(ties="random")
+    with pytest.raises(ValueError, match="gain"):
+        provider(gain="exponential")
+
+
+def test_prefer_routes_the_default_pipeline_and_restores_it():
+    from rankmetrics.ir_measures import prefer
+
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}}
+    before = list(irm.DefaultPipeline.providers)
+    with prefer() as chosen:
+        assert irm.DefaultPipeline.providers[0] is chosen
+        assert irm.calc_aggregate([irm.RR], qrels, run)[irm.RR] == 0.75
+    assert irm.DefaultPipeline.providers == before
+    assert irm.calc_aggregate([irm.RR], qrels, run)[irm.RR] == 0.5
+
+
+def test_pyterrier_experiment_runs_on_rankmetrics(shared_data):
+    pt = require("pyterrier")
+    import pandas as pd
+
+    from rankmetrics.ir_measures import prefer
+
+    root = shared_data / "trec_eval"
+    qrels = pd.read_csv(root / "qrels.test", sep=r"\s+", names=["qid", "iter", "docno", "label"],
+                        dtype={"qid": str, "docno": str})
+    run = pd.read_csv(root / "results.test", sep=r"\s+",
+                      names=["qid", "Q0", "docno", "rank", "score", "tag"],
+                      dtype={"qid": str, "docno": str})
+    topics = pd.DataFrame({"qid": sorted(run["qid"].unique()), "query": "unused"})
+    system = pt.Transformer.from_df(run[["qid", "docno", "score"]])
+    measures = [irm.nDCG @ 10, irm.AP, irm.RR]
+    plain = pt.Experiment([system], topics, qrels, eval_metrics=measures, names=["s"])
+    with prefer(ties="docno"):
+        docno = pt.Experiment([system], topics, qrels, eval_metrics=measures, names=["s"])
+    with prefer():
+        average = pt.Experiment([system], topics, qrels, eval_metrics=measures, names=["s"],
+                                perquery=True)
+    for m in measures:  # docno order is pytrec_eval's: identical numbers
+        assert docno[str(m)].iloc[0] == pytest.approx(plain[str(m)].iloc[0], abs=1e-12)
+    core = evaluate(str(root / "qrels.test"), str(root / "results.test"),
+                    ["nDCG@10", "AP", "RR"], gain="linear").per_query
+    got = average.pivot(index="qid", columns="measure", values="value")
+    for name, m in zip(["nDCG@10", "AP", "RR"], measures, strict=True):
+        for qid, value in core[name].items():
+            assert got.loc[qid, str(m)] == pytest.approx(value, abs=1e-12)
