@@ -34,6 +34,7 @@ from .core.functions import (
     reciprocal_rank,
     reciprocal_rank_score,
 )
+from .core.backend import get_backend, set_backend
 from .core.plan import QueryPlan, parse_metric
 
 __version__ = "0.1.0"
@@ -51,6 +52,8 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "QueryPlan",
     "evaluate",
+    "get_backend",
+    "set_backend",
     "parse_metric",
     "average_precision",
     "average_precision_score",

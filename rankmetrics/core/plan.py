@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from . import backend as _backend
 from . import contributions as _metrics
 from . import kernel as _kernel
 from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
@@ -132,25 +133,34 @@ class QueryPlan:
         recall_base: tuple[ArrayLike, ArrayLike] | None = None,
     ) -> None:
         labels = check_labels(y_true)
+        self._backend = _backend.get_backend()
         self._shape2d: tuple[int, ...] | None = None
         if labels.ndim == 2:
             if qid is not None:
                 raise ValueError("qid must be None when y_true is 2-D (one query per row)")
             self._shape2d = labels.shape
-            qidx = np.repeat(np.arange(labels.shape[0], dtype=np.int64), labels.shape[1])
             labels = labels.ravel()
             qids: np.ndarray = np.arange(self._shape2d[0])
+            sizes = np.full(self._shape2d[0], self._shape2d[1], dtype=np.int64)
+            layout = self._layout_from_sizes(sizes)
         elif labels.ndim == 1:
+            if labels.shape[0] == 0:
+                raise ValueError("y_true is empty: at least one document is needed")
             if qid is None:
-                qidx = np.zeros(labels.shape[0], dtype=np.int64)
                 qids = np.zeros(1, dtype=np.int64)
+                layout = self._layout_from_sizes(np.array([labels.shape[0]], dtype=np.int64))
+            elif self._backend == "numba":
+                qids, layout = _backend.group_rows(check_qid(qid, labels.shape[0]),
+                                                   _index_queries)
             else:
                 qids, qidx = _index_queries(check_qid(qid, labels.shape[0]))
+                layout = _kernel.build_layout(qidx, int(qids.shape[0]))
+                del qidx
         else:
             raise ValueError(f"y_true must be 1-D or 2-D; got {labels.ndim}-D")
         if labels.shape[0] == 0:
             raise ValueError("y_true is empty: at least one document is needed")
-        self._init(labels, qids, qidx)
+        self._init(labels, qids, layout)
         if recall_base is not None:
             self._set_recall_base(recall_base)
 
@@ -171,14 +181,25 @@ class QueryPlan:
         pos = np.minimum(pos, self.n_queries - 1)
         keep = self.qids[pos] == q
         self._base_labels = labels[keep]
-        self._base_layout = _kernel.build_layout(pos[keep].astype(np.int64), self.n_queries)
+        base_qidx = pos[keep].astype(np.int64)
+        if self._backend == "numba":
+            self._base_layout = _backend.from_index(base_qidx, self.n_queries)
+        else:
+            self._base_layout = _kernel.build_layout(base_qidx, self.n_queries)
         self._max_width = max(self._max_width, int(self._base_layout.sizes.max(initial=0)))
         self._disc.clear()
 
-    def _init(self, labels: Values, qids: np.ndarray, qidx: NDArray[np.int64]) -> None:
+    def _layout_from_sizes(self, sizes: NDArray[np.int64]) -> Any:
+        """Layout of contiguous queries of the given sizes, in order (no per-row index)."""
+        if self._backend == "numba":
+            return _backend.from_sizes(sizes)
+        qidx = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+        return _kernel.build_layout(qidx, int(sizes.shape[0]))
+
+    def _init(self, labels: Values, qids: np.ndarray, layout: Any) -> None:
         self.labels = labels
         self.qids = qids
-        self.layout = _kernel.build_layout(qidx, int(qids.shape[0]))
+        self.layout = layout
         self.sizes = self.layout.sizes
         self.n_rows = int(labels.shape[0])
         self.n_queries = int(qids.shape[0])
@@ -213,8 +234,8 @@ class QueryPlan:
             )
         plan = cls.__new__(cls)
         plan._shape2d = None
-        qidx = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-        plan._init(labels, np.arange(sizes.size, dtype=np.int64), qidx)
+        plan._backend = _backend.get_backend()
+        plan._init(labels, np.arange(sizes.size, dtype=np.int64), plan._layout_from_sizes(sizes))
         return plan
 
     # ----------------------------------------------------------------- cached label-side state
@@ -222,7 +243,9 @@ class QueryPlan:
         key = gain_key(gain)
         hit = self._gains.get(key)
         if hit is None:
-            hit = _kernel.padded(apply_gain(gain, self.labels), 0.0)
+            hit = apply_gain(gain, self.labels)
+            if self._backend == "numpy":  # the numba kernel needs no padding sentinel
+                hit = _kernel.padded(hit, 0.0)
             self._gains[key] = hit
         return hit
 
@@ -232,6 +255,15 @@ class QueryPlan:
         hit = self._rel.get(t)
         if hit is not None:
             return hit
+        if self._backend == "numba":
+            rel_ext = (self.labels >= t).astype(np.float64)
+            if self._base_layout is self.layout:
+                n_rel = _backend.segment_sums(self.layout, rel_ext)
+            else:
+                n_rel = _backend.segment_sums(
+                    self._base_layout, (self._base_labels >= t).astype(np.float64))
+            self._rel[t] = (rel_ext, n_rel)
+            return rel_ext, n_rel
         rel = (self.labels >= t).astype(np.float64)
         rel_ext = _kernel.padded(rel, 0.0)
         if self._base_layout is self.layout:
@@ -267,10 +299,21 @@ class QueryPlan:
             srt = np.sort(np.take(g, b.rows), axis=1)
             yield srt[:, ::-1]
 
+    def _base_gains(self, gain: GainLike) -> Values:
+        if self._base_layout is self.layout:
+            return self._gain_ext(gain)
+        return apply_gain(gain, self._base_labels)
+
     def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
         """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff."""
         out = np.empty((len(ks), self.n_queries))
         gk = gain_key(gain)
+        if self._backend == "numba":
+            todo = [k for k in dict.fromkeys(ks) if (gk, dkey, k) not in self._ideal_cache]
+            if todo:
+                vals = _backend.ideal_at(self._base_layout, self._base_gains(gain), disc, todo)
+                for k, row in zip(todo, vals, strict=True):
+                    self._ideal_cache[(gk, dkey, k)] = row
         for i, k in enumerate(ks):
             ck = (gk, dkey, k)
             hit = self._ideal_cache.get(ck)
@@ -323,7 +366,10 @@ class QueryPlan:
             raise ValueError(
                 f"y_score must have one score per row ({self.n_rows}); got shape {scores.shape}"
             )
-        ranking = _kernel.rank(self.layout, scores, depth, ties)
+        if self._backend == "numba":
+            ranking: _kernel.Ranking = _backend.rank(self.layout, scores, depth, ties)
+        else:
+            ranking = _kernel.rank(self.layout, scores, depth, ties)
         ranking.owner = self  # type: ignore[attr-defined]
         return ranking
 
@@ -379,6 +425,7 @@ class QueryPlan:
         vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
         if not normalize:
             return vals
+        del ranking  # a ranking made here is freed before the ideal's work buffer exists
         ideal = self._ideal_at(gain, disc, dkey, ks)
         return self._normalise(vals, ideal, empty)
 
@@ -483,6 +530,8 @@ class QueryPlan:
         return self._normalise(vals, ideal, empty)
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
+        if self._backend == "numba":
+            return _backend.ideal_curve(self._base_layout, self._base_gains(gain), disc, depth)
         out = np.zeros((self.n_queries, depth))
         for b, ideal in zip(self._base_layout.buckets, self._ideal_sorted(gain), strict=True):
             w = min(depth, ideal.shape[1])
