@@ -135,17 +135,18 @@ def _partition(k, i, lo, hi):
 
 @_jit()
 def sort_range(k, i, lo, hi):
-    """Sort (k, i)[lo:hi] in rank order in place: introsort (quicksort, heapsort fallback)."""
-    stack = np.empty(128, dtype=np.int64)
-    top = 0
+    """Sort (k, i)[lo:hi] in rank order in place: introsort (quicksort; heapsort for a range
+    that has been partitioned 2 log2(n) times, so the worst case stays O(n log n))."""
+    stack = np.empty(3 * 64, dtype=np.int64)
     stack[0] = lo
     stack[1] = hi
-    top = 2
-    budget = 2 * (int(np.log2(max(hi - lo, 2))) + 1)
+    stack[2] = 2 * (int(np.log2(max(hi - lo, 2))) + 1)
+    top = 3
     while top > 0:
-        top -= 2
+        top -= 3
         a = stack[top]
         b = stack[top + 1]
+        budget = stack[top + 2]
         while b - a > _SMALL:
             if budget <= 0:
                 _heapsort(k, i, a, b)
@@ -153,17 +154,17 @@ def sort_range(k, i, lo, hi):
                 break
             budget -= 1
             p = _partition(k, i, a, b)
-            # recurse into the smaller side later (bounded stack), loop on the larger
-            if p - a < b - p - 1:
-                stack[top] = p + 1
-                stack[top + 1] = b
-                top += 2
-                b = p
-            else:
+            # push the larger side, loop on the smaller: the stack stays O(log n)
+            if p - a > b - p - 1:
                 stack[top] = a
                 stack[top + 1] = p
-                top += 2
                 a = p + 1
+            else:
+                stack[top] = p + 1
+                stack[top + 1] = b
+                b = p
+            stack[top + 2] = budget
+            top += 3
         if b - a > 1:
             _insertion(k, i, a, b)
 
@@ -309,40 +310,120 @@ def segment_sums(values, order, offsets, seg_query, out):
         out[seg_query[s]] = acc
 
 
+_LEVELS = 64
+
+
 @_jit()
-def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf, curve):
-    """Ideal (gains sorted descending) discounted sums at each cutoff, or the whole curve."""
+def _record(acc, p, q, cuts, cut_slot, out, curve, j):
+    """Store the running sum after position p; returns the next cutoff index (or -1: done)."""
+    if curve.shape[1] > 0:
+        if p < curve.shape[1]:
+            curve[q, p] = acc
+            return j
+        return -1
+    while j < cuts.shape[0] and cuts[j] == p + 1:
+        out[cut_slot[j], q] = acc
+        j += 1
+    return -1 if j == cuts.shape[0] else j
+
+
+@_jit()
+def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf, curve, first):
+    """Ideal (gains sorted descending) discounted sums at each cutoff, or the whole curve.
+
+    A list with at most 64 distinct gains (graded labels) is ordered by counting them, with no
+    buffer; others are sorted in ``buf``. Returns -1, or the first segment (from ``first``)
+    whose list does not fit in ``buf``.
+    """
     has_order = order.shape[0] > 0
-    n_cuts = cuts.shape[0]
     depth = curve.shape[1]
-    for s in range(offsets.shape[0] - 1):
+    levels = np.empty(_LEVELS, dtype=np.float64)
+    counts = np.empty(_LEVELS, dtype=np.int64)
+    for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
+        n_lv = 0
         for a in range(m):
-            buf[a] = gains[order[o + a] if has_order else o + a]
-        part = buf[:m]
-        part.sort()
+            g = gains[order[o + a] if has_order else o + a]
+            hit = False
+            for t in range(n_lv):
+                if levels[t] == g:
+                    counts[t] += 1
+                    hit = True
+                    break
+            if not hit:
+                if n_lv == _LEVELS:
+                    n_lv = -1
+                    break
+                levels[n_lv] = g
+                counts[n_lv] = 1
+                n_lv += 1
         acc = 0.0
         j = 0
-        for p in range(m):
-            acc += part[m - 1 - p] * disc[p]
-            if depth > 0:
-                if p < depth:
-                    curve[q, p] = acc
-                else:
+        p = 0
+        if n_lv >= 0:
+            for a in range(1, n_lv):  # levels descending
+                lv = levels[a]
+                ct = counts[a]
+                b = a - 1
+                while b >= 0 and levels[b] < lv:
+                    levels[b + 1] = levels[b]
+                    counts[b + 1] = counts[b]
+                    b -= 1
+                levels[b + 1] = lv
+                counts[b + 1] = ct
+            for t in range(n_lv):
+                g = levels[t]
+                for _ in range(counts[t]):
+                    acc += g * disc[p]
+                    j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                    p += 1
+                    if j < 0:
+                        break
+                if j < 0:
                     break
+        else:
+            if m > buf.shape[0]:
+                return s
+            for a in range(m):
+                buf[a] = gains[order[o + a] if has_order else o + a]
+            part = buf[:m]
+            part.sort()
+            for p in range(m):
+                acc += part[m - 1 - p] * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                if j < 0:
+                    break
+            p = m
+        if j >= 0:  # lists shorter than a cutoff or the curve: flat past their end
+            if depth > 0:
+                for pp in range(m, depth):
+                    curve[q, pp] = acc
             else:
-                while j < n_cuts and cuts[j] == p + 1:
+                while j < cuts.shape[0]:
                     out[cut_slot[j], q] = acc
                     j += 1
-        if depth > 0:
-            for p in range(m, depth):
-                curve[q, p] = acc
-        else:
-            while j < n_cuts:
-                out[cut_slot[j], q] = acc
-                j += 1
+    return -1
+
+
+@_jit()
+def max_tie_group(scores, out_rows, counts, starts, width):
+    """Size of the largest tie group reaching into the first ``width`` ranks of any segment."""
+    best = 1
+    for s in range(starts.shape[0]):
+        o = starts[s]
+        c = counts[s]
+        w = c if width < 0 else min(width, c)
+        g0 = 0
+        while g0 < w:
+            sc = scores[out_rows[o + g0]]
+            g1 = g0 + 1
+            while g1 < c and scores[out_rows[o + g1]] == sc:
+                g1 += 1
+            best = max(best, g1 - g0)
+            g0 = g1
+    return best
 
 
 @_jit()

@@ -148,7 +148,7 @@ def from_index(qidx: NDArray[np.int64], n_queries: int) -> SegLayout:
     return _layout(n, n_queries, offsets, order, None)
 
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 16
 
 
 def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout]:
@@ -163,23 +163,26 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
     if q.dtype.kind not in "biuf" or n == 0:
         qids, qidx = index_queries(q)
         return qids, from_index(qidx, int(qids.shape[0]))
-    starts = np.flatnonzero(q[1:] != q[:-1])
-    starts += 1
-    first = np.empty(starts.shape[0] + 1, dtype=np.int64)
-    first[0] = 0
-    first[1:] = starts
-    del starts
-    run_ids = q[first]
-    offsets = np.append(first, n)
-    if run_ids.shape[0] == 1 or bool(np.all(run_ids[1:] > run_ids[:-1])):
-        return run_ids, _layout(n, int(run_ids.shape[0]), offsets, None, None)
-    by_id = np.argsort(run_ids, kind="stable")
-    srt = run_ids[by_id]
-    if bool(np.all(srt[1:] != srt[:-1])):  # every query one run: only the runs are sorted
-        seg_query = np.empty(by_id.shape[0], dtype=np.int64)
-        seg_query[by_id] = np.arange(by_id.shape[0], dtype=np.int64)
-        return srt, _layout(n, int(srt.shape[0]), offsets, None, seg_query)
-    del by_id, srt, run_ids, offsets, first
+    change = q[1:] != q[:-1]
+    n_runs = int(np.count_nonzero(change)) + 1
+    if n_runs <= max(n // 4, 1):  # rows come in runs: group the runs, not the rows
+        first = np.empty(n_runs, dtype=np.int64)
+        first[0] = 0
+        first[1:] = np.flatnonzero(change)
+        first[1:] += 1
+        del change
+        run_ids = q[first]
+        if n_runs == 1 or bool(np.all(run_ids[1:] > run_ids[:-1])):
+            return run_ids, _layout(n, n_runs, np.append(first, n), None, None)
+        by_id = np.argsort(run_ids, kind="stable")
+        srt = run_ids[by_id]
+        if bool(np.all(srt[1:] != srt[:-1])):  # every query one run: only the runs are sorted
+            seg_query = np.empty(n_runs, dtype=np.int64)
+            seg_query[by_id] = np.arange(n_runs, dtype=np.int64)
+            return srt, _layout(n, n_runs, np.append(first, n), None, seg_query)
+        del by_id, srt, run_ids, first
+    else:
+        del change
     perm = np.argsort(q, kind="stable")
     parts = [np.zeros(1, dtype=np.int64)]
     for a in range(1, n, _CHUNK):  # run starts of q[perm] without a sorted copy of q
@@ -236,7 +239,10 @@ def _call(rk: SegRanking, kind: str, values: NDArray[np.float64], ties: str, wid
         starts, counts = starts[select], counts[select]
         seg_query = np.arange(select.shape[0], dtype=np.int64)
     mode = _MODE[ties]
-    vbuf = np.empty(int(counts.max(initial=0)) if mode in (1, 2) else 0)
+    vbuf = np.empty(0)
+    if mode in (1, 2):  # bounds sort each tie group's values: a buffer for the largest
+        vbuf = np.empty(nk.max_tie_group(rk.scores, rk.rows, counts, starts,
+                                         -1 if width is None else int(width)))
     disc = np.empty(0) if discount is None else discount
     nk.cutoff_sums(rk.scores, rk.rows, counts, starts, seg_query, values, _KIND[kind], mode,
                    -1 if width is None else int(width), disc, discount is not None, cuts, slots,
@@ -297,14 +303,26 @@ def segment_sums(layout: SegLayout, values: NDArray[np.float64]) -> NDArray[np.f
     return out
 
 
+def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float64],
+           cuts: NDArray[np.int64], slots: NDArray[np.int64], out: NDArray[np.float64],
+           curve: NDArray[np.float64]) -> None:
+    nk = _numba_module()
+    buf = np.empty(min(layout.max_size, 4096))
+    first = 0
+    while True:
+        first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc, cuts,
+                              slots, out, buf, curve, first)
+        if first < 0:
+            return
+        buf = np.empty(layout.max_size)  # a long list with many distinct gains: sort it
+
+
 def ideal_at(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float64],
              ks: Sequence[int | None]) -> NDArray[np.float64]:
     """Ideal discounted gain sums at each cutoff: (len(ks), n_queries)."""
     out = np.zeros((len(ks), layout.n_queries))
     cuts, slots = _cuts(ks)
-    buf = np.empty(layout.max_size)
-    _numba_module().ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc,
-                               cuts, slots, out, buf, _EMPTY2)
+    _ideal(layout, gains, disc, cuts, slots, out, _EMPTY2)
     return out
 
 
@@ -312,7 +330,5 @@ def ideal_curve(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.
                 depth: int) -> NDArray[np.float64]:
     out = np.zeros((layout.n_queries, depth))
     none = np.empty(0, dtype=np.int64)
-    buf = np.empty(layout.max_size)
-    _numba_module().ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc,
-                               none, none, _EMPTY2, buf, out)
+    _ideal(layout, gains, disc, none, none, _EMPTY2, out)
     return out

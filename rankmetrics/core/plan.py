@@ -277,11 +277,14 @@ class QueryPlan:
         self._rel[t] = out
         return out
 
-    def _discount(self, discount: DiscountLike, log_base: float) -> Values:
+    def _discount(self, discount: DiscountLike, log_base: float,
+                  width: int | None = None) -> Values:
+        """Discounts of ranks 1..width (default: the longest list), cached; may be longer."""
         key = discount_key(discount, log_base)
+        need = self._max_width if width is None else min(width, self._max_width)
         hit = self._disc.get(key)
-        if hit is None:
-            hit = discount_table(key, self._max_width)
+        if hit is None or hit.shape[0] < need:
+            hit = discount_table(key, need)
             self._disc[key] = hit
         return hit
 
@@ -418,11 +421,15 @@ class QueryPlan:
     def _gain_metric(self, y_score, ks, gain, discount, log_base, ties, normalize, empty):
         ranking = self._ranking(y_score, ks, ties)
         g = self._gain_ext(gain)
+        need = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
+        width = self._max_width if need is None else min(need, self._max_width)
         if discount is None:
-            disc, dkey = np.ones(self._max_width), ("none",)
+            disc, dkey = np.ones(width), ("none",)
         else:
-            disc, dkey = self._discount(discount, log_base), discount_key(discount, log_base)
-        vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
+            disc = self._discount(discount, log_base, width)
+            dkey = discount_key(discount, log_base)
+        vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks,
+                                   None if discount is None else disc)
         if not normalize:
             return vals
         del ranking  # a ranking made here is freed before the ideal's work buffer exists
@@ -522,7 +529,7 @@ class QueryPlan:
             raise TypeError("depth must be a positive int")
         ranking = self._ranking(y_score, (depth,), ties)
         g = self._gain_ext(gain)
-        disc = np.ones(self._max_width) if discount is None else self._discount(discount, log_base)
+        disc = np.ones(depth) if discount is None else self._discount(discount, log_base, depth)
         vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
         if not normalize:
             return vals
@@ -569,7 +576,7 @@ class QueryPlan:
         d = check_k(depth, "depth")
         if d is None:
             raise TypeError("depth must be a positive int")
-        return self._ideal_curve(gain, np.ones(self._max_width), d)
+        return self._ideal_curve(gain, np.ones(d), d)
 
     def ideal_dcg_curve(self, *, depth: int, gain: GainLike = "exponential",
                         discount: DiscountLike = "log", log_base: float = 2) -> Values:
@@ -577,7 +584,7 @@ class QueryPlan:
         d = check_k(depth, "depth")
         if d is None:
             raise TypeError("depth must be a positive int")
-        return self._ideal_curve(gain, self._discount(discount, log_base), d)
+        return self._ideal_curve(gain, self._discount(discount, log_base, d), d)
 
     # ------------------------------------------------------------------- many at once
     def evaluate(
