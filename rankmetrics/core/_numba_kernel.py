@@ -187,28 +187,68 @@ def select_top(k, i, lo, hi, d):
 
 
 @_jit()
-def rank_segments(scores, order, offsets, depth, out_rows, counts, key):
+def _sorted_already(k, i, c):
+    for a in range(1, c):
+        if _before(k, i, a, a - 1):
+            return False
+    return True
+
+
+@_jit()
+def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top):
     """Rank every segment; ``out_rows[offsets[s]: offsets[s] + counts[s]]`` its candidates in
-    rank order (all rows when ``depth < 0``)."""
+    rank order (all rows when ``depth < 0``).
+
+    A small cutoff (``depth <= top.shape[0]``) finds the ``depth``-th largest score T in one
+    pass (a sorted window of the ``depth`` largest so far), then copies the rows with score
+    >= T in a second pass: O(m) per list. A larger cutoff uses quickselect.
+    """
     has_order = order.shape[0] > 0
     for s in range(offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
-        for j in range(m):
-            r = order[o + j] if has_order else o + j
-            out_rows[o + j] = r
-            key[j] = scores[r]
         rows = out_rows[o: o + m]
-        c = m
-        if 0 < depth < m:
-            select_top(key, rows, 0, m, depth)
-            t = key[depth - 1]
-            c = depth
+        if 0 < depth < m and depth <= top.shape[0]:
+            for j in range(depth):
+                v = scores[order[o + j] if has_order else o + j]
+                b = j - 1
+                while b >= 0 and top[b] > v:  # ascending window
+                    top[b + 1] = top[b]
+                    b -= 1
+                top[b + 1] = v
             for j in range(depth, m):
-                if key[j] == t:
-                    _swap(key, rows, c, j)
+                v = scores[order[o + j] if has_order else o + j]
+                if v > top[0]:
+                    b = 1
+                    while b < depth and top[b] < v:
+                        top[b - 1] = top[b]
+                        b += 1
+                    top[b - 1] = v
+            t = top[0]
+            c = 0
+            for j in range(m):
+                r = order[o + j] if has_order else o + j
+                v = scores[r]
+                if v >= t:
+                    rows[c] = r
+                    key[c] = v
                     c += 1
-        sort_range(key, rows, 0, c)
+        else:
+            for j in range(m):
+                r = order[o + j] if has_order else o + j
+                rows[j] = r
+                key[j] = scores[r]
+            c = m
+            if 0 < depth < m:
+                select_top(key, rows, 0, m, depth)
+                t = key[depth - 1]
+                c = depth
+                for j in range(depth, m):
+                    if key[j] == t:
+                        _swap(key, rows, c, j)
+                        c += 1
+        if not _sorted_already(key, rows, c):
+            sort_range(key, rows, 0, c)
         counts[s] = c
 
 

@@ -215,11 +215,13 @@ def rank(layout: SegLayout, scores: np.ndarray, depth: int | None, ties: str) ->
     rows = np.empty(layout.n_rows, dtype=row_dtype(layout.n_rows))
     counts = np.empty(layout.offsets.shape[0] - 1, dtype=np.int64)
     key = np.empty(layout.max_size, dtype=scores.dtype)
+    top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
     nk.rank_segments(scores, layout.order, layout.offsets, -1 if depth is None else int(depth),
-                     rows, counts, key)
+                     rows, counts, key, top)
     return SegRanking(depth, ties, layout, scores, rows, counts)
 
 
+_TOP_WINDOW = 64  # cutoffs up to this use the one-pass window, deeper ones quickselect
 _KIND = {"gain": 0, "rel": 0, "ap": 1, "rr": 2}
 _MODE = {"average": 0, "optimistic": 1, "pessimistic": 2, "stable": 3}
 _NONE_CUT = 2**62
