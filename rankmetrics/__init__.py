@@ -6,6 +6,7 @@ Per-query functions return one float64 value per query (in ``np.unique(qid)`` or
 """
 
 from .analysis.vectors import average_normalised, avg_pos, avg_vect, norm_vect
+from .core.backend import get_backend, set_backend
 from .core.functions import (
     average_precision,
     average_precision_score,
@@ -34,7 +35,6 @@ from .core.functions import (
     reciprocal_rank,
     reciprocal_rank_score,
 )
-from .core.backend import get_backend, set_backend
 from .core.plan import QueryPlan, parse_metric
 
 __version__ = "0.1.0"

@@ -1,9 +1,11 @@
 """Kernel backends: the compiled (numba) kernel and the numpy reference, and how one is chosen.
 
-``numba`` is a core dependency, so the compiled kernel is the default; the numpy kernel
-(:mod:`.kernel`, :mod:`.contributions`) stays as the reference the compiled one is tested against
-and as the fallback where numba cannot be imported. ``RANKMETRICS_KERNEL=numpy|numba|auto``
-(read at import) or :func:`set_backend` force either. A :class:`~rankmetrics.QueryPlan` keeps the
+numba is an extra (``pip install "rankmetrics[numba]"``, included in ``all``) used automatically
+when it can be imported: the project keeps numpy as its only core dependency, and numba's wheels
+lag new Python releases. The numpy kernel (:mod:`.kernel`, :mod:`.contributions`) stays as the
+reference the compiled one is tested against and as the fallback.
+``RANKMETRICS_KERNEL=numpy|numba|auto`` (read when the first plan is built) or
+:func:`set_backend` force either. A :class:`~rankmetrics.QueryPlan` keeps the
 backend it was built with.
 
 This module holds the compiled backend's Python side: the segment layout (CSR offsets over the
@@ -74,7 +76,8 @@ def set_backend(name: str) -> None:
         name = "numba" if available() else "numpy"
     elif name == "numba" and not available():
         raise ImportError(
-            f"the numba kernel needs numba ({_state['error']}); pip install numba"
+            f"the numba kernel needs numba ({_state['error']}); "
+            'pip install "rankmetrics[numba]"'
         )
     _state["name"] = name
 
@@ -299,7 +302,7 @@ def cumulative(rk: SegRanking, kind: str, values: NDArray[np.float64], ties: str
 
 
 # ------------------------------------------------------------------------ label-side sums
-def segment_sums(layout: SegLayout, values: NDArray[np.float64]) -> NDArray[np.float64]:
+def segment_sums(layout: SegLayout, values: NDArray[Any]) -> NDArray[np.float64]:
     out = np.zeros(layout.n_queries)
     _numba_module().segment_sums(values, layout.order, layout.offsets, layout.seg_query, out)
     return out

@@ -124,6 +124,7 @@ class QueryPlan:
     """
 
     _max_width: int
+    _base_layout: Any  # the recall base's layout (the plan's own unless recall_base is given)
 
     def __init__(
         self,
@@ -199,13 +200,13 @@ class QueryPlan:
     def _init(self, labels: Values, qids: np.ndarray, layout: Any) -> None:
         self.labels = labels
         self.qids = qids
-        self.layout = layout
+        self.layout: Any = layout  # kernel.Layout (numpy) or backend.SegLayout (numba)
         self.sizes = self.layout.sizes
         self.n_rows = int(labels.shape[0])
         self.n_queries = int(qids.shape[0])
         self._max_width = int(self.sizes.max())
         self._gains: dict[Any, Values] = {}
-        self._rel: dict[float, tuple[Values, Values]] = {}
+        self._rel: dict[float, tuple[NDArray[Any], Values]] = {}
         self._disc: dict[Any, Values] = {}
         self._ideal_cache: dict[Any, Values] = {}
         self._base_labels = labels
@@ -249,7 +250,7 @@ class QueryPlan:
             self._gains[key] = hit
         return hit
 
-    def _relevance(self, threshold: float) -> tuple[Values, Values]:
+    def _relevance(self, threshold: float) -> tuple[NDArray[Any], Values]:
         """(per-row 0/1 relevance with the padding 0, relevant documents per query R)."""
         t = check_threshold(threshold)
         hit = self._rel.get(t)
