@@ -1,6 +1,6 @@
 """Tie-aware metrics on every workload shape, against LightGBM's (or XGBoost's) built-in metric.
 
-Run:  python benchmarks/bench_shapes.py [--quick] [--repeat 7] [--kernel numba|numpy]
+Run:  python benchmarks/bench_shapes.py [--quick] [--repeat 7] [--kernel numba|numpy] [--compile]
 
 One process, one thread, CPU time of the process, every contender of a shape timed in rotated
 order round after round (interleaved), median of ``--repeat`` rounds (>= 7), spread =
@@ -194,13 +194,38 @@ def run_scaling(quick: bool, repeat: int) -> None:
     print(f"({load()})")
 
 
+def compile_time() -> None:
+    """First call in a fresh process with an empty numba cache (compiling), then with it."""
+    import subprocess
+    import tempfile
+
+    code = ("import time; t = time.perf_counter(); c = time.process_time(); "
+            "import numpy as np, rankmetrics as rm; "
+            "y, s, q = np.array([2, 0, 1, 0]), np.array([.5, .5, .1, .3]), [1, 1, 1, 2]; "
+            "rm.ndcg(y, s, q, k=2); p = rm.QueryPlan(y, q); "
+            "p.evaluate(s, ['ndcg@2', 'ndcg', 'map', 'mrr', 'p@2']); "
+            "p.evaluate(p.rank(s, depth=2), ['ndcg@2'], ties='optimistic'); "
+            "print(f'{time.perf_counter() - t:.1f} s wall, {time.process_time() - c:.1f} s CPU')")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        for label in ("empty cache (compiles)", "cache filled (loads)"):
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, check=True)
+            print(f"first calls in a new process, {label}: {out.stdout.strip()} ({load()})")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small shapes, < 30 s")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--kernel", choices=["numba", "numpy"], default=None)
     ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--compile", action="store_true",
+                    help="only measure the kernel's compile time (fresh numba cache)")
     args = ap.parse_args(argv)
+    if args.compile:
+        compile_time()
+        return 0
     if args.kernel:
         rm.set_backend(args.kernel)
     repeat = max(7, args.repeat)
