@@ -246,8 +246,11 @@ def _call(rk: SegRanking, kind: str, values: NDArray[np.float64], ties: str, wid
     mode = _MODE[ties]
     vbuf = np.empty(0)
     if mode in (1, 2):  # bounds sort each tie group's values: a buffer for the largest
-        vbuf = np.empty(nk.max_tie_group(rk.scores, rk.rows, counts, starts,
-                                         -1 if width is None else int(width)))
+        longest = int(counts.max(initial=0))
+        if longest > 4096:  # a long list: size the buffer by its largest tie group instead
+            longest = nk.max_tie_group(rk.scores, rk.rows, counts, starts,
+                                       -1 if width is None else int(width))
+        vbuf = np.empty(longest)
     disc = np.empty(0) if discount is None else discount
     nk.cutoff_sums(rk.scores, rk.rows, counts, starts, seg_query, values, _KIND[kind], mode,
                    -1 if width is None else int(width), disc, discount is not None, cuts, slots,
