@@ -9,6 +9,7 @@ Järvelin–Kekäläinen gain vectors.
 """
 
 from .analysis.vectors import average_normalised, avg_pos, avg_vect, norm_vect
+from .core.backend import get_backend, set_backend
 from .core.functions import (
     average_precision,
     average_precision_score,
@@ -63,6 +64,8 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "QueryPlan",
     "evaluate",
+    "get_backend",
+    "set_backend",
     "parse_metric",
     "average_precision",
     "average_precision_score",

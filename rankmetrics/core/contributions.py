@@ -12,6 +12,10 @@ rr         P(first relevant document is at p) / (p + 1)  (ibid., Sec. 2.5, the d
 
 (p is 0-based here; t_i = first position of p's tie group.) With ``ties`` other than "average"
 every tie group is a single position and the same formulas give the plain measure.
+
+:func:`at_cutoffs`, :func:`cumulative` and :func:`curve` take a Ranking of either backend: a
+:class:`~rankmetrics.core.backend.SegRanking` goes to the compiled kernel (same formulas, same
+floating-point operations in the same order), a bucketed :class:`Ranking` to the numpy code here.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from . import backend as _backend
 from .kernel import RankedBucket, Ranking, concrete, group_sums
 
 KINDS = ("gain", "rel", "ap", "rr")
@@ -68,6 +73,9 @@ def cumulative(
     ``values_ext`` is the per-row gain (``kind="gain"``) or 0/1 relevance (other kinds), with the
     padding sentinel's 0 appended; ``discount`` multiplies gain contributions position by position.
     """
+    if isinstance(ranking, _backend.SegRanking):
+        yield from _backend.cumulative(ranking, kind, values_ext, ties, width, discount)
+        return
     for rb in ranking.buckets:
         rbx = _resolved(rb, ties, values_ext)
         w = rbx.rows.shape[1] if width is None else min(width, rbx.rows.shape[1])
@@ -87,6 +95,8 @@ def at_cutoffs(
     discount: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Sum of contributions over ranks 1..k for every k in ``ks``: shape (len(ks), n_queries)."""
+    if isinstance(ranking, _backend.SegRanking):
+        return _backend.at_cutoffs(ranking, n_queries, kind, values_ext, ties, ks, discount)
     out = np.zeros((len(ks), n_queries))
     width = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
     for rb, cum in cumulative(ranking, kind, values_ext, ties, width, discount):
@@ -107,6 +117,8 @@ def curve(
     discount: NDArray[np.float64] | None = None,
 ) -> NDArray[np.float64]:
     """Cumulated value at every rank 1..depth, flat past the end of a list: (n_queries, depth)."""
+    if isinstance(ranking, _backend.SegRanking):
+        return _backend.curve(ranking, n_queries, kind, values_ext, ties, depth, discount)
     out = np.zeros((n_queries, depth))
     for rb, cum in cumulative(ranking, kind, values_ext, ties, depth, discount):
         w = cum.shape[1]

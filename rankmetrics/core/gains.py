@@ -121,7 +121,9 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
                 f"(max {_MAX_EXP_LABEL}, where float64 gains stay exact); use gain='linear' "
                 "or per-level weights"
             )
-        return np.exp2(labels) - 1.0
+        out = np.exp2(labels)
+        out -= 1.0  # in place: no second temporary the size of the input
+        return out
     if key[0] == "levels":
         weights = np.asarray(key[1], dtype=np.float64)
         if weights.size == 0 or not np.all(np.isfinite(weights)) or weights.min() < 0:
@@ -168,7 +170,6 @@ def discount_table(key: Any, n: int) -> NDArray[np.float64]:
     TOIS eq. 2, the version that does not boost ranks below the base).
     ``"jarvelin2008"``: 1 / (1 + log_b i) (Järvelin et al. 2008, appendix eq. 2).
     """
-    ranks = np.arange(1, n + 1, dtype=np.float64)
     name = key[0]
     if name == "none":
         return np.ones(n)
@@ -180,14 +181,23 @@ def discount_table(key: Any, n: int) -> NDArray[np.float64]:
             raise ValueError("discount callable must return finite discounts >= 0")
         return out
     lb = math.log(key[1])
+    out = np.arange(1, n + 1, dtype=np.float64)  # ranks; computed in place (one n-array)
     if name == "log":
-        return lb / np.log1p(ranks)
-    if name == "jarvelin2002":
-        out = np.ones(n)
-        far = ranks >= key[1]
-        out[far] = lb / np.log(ranks[far])
+        np.log1p(out, out=out)
+        np.divide(lb, out, out=out)
         return out
-    return 1.0 / (1.0 + np.log(ranks) / lb)  # jarvelin2008
+    if name == "jarvelin2002":
+        first_far = min(n, max(0, math.ceil(key[1]) - 1))  # ranks >= base
+        far = out[first_far:]
+        np.log(far, out=far)
+        np.divide(lb, far, out=far)
+        out[:first_far] = 1.0
+        return out
+    np.log(out, out=out)  # jarvelin2008: 1 / (1 + log_b i)
+    out /= lb
+    out += 1.0
+    np.divide(1.0, out, out=out)
+    return out
 
 
 class LevelGains:

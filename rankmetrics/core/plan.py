@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..measures.grammar import Measure, parse_measure, parse_measures
+from . import backend as _backend
 from . import contributions as _metrics
 from . import kernel as _kernel
 from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
@@ -136,6 +137,7 @@ class QueryPlan:
     """
 
     _max_width: int
+    _base_layout: Any  # the recall base's layout (the plan's own unless recall_base is given)
 
     def __init__(
         self,
@@ -145,25 +147,34 @@ class QueryPlan:
         recall_base: tuple[ArrayLike, ArrayLike] | None = None,
     ) -> None:
         labels = check_labels(y_true)
+        self._backend = _backend.get_backend()
         self._shape2d: tuple[int, ...] | None = None
         if labels.ndim == 2:
             if qid is not None:
                 raise ValueError("qid must be None when y_true is 2-D (one query per row)")
             self._shape2d = labels.shape
-            qidx = np.repeat(np.arange(labels.shape[0], dtype=np.int64), labels.shape[1])
             labels = labels.ravel()
             qids: np.ndarray = np.arange(self._shape2d[0])
+            sizes = np.full(self._shape2d[0], self._shape2d[1], dtype=np.int64)
+            layout = self._layout_from_sizes(sizes)
         elif labels.ndim == 1:
+            if labels.shape[0] == 0:
+                raise ValueError("y_true is empty: at least one document is needed")
             if qid is None:
-                qidx = np.zeros(labels.shape[0], dtype=np.int64)
                 qids = np.zeros(1, dtype=np.int64)
+                layout = self._layout_from_sizes(np.array([labels.shape[0]], dtype=np.int64))
+            elif self._backend == "numba":
+                qids, layout = _backend.group_rows(check_qid(qid, labels.shape[0]),
+                                                   _index_queries)
             else:
                 qids, qidx = _index_queries(check_qid(qid, labels.shape[0]))
+                layout = _kernel.build_layout(qidx, int(qids.shape[0]))
+                del qidx
         else:
             raise ValueError(f"y_true must be 1-D or 2-D; got {labels.ndim}-D")
         if labels.shape[0] == 0:
             raise ValueError("y_true is empty: at least one document is needed")
-        self._init(labels, qids, qidx)
+        self._init(labels, qids, layout)
         if recall_base is not None:
             self._set_recall_base(recall_base)
 
@@ -191,20 +202,31 @@ class QueryPlan:
         pos = np.minimum(pos, self.n_queries - 1)
         keep = (self.qids[pos] == q) & inside
         self._base_labels = labels[keep]
-        self._base_layout = _kernel.build_layout(pos[keep].astype(np.int64), self.n_queries)
+        base_qidx = pos[keep].astype(np.int64)
+        if self._backend == "numba":
+            self._base_layout = _backend.from_index(base_qidx, self.n_queries)
+        else:
+            self._base_layout = _kernel.build_layout(base_qidx, self.n_queries)
         self._max_width = max(self._max_width, int(self._base_layout.sizes.max(initial=0)))
         self._disc.clear()
 
-    def _init(self, labels: Values, qids: np.ndarray, qidx: NDArray[np.int64]) -> None:
+    def _layout_from_sizes(self, sizes: NDArray[np.int64]) -> Any:
+        """Layout of contiguous queries of the given sizes, in order (no per-row index)."""
+        if self._backend == "numba":
+            return _backend.from_sizes(sizes)
+        qidx = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
+        return _kernel.build_layout(qidx, int(sizes.shape[0]))
+
+    def _init(self, labels: Values, qids: np.ndarray, layout: Any) -> None:
         self.labels = labels
         self.qids = qids
-        self.layout = _kernel.build_layout(qidx, int(qids.shape[0]))
+        self.layout: Any = layout  # kernel.Layout (numpy) or backend.SegLayout (numba)
         self.sizes = self.layout.sizes
         self.n_rows = int(labels.shape[0])
         self.n_queries = int(qids.shape[0])
         self._max_width = int(self.sizes.max())
         self._gains: dict[Any, Values] = {}
-        self._rel: dict[float, tuple[Values, Values]] = {}
+        self._rel: dict[float, tuple[NDArray[Any], Values]] = {}
         self._disc: dict[Any, Values] = {}
         self._ideal_cache: dict[Any, Values] = {}
         self._base_labels = labels
@@ -243,8 +265,8 @@ class QueryPlan:
         sizes = check_group_sizes(group_sizes, labels.shape[0], "group_sizes")
         plan = cls.__new__(cls)
         plan._shape2d = None
-        qidx = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)
-        plan._init(labels, np.arange(sizes.size, dtype=np.int64), qidx)
+        plan._backend = _backend.get_backend()
+        plan._init(labels, np.arange(sizes.size, dtype=np.int64), plan._layout_from_sizes(sizes))
         return plan
 
     # ----------------------------------------------------------------- cached label-side state
@@ -252,16 +274,27 @@ class QueryPlan:
         key = gain_key(gain)
         hit = self._gains.get(key)
         if hit is None:
-            hit = _kernel.padded(apply_gain(gain, self.labels), 0.0)
+            hit = apply_gain(gain, self.labels)
+            if self._backend == "numpy":  # the numba kernel needs no padding sentinel
+                hit = _kernel.padded(hit, 0.0)
             self._gains[key] = hit
         return hit
 
-    def _relevance(self, threshold: float) -> tuple[Values, Values]:
+    def _relevance(self, threshold: float) -> tuple[NDArray[Any], Values]:
         """(per-row 0/1 relevance with the padding 0, relevant documents per query R)."""
         t = check_threshold(threshold)
         hit = self._rel.get(t)
         if hit is not None:
             return hit
+        if self._backend == "numba":  # 0/1 is exact in float32: half the memory
+            rel_ext = (self.labels >= t).astype(np.float32)
+            if self._base_layout is self.layout:
+                n_rel = _backend.segment_sums(self.layout, rel_ext)
+            else:
+                n_rel = _backend.segment_sums(
+                    self._base_layout, (self._base_labels >= t).astype(np.float32))
+            self._rel[t] = (rel_ext, n_rel)
+            return rel_ext, n_rel
         rel = (self.labels >= t).astype(np.float64)
         rel_ext = _kernel.padded(rel, 0.0)
         if self._base_layout is self.layout:
@@ -275,11 +308,14 @@ class QueryPlan:
         self._rel[t] = out
         return out
 
-    def _discount(self, discount: DiscountLike, log_base: float) -> Values:
+    def _discount(self, discount: DiscountLike, log_base: float,
+                  width: int | None = None) -> Values:
+        """Discounts of ranks 1..width (default: the longest list), cached; may be longer."""
         key = discount_key(discount, log_base)
+        need = self._max_width if width is None else min(width, self._max_width)
         hit = self._disc.get(key)
-        if hit is None:
-            hit = discount_table(key, self._max_width)
+        if hit is None or hit.shape[0] < need:
+            hit = discount_table(key, need)
             self._disc[key] = hit
         return hit
 
@@ -297,10 +333,21 @@ class QueryPlan:
             srt = np.sort(np.take(g, b.rows), axis=1)
             yield srt[:, ::-1]
 
+    def _base_gains(self, gain: GainLike) -> Values:
+        if self._base_layout is self.layout:
+            return self._gain_ext(gain)
+        return apply_gain(gain, self._base_labels)
+
     def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
         """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff."""
         out = np.empty((len(ks), self.n_queries))
         gk = gain_key(gain)
+        if self._backend == "numba":
+            todo = [k for k in dict.fromkeys(ks) if (gk, dkey, k) not in self._ideal_cache]
+            if todo:
+                vals = _backend.ideal_at(self._base_layout, self._base_gains(gain), disc, todo)
+                for k, row in zip(todo, vals, strict=True):
+                    self._ideal_cache[(gk, dkey, k)] = row
         for i, k in enumerate(ks):
             ck = (gk, dkey, k)
             hit = self._ideal_cache.get(ck)
@@ -353,7 +400,10 @@ class QueryPlan:
             raise ValueError(
                 f"y_score must have one score per row ({self.n_rows}); got shape {scores.shape}"
             )
-        ranking = _kernel.rank(self.layout, scores, depth, ties)
+        if self._backend == "numba":
+            ranking: _kernel.Ranking = _backend.rank(self.layout, scores, depth, ties)
+        else:
+            ranking = _kernel.rank(self.layout, scores, depth, ties)
         ranking.owner = self  # type: ignore[attr-defined]
         return ranking
 
@@ -402,15 +452,20 @@ class QueryPlan:
     def _gain_metric(self, y_score, ks, gain, discount, log_base, ties, normalize, empty):
         ranking = self._ranking(y_score, ks, ties)
         g = self._gain_ext(gain)
+        need = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
+        width = self._max_width if need is None else min(need, self._max_width)
         if discount is None:
-            disc, dkey = np.ones(self._max_width), ("none",)
+            disc, dkey = np.ones(width), ("none",)
         else:
-            disc, dkey = self._discount(discount, log_base), discount_key(discount, log_base)
+            disc = self._discount(discount, log_base, width)
+            dkey = discount_key(discount, log_base)
         with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
-            vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks, disc)
+            vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks,
+                                       None if discount is None else disc)
             _check_finite_sums(vals)
             if not normalize:
                 return vals
+            del ranking  # a ranking made here is freed before the ideal's work buffer exists
             ideal = self._ideal_at(gain, disc, dkey, ks)
         _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
@@ -553,7 +608,7 @@ class QueryPlan:
             raise TypeError("depth must be a positive int")
         ranking = self._ranking(y_score, (depth,), ties)
         g = self._gain_ext(gain)
-        disc = np.ones(self._max_width) if discount is None else self._discount(discount, log_base)
+        disc = np.ones(depth) if discount is None else self._discount(discount, log_base, depth)
         with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
             vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
             _check_finite_sums(vals)
@@ -564,6 +619,8 @@ class QueryPlan:
         return self._normalise(vals, ideal, empty)
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
+        if self._backend == "numba":
+            return _backend.ideal_curve(self._base_layout, self._base_gains(gain), disc, depth)
         out = np.zeros((self.n_queries, depth))
         for b, ideal in zip(self._base_layout.buckets, self._ideal_sorted(gain), strict=True):
             w = min(depth, ideal.shape[1])
@@ -601,7 +658,7 @@ class QueryPlan:
         d = check_k(depth, "depth")
         if d is None:
             raise TypeError("depth must be a positive int")
-        return self._ideal_curve(gain, np.ones(self._max_width), d)
+        return self._ideal_curve(gain, np.ones(d), d)
 
     def ideal_dcg_curve(self, *, depth: int, gain: GainLike = "exponential",
                         discount: DiscountLike = "log", log_base: float = 2) -> Values:
@@ -609,7 +666,7 @@ class QueryPlan:
         d = check_k(depth, "depth")
         if d is None:
             raise TypeError("depth must be a positive int")
-        return self._ideal_curve(gain, self._discount(discount, log_base), d)
+        return self._ideal_curve(gain, self._discount(discount, log_base, d), d)
 
     # ------------------------------------------------------------------- many at once
     def evaluate(

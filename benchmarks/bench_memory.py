@@ -1,0 +1,75 @@
+"""Peak extra memory (tracemalloc) of metric calls on several workload shapes.
+
+Run:  python benchmarks/bench_memory.py [--rows 5e6] [--quick]
+
+Shapes: one query of ``--rows`` rows (float64 labels and scores, int64 qid; and int8 / float32 /
+int32), the reference shape ``make_benchmark_scores(2000)`` (~240 k rows) with contiguous and
+with shuffled rows. Prints peak extra memory as a multiple of the inputs and in bytes per row.
+``tests/test_memory.py`` asserts the bounds (2x the 64-bit inputs, 32 bytes per row).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+import rankmetrics as rm
+from rankmetrics.datasets import make_benchmark_scores
+
+CALLS = {
+    "ndcg@10": lambda y, s, q: rm.ndcg(y, s, q, k=10),
+    "ndcg": lambda y, s, q: rm.ndcg(y, s, q),
+    "ap": lambda y, s, q: rm.average_precision(y, s, q),
+    "rr": lambda y, s, q: rm.reciprocal_rank(y, s, q),
+    "p@10 optimistic": lambda y, s, q: rm.precision(y, s, q, k=10, ties="optimistic"),
+    "ndcg optimistic": lambda y, s, q: rm.ndcg(y, s, q, ties="optimistic"),
+    "ndcg_curve depth 100": lambda y, s, q: rm.ndcg_curve(y, s, q, depth=100),
+    "evaluate ndcg@10,map,mrr,p@5": lambda y, s, q: rm.QueryPlan(y, q).evaluate(
+        s, ["ndcg@10", "map", "mrr", "p@5"]),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=float, default=5e6, help="length of the one huge query")
+    ap.add_argument("--quick", action="store_true", help="a 500 000-row query")
+    args = ap.parse_args(argv)
+    n = 500_000 if args.quick else int(args.rows)
+    rng = np.random.default_rng(0)
+    y = rng.choice(5, n, p=[0.5, 0.3, 0.13, 0.05, 0.02])
+    s = np.round(rng.random(n), 3)
+    yb, sb, qb = make_benchmark_scores(2000, random_state=3)
+    perm = rng.permutation(yb.size)
+    shapes = {
+        f"one query of {n:,} rows": (y.astype(np.float64), s, np.zeros(n, np.int64)),
+        f"one query of {n:,} rows, int8/float32/int32": (
+            y.astype(np.int8), s.astype(np.float32), np.zeros(n, np.int32)),
+        f"{qb.max() + 1:,} queries, {yb.size:,} rows": (yb.astype(np.float64), sb, qb),
+        f"{qb.max() + 1:,} queries, {yb.size:,} rows, shuffled": (
+            yb[perm].astype(np.float64), sb[perm], qb[perm]),
+    }
+    print(f"kernel {rm.get_backend()}; peak extra memory by tracemalloc (numpy buffers)\n")
+    print("| shape | call | peak / inputs | bytes per row | seconds |")
+    print("|---|---|---:|---:|---:|")
+    for shape, (yy, ss, qq) in shapes.items():
+        inputs = yy.nbytes + ss.nbytes + qq.nbytes
+        for name, fn in CALLS.items():
+            fn(yy[:1000], ss[:1000], qq[:1000])  # imports, compiled code
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            try:
+                fn(yy, ss, qq)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+            print(f"| {shape} | {name} | {peak / inputs:.2f}x | {peak / yy.shape[0]:.1f} | "
+                  f"{time.perf_counter() - t0:.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,476 @@
+"""The compiled kernel (numba): the same metric math as :mod:`.kernel` + :mod:`.contributions`.
+
+Layout
+------
+Queries are *segments* of a row order: ``offsets`` (CSR, one segment per query) over either the
+input rows themselves (``order`` empty: rows of a query already contiguous, the common case,
+which needs no copy) or a grouped row order ``order``. ``seg_query[s]`` is the output slot of
+segment ``s`` (the query's index in the sorted distinct ids).
+
+Ranking
+-------
+Per segment the rows are copied with their scores into a work buffer; for a cutoff ``depth`` a
+quickselect puts the ``depth`` best first, every row tying the ``depth``-th score joins them
+and only these candidates are sorted, so every tie group that reaches into the top ``depth`` is
+complete (McSherry & Najork 2008). The order is total (higher score first, then lower row
+index), so ``ties="stable"`` needs no separate path. The ranked rows are written in place of the
+segment in one ``(n,)`` array; tie groups are found again from the scores when needed.
+
+Contributions
+-------------
+One pass per query walks the tie groups in rank order and accumulates the per-position
+contributions of :mod:`.contributions` (gain/relevance mean, AP, RR), with the same floating-point
+operations in the same order as the numpy reference, reading every cutoff in the same pass.
+
+Every function trusts its inputs (validated in :mod:`.validation` and :mod:`.plan`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def _jit(**options):
+    """``njit(cache=True)``, or uncached when numba finds no writable cache directory."""
+
+    def deco(fn):
+        try:
+            return njit(cache=True, nogil=True, **options)(fn)
+        except RuntimeError:  # "cannot cache function ...: no locator available"
+            return njit(cache=False, nogil=True, **options)(fn)
+
+    return deco
+
+KIND_MEAN, KIND_AP, KIND_RR = 0, 1, 2
+MODE_AVERAGE, MODE_OPTIMISTIC, MODE_PESSIMISTIC, MODE_STABLE = 0, 1, 2, 3
+
+_SMALL = 16
+
+
+@_jit(inline="always")
+def _before(k, i, a, b):
+    """Rank order: higher score first, then the earlier row."""
+    return k[a] > k[b] or (k[a] == k[b] and i[a] < i[b])
+
+
+@_jit(inline="always")
+def _swap(k, i, a, b):
+    t = k[a]
+    k[a] = k[b]
+    k[b] = t
+    u = i[a]
+    i[a] = i[b]
+    i[b] = u
+
+
+@_jit()
+def _insertion(k, i, lo, hi):
+    for a in range(lo + 1, hi):
+        kv = k[a]
+        iv = i[a]
+        b = a - 1
+        while b >= lo and (kv > k[b] or (kv == k[b] and iv < i[b])):
+            k[b + 1] = k[b]
+            i[b + 1] = i[b]
+            b -= 1
+        k[b + 1] = kv
+        i[b + 1] = iv
+
+
+@_jit()
+def _sift(k, i, lo, root, n):
+    # max-heap in "after" order (the last in rank order on top): sorts into rank order
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and _before(k, i, lo + child, lo + child + 1):
+            child += 1
+        if _before(k, i, lo + root, lo + child):
+            _swap(k, i, lo + root, lo + child)
+            root = child
+        else:
+            return
+
+
+@_jit()
+def _heapsort(k, i, lo, hi):
+    n = hi - lo
+    for root in range(n // 2 - 1, -1, -1):
+        _sift(k, i, lo, root, n)
+    for end in range(n - 1, 0, -1):
+        _swap(k, i, lo, lo + end)
+        _sift(k, i, lo, 0, end)
+
+
+@_jit()
+def _partition(k, i, lo, hi):
+    """Median-of-three Hoare-style partition of [lo, hi); returns the pivot's final slot."""
+    mid = (lo + hi - 1) >> 1
+    last = hi - 1
+    if _before(k, i, mid, lo):
+        _swap(k, i, mid, lo)
+    if _before(k, i, last, lo):
+        _swap(k, i, last, lo)
+    if _before(k, i, last, mid):
+        _swap(k, i, last, mid)
+    _swap(k, i, mid, last - 1)  # pivot at last - 1; lo and last are sentinels
+    p = last - 1
+    a = lo
+    b = last - 1
+    while True:
+        a += 1
+        while _before(k, i, a, p):
+            a += 1
+        b -= 1
+        while _before(k, i, p, b):
+            b -= 1
+        if a >= b:
+            break
+        _swap(k, i, a, b)
+    _swap(k, i, a, p)
+    return a
+
+
+@_jit()
+def sort_range(k, i, lo, hi):
+    """Sort (k, i)[lo:hi] in rank order in place: introsort (quicksort; heapsort for a range
+    that has been partitioned 2 log2(n) times, so the worst case stays O(n log n))."""
+    stack = np.empty(3 * 64, dtype=np.int64)
+    stack[0] = lo
+    stack[1] = hi
+    stack[2] = 2 * (int(np.log2(max(hi - lo, 2))) + 1)
+    top = 3
+    while top > 0:
+        top -= 3
+        a = stack[top]
+        b = stack[top + 1]
+        budget = stack[top + 2]
+        while b - a > _SMALL:
+            if budget <= 0:
+                _heapsort(k, i, a, b)
+                a = b
+                break
+            budget -= 1
+            p = _partition(k, i, a, b)
+            # push the larger side, loop on the smaller: the stack stays O(log n)
+            if p - a > b - p - 1:
+                stack[top] = a
+                stack[top + 1] = p
+                a = p + 1
+            else:
+                stack[top] = p + 1
+                stack[top + 1] = b
+                b = p
+            stack[top + 2] = budget
+            top += 3
+        if b - a > 1:
+            _insertion(k, i, a, b)
+
+
+@_jit()
+def select_top(k, i, lo, hi, d):
+    """Rearrange (k, i)[lo:hi] so that its first ``d`` are the ``d`` first in rank order."""
+    target = lo + d - 1
+    a = lo
+    b = hi
+    while b - a > _SMALL:
+        p = _partition(k, i, a, b)
+        if p == target:
+            return
+        if p < target:
+            a = p + 1
+        else:
+            b = p
+    _insertion(k, i, a, b)
+
+
+@_jit()
+def _sorted_already(k, i, c):
+    for a in range(1, c):
+        if _before(k, i, a, a - 1):
+            return False
+    return True
+
+
+@_jit()
+def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top):
+    """Rank every segment; ``out_rows[offsets[s]: offsets[s] + counts[s]]`` its candidates in
+    rank order (all rows when ``depth < 0``).
+
+    A small cutoff (``depth <= top.shape[0]``) finds the ``depth``-th largest score T in one
+    pass (a sorted window of the ``depth`` largest so far), then copies the rows with score
+    >= T in a second pass: O(m) per list. A larger cutoff uses quickselect.
+    """
+    has_order = order.shape[0] > 0
+    for s in range(offsets.shape[0] - 1):
+        o = offsets[s]
+        m = offsets[s + 1] - o
+        rows = out_rows[o: o + m]
+        if 0 < depth < m and depth <= top.shape[0]:
+            for j in range(depth):
+                v = scores[order[o + j] if has_order else o + j]
+                b = j - 1
+                while b >= 0 and top[b] > v:  # ascending window
+                    top[b + 1] = top[b]
+                    b -= 1
+                top[b + 1] = v
+            for j in range(depth, m):
+                v = scores[order[o + j] if has_order else o + j]
+                if v > top[0]:
+                    b = 1
+                    while b < depth and top[b] < v:
+                        top[b - 1] = top[b]
+                        b += 1
+                    top[b - 1] = v
+            t = top[0]
+            c = 0
+            for j in range(m):
+                r = order[o + j] if has_order else o + j
+                v = scores[r]
+                if v >= t:
+                    rows[c] = r
+                    key[c] = v
+                    c += 1
+        else:
+            for j in range(m):
+                r = order[o + j] if has_order else o + j
+                rows[j] = r
+                key[j] = scores[r]
+            c = m
+            if 0 < depth < m:
+                select_top(key, rows, 0, m, depth)
+                t = key[depth - 1]
+                c = depth
+                for j in range(depth, m):
+                    if key[j] == t:
+                        _swap(key, rows, c, j)
+                        c += 1
+        if not _sorted_already(key, rows, c):
+            sort_range(key, rows, 0, c)
+        counts[s] = c
+
+
+@_jit()
+def cutoff_sums(scores, out_rows, counts, starts, seg_query, values, kind, mode, width,
+                disc, use_disc, cuts, cut_slot, out, vbuf, curve):
+    """Prefix sums of the per-position contributions, read at each cutoff.
+
+    ``cuts`` (ascending, positions; -1 = the whole list) and ``cut_slot`` (row of ``out``):
+    ``out[cut_slot[j], query] = sum of contributions over ranks 1..min(cuts[j], width, c)``.
+    With ``curve`` (2-D, n_queries x depth) every prefix sum up to its width is written there
+    instead, flat past the end of the list.
+    """
+    n_cuts = cuts.shape[0]
+    depth = curve.shape[1]
+    for s in range(starts.shape[0]):
+        o = starts[s]
+        c = counts[s]
+        w = c if width < 0 else min(width, c)
+        q = seg_query[s]
+        cz = 0.0
+        cum = 0.0
+        f = 1.0
+        j = 0
+        g0 = 0
+        while g0 < w:
+            sc = scores[out_rows[o + g0]]
+            g1 = g0 + 1
+            if mode != MODE_STABLE:
+                while g1 < c and scores[out_rows[o + g1]] == sc:
+                    g1 += 1
+            resolve = (mode == MODE_OPTIMISTIC or mode == MODE_PESSIMISTIC) and g1 - g0 > 1
+            if resolve:
+                n_g = g1 - g0
+                for a in range(n_g):
+                    vbuf[a] = values[out_rows[o + g0 + a]]
+                vbuf[:n_g].sort()
+            else:
+                before_g = cz
+                for a in range(g0, g1):
+                    cz += values[out_rows[o + a]]
+                total_g = cz - before_g
+                size_g = float(g1 - g0)
+            for p in range(g0, min(g1, w)):
+                if resolve:
+                    v = vbuf[g1 - 1 - p] if mode == MODE_OPTIMISTIC else vbuf[p - g0]
+                    before = cz
+                    cz += v
+                    total = cz - before
+                    size = 1.0
+                    offset = 0.0
+                else:
+                    before = before_g
+                    total = total_g
+                    size = size_g
+                    offset = float(p - g0)
+                pos = float(p)
+                if kind == KIND_MEAN:
+                    contrib = total / size
+                elif kind == KIND_AP:
+                    r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
+                    contrib = (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+                else:
+                    if before == 0.0 and total > 0.0:
+                        qv = max(size - total - offset, 0.0) / (size - offset)
+                        f_prev = f
+                        f = f * qv
+                        contrib = (f_prev - f) / (pos + 1.0)
+                    else:
+                        contrib = 0.0 / (pos + 1.0)
+                if use_disc:
+                    contrib = contrib * disc[p]
+                cum += contrib
+                if depth > 0:
+                    if p < depth:
+                        curve[q, p] = cum
+                else:
+                    while j < n_cuts and cuts[j] == p + 1:
+                        out[cut_slot[j], q] = cum
+                        j += 1
+            g0 = g1
+        if depth > 0:
+            for p in range(w, depth):
+                curve[q, p] = cum
+        else:
+            while j < n_cuts:  # cutoffs past the list (or -1: the whole list)
+                out[cut_slot[j], q] = cum
+                j += 1
+
+
+@_jit()
+def segment_sums(values, order, offsets, seg_query, out):
+    """out[seg_query[s]] = sum of values over segment s (sequential)."""
+    has_order = order.shape[0] > 0
+    for s in range(offsets.shape[0] - 1):
+        acc = 0.0
+        for j in range(offsets[s], offsets[s + 1]):
+            acc += values[order[j] if has_order else j]
+        out[seg_query[s]] = acc
+
+
+_LEVELS = 64
+
+
+@_jit()
+def _record(acc, p, q, cuts, cut_slot, out, curve, j):
+    """Store the running sum after position p; returns the next cutoff index (or -1: done)."""
+    if curve.shape[1] > 0:
+        if p < curve.shape[1]:
+            curve[q, p] = acc
+            return j
+        return -1
+    while j < cuts.shape[0] and cuts[j] == p + 1:
+        out[cut_slot[j], q] = acc
+        j += 1
+    return -1 if j == cuts.shape[0] else j
+
+
+@_jit()
+def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf, curve, first):
+    """Ideal (gains sorted descending) discounted sums at each cutoff, or the whole curve.
+
+    A list with at most 64 distinct gains (graded labels) is ordered by counting them, with no
+    buffer; others are sorted in ``buf``. Returns -1, or the first segment (from ``first``)
+    whose list does not fit in ``buf``.
+    """
+    has_order = order.shape[0] > 0
+    depth = curve.shape[1]
+    levels = np.empty(_LEVELS, dtype=np.float64)
+    counts = np.empty(_LEVELS, dtype=np.int64)
+    for s in range(first, offsets.shape[0] - 1):
+        o = offsets[s]
+        m = offsets[s + 1] - o
+        q = seg_query[s]
+        n_lv = 0
+        for a in range(m):
+            g = gains[order[o + a] if has_order else o + a]
+            hit = False
+            for t in range(n_lv):
+                if levels[t] == g:
+                    counts[t] += 1
+                    hit = True
+                    break
+            if not hit:
+                if n_lv == _LEVELS:
+                    n_lv = -1
+                    break
+                levels[n_lv] = g
+                counts[n_lv] = 1
+                n_lv += 1
+        acc = 0.0
+        j = 0
+        p = 0
+        if n_lv >= 0:
+            for a in range(1, n_lv):  # levels descending
+                lv = levels[a]
+                ct = counts[a]
+                b = a - 1
+                while b >= 0 and levels[b] < lv:
+                    levels[b + 1] = levels[b]
+                    counts[b + 1] = counts[b]
+                    b -= 1
+                levels[b + 1] = lv
+                counts[b + 1] = ct
+            for t in range(n_lv):
+                g = levels[t]
+                for _ in range(counts[t]):
+                    acc += g * disc[p]
+                    j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                    p += 1
+                    if j < 0:
+                        break
+                if j < 0:
+                    break
+        else:
+            if m > buf.shape[0]:
+                return s
+            for a in range(m):
+                buf[a] = gains[order[o + a] if has_order else o + a]
+            part = buf[:m]
+            part.sort()
+            for p in range(m):
+                acc += part[m - 1 - p] * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                if j < 0:
+                    break
+            p = m
+        if j >= 0:  # lists shorter than a cutoff or the curve: flat past their end
+            if depth > 0:
+                for pp in range(m, depth):
+                    curve[q, pp] = acc
+            else:
+                while j < cuts.shape[0]:
+                    out[cut_slot[j], q] = acc
+                    j += 1
+    return -1
+
+
+@_jit()
+def max_tie_group(scores, out_rows, counts, starts, width):
+    """Size of the largest tie group reaching into the first ``width`` ranks of any segment."""
+    best = 1
+    for s in range(starts.shape[0]):
+        o = starts[s]
+        c = counts[s]
+        w = c if width < 0 else min(width, c)
+        g0 = 0
+        while g0 < w:
+            sc = scores[out_rows[o + g0]]
+            g1 = g0 + 1
+            while g1 < c and scores[out_rows[o + g1]] == sc:
+                g1 += 1
+            best = max(best, g1 - g0)
+            g0 = g1
+    return best
+
+
+@_jit()
+def run_starts(q, lo, hi, starts, n_starts):
+    """Append to ``starts`` the positions in [lo, hi) where ``q`` differs from its predecessor."""
+    for a in range(max(lo, 1), hi):
+        if q[a] != q[a - 1]:
+            starts[n_starts] = a
+            n_starts += 1
+    return n_starts

@@ -1,0 +1,342 @@
+"""Kernel backends: the compiled (numba) kernel and the numpy reference, and how one is chosen.
+
+numba is an extra (``pip install "rankmetrics[numba]"``, included in ``all``) used automatically
+when it can be imported: the project keeps numpy as its only core dependency, and numba's wheels
+lag new Python releases. The numpy kernel (:mod:`.kernel`, :mod:`.contributions`) stays as the
+reference the compiled one is tested against and as the fallback.
+``RANKMETRICS_KERNEL=numpy|numba|auto`` (read when the first plan is built) or
+:func:`set_backend` force either. A :class:`~rankmetrics.QueryPlan` keeps the
+backend it was built with.
+
+This module holds the compiled backend's Python side: the segment layout (CSR offsets over the
+rows, no copy when every query's rows are contiguous), qid grouping in O(n) for grouped ids, and
+the dispatch of ranking, cutoff sums, curves and the label-side sums to
+:mod:`._numba_kernel`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .kernel import Ranking
+
+BACKENDS = ("numba", "numpy")
+_state: dict[str, Any] = {"name": None, "error": None}
+
+
+def _numba_module() -> Any:
+    from . import _numba_kernel
+
+    return _numba_kernel
+
+
+def available() -> bool:
+    """Whether the compiled kernel can be imported."""
+    try:
+        _numba_module()
+    except ImportError as exc:
+        _state["error"] = exc
+        return False
+    return True
+
+
+def set_backend(name: str) -> None:
+    """Choose the kernel for QueryPlans built from now on: ``"numba"``, ``"numpy"`` or ``"auto"``.
+
+    Parameters
+    ----------
+    name : {"numba", "numpy", "auto"}
+        ``"auto"`` takes numba when it can be imported, numpy otherwise.
+
+    Raises
+    ------
+    ValueError
+        Unknown name.
+    ImportError
+        ``"numba"`` requested but numba cannot be imported.
+
+    Examples
+    --------
+    >>> import rankmetrics as rm
+    >>> before = rm.get_backend()
+    >>> rm.set_backend("numpy")
+    >>> rm.get_backend()
+    'numpy'
+    >>> rm.set_backend(before)
+    """
+    if name not in (*BACKENDS, "auto"):
+        raise ValueError(f"backend must be 'numba', 'numpy' or 'auto'; got {name!r}")
+    if name == "auto":
+        name = "numba" if available() else "numpy"
+    elif name == "numba" and not available():
+        raise ImportError(
+            f"the numba kernel needs numba ({_state['error']}); "
+            'pip install "rankmetrics[numba]"'
+        )
+    _state["name"] = name
+
+
+def get_backend() -> str:
+    """The kernel new QueryPlans use: ``"numba"`` or ``"numpy"``.
+
+    Examples
+    --------
+    >>> import rankmetrics as rm
+    >>> rm.get_backend() in ("numba", "numpy")
+    True
+    """
+    if _state["name"] is None:
+        env = os.environ.get("RANKMETRICS_KERNEL", "auto").strip().lower() or "auto"
+        set_backend(env)
+    return str(_state["name"])
+
+
+# ------------------------------------------------------------------------------ layout
+@dataclass(frozen=True)
+class SegLayout:
+    """Queries as segments of a row order (see :mod:`._numba_kernel`)."""
+
+    n_rows: int
+    n_queries: int
+    sizes: NDArray[np.int64]  # (n_queries,) rows per query
+    offsets: NDArray[np.int64]  # (n_segments + 1,) segment bounds in ``order``
+    order: NDArray[Any]  # (n_rows,) grouped row order, or empty: the rows themselves
+    seg_query: NDArray[np.int64]  # (n_segments,) query index of each segment
+
+    @property
+    def max_size(self) -> int:
+        return int(self.sizes.max(initial=0))
+
+
+def row_dtype(n: int) -> Any:
+    return np.int32 if n < 2**31 - 1 else np.int64
+
+
+def _layout(n: int, n_queries: int, offsets: NDArray[np.int64], order: NDArray[Any] | None,
+            seg_query: NDArray[np.int64] | None) -> SegLayout:
+    seg_sizes = np.diff(offsets)
+    if seg_query is None:
+        seg_query = np.arange(n_queries, dtype=np.int64)
+        sizes = seg_sizes
+    else:
+        sizes = np.zeros(n_queries, dtype=np.int64)
+        sizes[seg_query] = seg_sizes
+    if order is None:
+        order = np.empty(0, dtype=row_dtype(n))
+    return SegLayout(n, n_queries, sizes.astype(np.int64), offsets, order, seg_query)
+
+
+def from_sizes(sizes: NDArray[np.int64]) -> SegLayout:
+    """Contiguous queries of the given sizes, in order."""
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return _layout(int(offsets[-1]), int(sizes.shape[0]), offsets, None, None)
+
+
+def from_index(qidx: NDArray[np.int64], n_queries: int) -> SegLayout:
+    """Layout from each row's query index 0..n_queries-1 (any row order; empty queries kept)."""
+    n = int(qidx.shape[0])
+    sizes = np.bincount(qidx, minlength=n_queries).astype(np.int64)
+    offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    order = None
+    if n > 1 and not bool(np.all(qidx[1:] >= qidx[:-1])):
+        order = np.argsort(qidx, kind="stable").astype(row_dtype(n), copy=False)
+    return _layout(n, n_queries, offsets, order, None)
+
+
+_CHUNK = 1 << 16
+
+
+def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout]:
+    """Sorted distinct ids and the segment layout of validated qids ``q``.
+
+    Numeric ids are compared with their neighbours only (never subtracted, so unsigned and
+    far-apart ids are safe): ids in sorted runs need O(n) and no copy, runs of distinct ids in
+    any order sort only the runs, and interleaved ids one stable argsort. Other dtypes go
+    through ``index_queries`` (``np.unique`` semantics).
+    """
+    n = int(q.shape[0])
+    if q.dtype.kind not in "biuf" or n == 0:
+        qids, qidx = index_queries(q)
+        return qids, from_index(qidx, int(qids.shape[0]))
+    change = q[1:] != q[:-1]
+    n_runs = int(np.count_nonzero(change)) + 1
+    if n_runs <= max(n // 4, 1):  # rows come in runs: group the runs, not the rows
+        first = np.empty(n_runs, dtype=np.int64)
+        first[0] = 0
+        first[1:] = np.flatnonzero(change)
+        first[1:] += 1
+        del change
+        run_ids = q[first]
+        if n_runs == 1 or bool(np.all(run_ids[1:] > run_ids[:-1])):
+            return run_ids, _layout(n, n_runs, np.append(first, n), None, None)
+        by_id = np.argsort(run_ids, kind="stable")
+        srt = run_ids[by_id]
+        if bool(np.all(srt[1:] != srt[:-1])):  # every query one run: only the runs are sorted
+            seg_query = np.empty(n_runs, dtype=np.int64)
+            seg_query[by_id] = np.arange(n_runs, dtype=np.int64)
+            return srt, _layout(n, n_runs, np.append(first, n), None, seg_query)
+        del by_id, srt, run_ids, first
+    else:
+        del change
+    perm = np.argsort(q, kind="stable")
+    parts = [np.zeros(1, dtype=np.int64)]
+    for a in range(1, n, _CHUNK):  # run starts of q[perm] without a sorted copy of q
+        b = min(n, a + _CHUNK)
+        sq = q[perm[a - 1: b]]
+        parts.append(np.flatnonzero(sq[1:] != sq[:-1]) + a)
+    first = np.concatenate(parts)
+    qids = q[perm[first]]
+    order = perm.astype(row_dtype(n), copy=False)
+    del perm
+    return qids, _layout(n, int(qids.shape[0]), np.append(first, n), order, None)
+
+
+# ------------------------------------------------------------------------------ ranking
+class SegRanking(Ranking):
+    """A score vector ranked against a :class:`SegLayout` (the compiled backend's Ranking)."""
+
+    def __init__(self, depth: int | None, ties: str, layout: SegLayout, scores: np.ndarray,
+                 rows: NDArray[Any], counts: NDArray[Any]) -> None:
+        super().__init__(depth, ties, [])
+        self.layout = layout
+        self.scores = scores
+        self.rows = rows  # (n_rows,) each segment's candidates in rank order, in its slots
+        self.counts = counts  # (n_segments,) candidates ranked per segment
+
+
+def rank(layout: SegLayout, scores: np.ndarray, depth: int | None, ties: str) -> SegRanking:
+    nk = _numba_module()
+    scores = np.ascontiguousarray(scores)
+    rows = np.empty(layout.n_rows, dtype=row_dtype(layout.n_rows))
+    counts = np.empty(layout.offsets.shape[0] - 1, dtype=np.int64)
+    key = np.empty(layout.max_size, dtype=scores.dtype)
+    top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
+    nk.rank_segments(scores, layout.order, layout.offsets, -1 if depth is None else int(depth),
+                     rows, counts, key, top)
+    return SegRanking(depth, ties, layout, scores, rows, counts)
+
+
+_TOP_WINDOW = 64  # cutoffs up to this use the one-pass window, deeper ones quickselect
+_KIND = {"gain": 0, "rel": 0, "ap": 1, "rr": 2}
+_MODE = {"average": 0, "optimistic": 1, "pessimistic": 2, "stable": 3}
+_NONE_CUT = 2**62
+_EMPTY2 = np.empty((0, 0))
+
+
+def _call(rk: SegRanking, kind: str, values: NDArray[np.float64], ties: str, width: int | None,
+          discount: NDArray[np.float64] | None, cuts: NDArray[np.int64],
+          slots: NDArray[np.int64], out: NDArray[np.float64], curve: NDArray[np.float64],
+          select: NDArray[np.int64] | None = None) -> None:
+    nk = _numba_module()
+    lay = rk.layout
+    starts = lay.offsets[:-1]
+    counts = rk.counts
+    seg_query = lay.seg_query
+    if select is not None:
+        starts, counts = starts[select], counts[select]
+        seg_query = np.arange(select.shape[0], dtype=np.int64)
+    mode = _MODE[ties]
+    vbuf = np.empty(0)
+    if mode in (1, 2):  # bounds sort each tie group's values: a buffer for the largest
+        longest = int(counts.max(initial=0))
+        if longest > 4096:  # a long list: size the buffer by its largest tie group instead
+            longest = nk.max_tie_group(rk.scores, rk.rows, counts, starts,
+                                       -1 if width is None else int(width))
+        vbuf = np.empty(longest)
+    disc = np.empty(0) if discount is None else discount
+    nk.cutoff_sums(rk.scores, rk.rows, counts, starts, seg_query, values, _KIND[kind], mode,
+                   -1 if width is None else int(width), disc, discount is not None, cuts, slots,
+                   out, vbuf, curve)
+
+
+def _cuts(ks: Sequence[int | None]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    raw = np.array([_NONE_CUT if k is None else k for k in ks], dtype=np.int64)
+    slots = np.argsort(raw, kind="stable")
+    return raw[slots], slots.astype(np.int64)
+
+
+def at_cutoffs(rk: SegRanking, n_queries: int, kind: str, values: NDArray[np.float64],
+               ties: str, ks: Sequence[int | None],
+               discount: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    out = np.zeros((len(ks), n_queries))
+    width = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
+    cuts, slots = _cuts(ks)
+    _call(rk, kind, values, ties, width, discount, cuts, slots, out, _EMPTY2)
+    return out
+
+
+def curve(rk: SegRanking, n_queries: int, kind: str, values: NDArray[np.float64], ties: str,
+          depth: int, discount: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    out = np.zeros((n_queries, depth))
+    none = np.empty(0, dtype=np.int64)
+    _call(rk, kind, values, ties, depth, discount, none, none, _EMPTY2, out)
+    return out
+
+
+@dataclass(frozen=True)
+class Block:
+    """Queries whose prefix sums :func:`cumulative` yields together."""
+
+    queries: NDArray[np.int64]
+
+
+def cumulative(rk: SegRanking, kind: str, values: NDArray[np.float64], ties: str,
+               width: int | None, discount: NDArray[np.float64] | None = None
+               ) -> Iterator[tuple[Block, NDArray[np.float64]]]:
+    """As :func:`.contributions.cumulative`: blocks of queries of similar length with their
+    prefix sums (qb, w), flat past the end of each list."""
+    w_q = rk.counts if width is None else np.minimum(rk.counts, width)
+    level = np.ceil(2.0 * np.log2(np.maximum(w_q, 1))).astype(np.int64)
+    none = np.empty(0, dtype=np.int64)
+    for lv in np.unique(level):
+        sel = np.flatnonzero(level == lv)
+        w = int(w_q[sel].max())
+        cur = np.zeros((sel.shape[0], w))
+        _call(rk, kind, values, ties, w, discount, none, none, _EMPTY2, cur, select=sel)
+        yield Block(rk.layout.seg_query[sel]), cur
+
+
+# ------------------------------------------------------------------------ label-side sums
+def segment_sums(layout: SegLayout, values: NDArray[Any]) -> NDArray[np.float64]:
+    out = np.zeros(layout.n_queries)
+    _numba_module().segment_sums(values, layout.order, layout.offsets, layout.seg_query, out)
+    return out
+
+
+def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float64],
+           cuts: NDArray[np.int64], slots: NDArray[np.int64], out: NDArray[np.float64],
+           curve: NDArray[np.float64]) -> None:
+    nk = _numba_module()
+    buf = np.empty(min(layout.max_size, 4096))
+    first = 0
+    while True:
+        first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc, cuts,
+                              slots, out, buf, curve, first)
+        if first < 0:
+            return
+        buf = np.empty(layout.max_size)  # a long list with many distinct gains: sort it
+
+
+def ideal_at(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float64],
+             ks: Sequence[int | None]) -> NDArray[np.float64]:
+    """Ideal discounted gain sums at each cutoff: (len(ks), n_queries)."""
+    out = np.zeros((len(ks), layout.n_queries))
+    cuts, slots = _cuts(ks)
+    _ideal(layout, gains, disc, cuts, slots, out, _EMPTY2)
+    return out
+
+
+def ideal_curve(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float64],
+                depth: int) -> NDArray[np.float64]:
+    out = np.zeros((layout.n_queries, depth))
+    none = np.empty(0, dtype=np.int64)
+    _ideal(layout, gains, disc, none, none, _EMPTY2, out)
+    return out

@@ -1,0 +1,270 @@
+"""The compiled (numba) kernel against the numpy reference kernel, and backend selection.
+
+* Every brute-force property test of ``tests/test_bruteforce.py`` runs under the numpy backend
+  too (that module itself runs under the default, numba).
+* Property tests over every metric, tie mode, gain, discount, cutoff and workload shape (many
+  small queries, one long query, grouped / interleaved / unsorted qids, all tied, no ties, tie
+  groups straddling the cutoff, recall base, ranking reuse): the two backends agree to 1e-12,
+  and bit for bit when the sums involved are exact (integer gains, 0/1 relevance, no discount).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import hypothesis.strategies as st
+import numpy as np
+import pytest
+import test_bruteforce as bf
+from hypothesis import HealthCheck, given, settings
+
+import rankmetrics as rm
+from rankmetrics.core import backend as _backend
+
+SETTINGS = settings(
+    max_examples=int(os.environ.get("RANKMETRICS_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.function_scoped_fixture],
+)
+
+
+def _with(name: str):
+    class _Ctx:
+        def __enter__(self):
+            self.prev = rm.get_backend()
+            rm.set_backend(name)
+
+        def __exit__(self, *exc):
+            rm.set_backend(self.prev)
+
+    return _Ctx()
+
+
+BRUTEFORCE = [
+    bf.test_gain_measures_match_bruteforce,
+    bf.test_binary_measures_match_bruteforce,
+    bf.test_curves_match_bruteforce,
+    bf.test_ideal_curves_match_bruteforce,
+    bf.test_plan_evaluate_matches_bruteforce,
+    bf.test_plan_from_group_sizes_matches_bruteforce,
+    bf.test_single_query_and_defaults_match_bruteforce,
+]
+
+
+@pytest.mark.parametrize("test", BRUTEFORCE, ids=lambda f: f.__name__)
+def test_bruteforce_under_the_numpy_backend(test: Any) -> None:
+    # test_bruteforce.py itself runs under the default (numba) backend
+    with _with("numpy"):
+        test()
+
+
+def test_plans_use_the_selected_backend() -> None:
+    with _with("numpy"):
+        assert not isinstance(rm.QueryPlan([1, 0], [1, 1]).rank([0.1, 0.2]),
+                              _backend.SegRanking)
+    with _with("numba"):
+        assert isinstance(rm.QueryPlan([1, 0], [1, 1]).rank([0.1, 0.2]), _backend.SegRanking)
+    with pytest.raises(ValueError, match="backend"):
+        rm.set_backend("fortran")
+
+
+def test_environment_variable_forces_the_backend() -> None:
+    root = Path(__file__).resolve().parents[1]
+    code = "import rankmetrics as rm; print(rm.get_backend())"
+    for name in ("numpy", "numba"):
+        env = {**os.environ, "RANKMETRICS_KERNEL": name, "PYTHONPATH": str(root)}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True)
+        assert out.stdout.strip() == name
+
+
+# ------------------------------------------------------------------ numpy vs numba, any shape
+@st.composite
+def workloads(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    shape = draw(st.sampled_from(["small", "one_long", "mixed", "all_tied", "no_ties"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if shape == "small":
+        sizes = rng.integers(1, 12, size=rng.integers(1, 40))
+    elif shape == "one_long":
+        sizes = np.array([rng.integers(50, 600)])
+    else:
+        sizes = rng.integers(1, 300, size=rng.integers(1, 8))
+    n = int(sizes.sum())
+    qid = np.repeat(rng.permutation(10 * sizes.size)[: sizes.size] - 3 * sizes.size, sizes)
+    labels = rng.choice(5, size=n, p=[0.5, 0.25, 0.15, 0.07, 0.03]).astype(np.float64)
+    levels = {"all_tied": 1, "no_ties": None}.get(shape, int(rng.integers(1, 40)))
+    if levels is None:
+        scores = rng.permutation(n).astype(np.float64) / 7.0
+    else:
+        scores = rng.integers(0, levels, size=n).astype(np.float64)
+    if draw(st.booleans()):
+        scores = scores.astype(np.float32)
+    arrangement = draw(st.sampled_from(["sorted", "grouped", "interleaved"]))
+    if arrangement == "grouped":  # contiguous queries in a random query order
+        perm = np.argsort(rng.permutation(sizes.size)[np.searchsorted(np.unique(qid), qid)],
+                          kind="stable")
+    elif arrangement == "interleaved":
+        perm = rng.permutation(n)
+    else:
+        perm = np.arange(n)
+    return labels[perm], scores[perm], qid[perm]
+
+
+def _both(fn: Any) -> tuple[Any, Any]:
+    with _with("numpy"):
+        ref = fn()
+    with _with("numba"):
+        got = fn()
+    return ref, got
+
+
+def _agree(ref: Any, got: Any, exact: bool, msg: str = "") -> None:
+    if isinstance(ref, dict):
+        assert ref.keys() == got.keys()
+        for key in ref:
+            _agree(ref[key], got[key], exact, f"{msg} {key}")
+        return
+    if exact:
+        np.testing.assert_array_equal(got, ref, err_msg=msg)
+    else:
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12, err_msg=msg)
+
+
+GAINS: list[Any] = ["exponential", "linear", [0.0, 0.5, 3.0, 7.25, 10.0], np.sqrt]
+DISCOUNTS: list[Any] = ["log", "jarvelin2002", "jarvelin2008", "none", lambda r: 1.0 / r]
+CUTS = [None, 1, 3, 5, 10, 20, 1000]
+
+
+@SETTINGS
+@given(data=workloads(), ties=st.sampled_from(bf.TIE_MODES), gain=st.sampled_from(GAINS),
+       discount=st.sampled_from(DISCOUNTS), k=st.sampled_from(CUTS),
+       threshold=st.sampled_from([1, 2, 3]))
+def test_backends_agree_on_every_measure(data, ties, gain, discount, k, threshold) -> None:
+    y, s, q = data
+    exact_gain = isinstance(gain, str) and discount == "none"
+    for fn in ("cg", "ncg", "dcg", "ndcg"):
+        kw: dict[str, Any] = {"k": k, "gain": gain, "ties": ties}
+        if fn in ("dcg", "ndcg"):
+            kw.update(discount=discount)
+        ref, got = _both(lambda fn=fn, kw=kw: getattr(rm, fn)(y, s, q, **kw))
+        _agree(ref, got, exact_gain and fn == "cg", f"{fn} {kw}")
+    for fn in ("precision", "recall", "f1", "average_precision", "reciprocal_rank"):
+        kw = {"k": k, "ties": ties, "threshold": threshold}
+        ref, got = _both(lambda fn=fn, kw=kw: getattr(rm, fn)(y, s, q, **kw))
+        _agree(ref, got, fn == "precision" and k is not None, f"{fn} {kw}")
+    depth = 1 + (k or 30) % 40
+    ref, got = _both(lambda: rm.ndcg_curve(y, s, q, depth=depth, gain=gain, ties=ties))
+    _agree(ref, got, False, "ndcg_curve")
+    ref, got = _both(lambda: rm.ideal_dcg_curve(y, q, depth=depth, gain=gain))
+    _agree(ref, got, False, "ideal_dcg_curve")
+
+
+@SETTINGS
+@given(data=workloads(), ties=st.sampled_from(bf.TIE_MODES),
+       depth=st.sampled_from([None, 10, 50]))
+def test_backends_agree_on_evaluate_and_ranking_reuse(data, ties, depth) -> None:
+    y, s, q = data
+    names = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "p@10", "recall@5", "f1@3", "ap@10",
+             "rr@10", "dcg@10", "cg@5"]
+    if depth is None:
+        names += ["map", "mrr", "ndcg", "ap", "rr"]
+
+    def run() -> dict[str, Any]:
+        plan = rm.QueryPlan(y, q)
+        rk = plan.rank(s, depth=depth, ties="stable" if ties == "stable" else "average")
+        out = {f"{name} {t}": v for t in (["stable"] if ties == "stable" else
+                                          ["average", "optimistic", "pessimistic"])
+               for name, v in plan.evaluate(rk, names, ties=t).items()}
+        out["qids"] = plan.qids
+        out["sizes"] = plan.sizes
+        return out
+
+    ref, got = _both(run)
+    _agree(ref, got, False, f"ties={ties} depth={depth}")
+
+
+@SETTINGS
+@given(data=workloads(), keep=st.floats(0.2, 1.0), extra=st.integers(0, 30))
+def test_backends_agree_with_a_recall_base(data, keep, extra) -> None:
+    y, s, q = data
+    rng = np.random.default_rng(extra)
+    judged = rng.random(y.size) < keep
+    uq = np.unique(q)
+    base_q = np.concatenate([q[judged], rng.choice(uq, extra)])
+    base_y = np.concatenate([y[judged], rng.integers(0, 4, extra).astype(float)])
+    order = rng.permutation(base_q.size)
+
+    def run() -> dict[str, Any]:
+        plan = rm.QueryPlan(y, q, recall_base=(base_y[order], base_q[order]))
+        return plan.evaluate(s, ["ndcg@10", "ndcg", "map", "recall@10", "rr"], empty=0.0)
+
+    ref, got = _both(run)
+    _agree(ref, got, False)
+
+
+def test_trec_cumulative_blocks_agree() -> None:
+    # contributions.cumulative (the TREC core's prefix sums) yields the same per-query values
+    from rankmetrics.core import contributions
+
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 400, size=60)
+    q = np.repeat(np.arange(60), sizes)
+    y = (rng.random(q.size) < 0.3).astype(np.float64)
+    s = rng.integers(0, 6, q.size).astype(np.float64)
+    for width in (None, 7, 100):
+        dense = {}
+        for backend in ("numpy", "numba"):
+            with _with(backend):
+                plan = rm.QueryPlan(y, q)
+                rk = plan.rank(s)
+                rel = plan._relevance(1)[0]
+                cur = np.full((60, int(sizes.max())), np.nan)
+                for block, cum in contributions.cumulative(rk, "rel", rel, "average", width):
+                    cur[block.queries, : cum.shape[1]] = cum
+                dense[backend] = cur
+        np.testing.assert_array_equal(dense["numba"], dense["numpy"])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.uint32, np.uint64, np.int64,
+                                   np.float32, np.float64])
+@pytest.mark.parametrize("arrangement", ["sorted", "grouped", "interleaved"])
+def test_qid_grouping_matches_np_unique(dtype, arrangement) -> None:
+    rng = np.random.default_rng(1)
+    ids = np.array([0, 3, 7, 100, 127, 5, 9], dtype=dtype)
+    if np.dtype(dtype).kind == "u":
+        ids = np.concatenate([ids, np.array([np.iinfo(dtype).max], dtype=dtype)])
+    sizes = rng.integers(1, 6, size=ids.size)
+    q = np.repeat(np.sort(ids), sizes)
+    if arrangement == "grouped":
+        q = np.repeat(ids, sizes)
+    elif arrangement == "interleaved":
+        q = q[rng.permutation(q.size)]
+    y = rng.integers(0, 3, q.size)
+    s = rng.random(q.size)
+    with _with("numba"):
+        plan = rm.QueryPlan(y, q)
+        got = plan.ndcg(s, k=3)
+    with _with("numpy"):  # reference on int64 query indices (np.unique's order)
+        ref = rm.QueryPlan(y, np.unique(q, return_inverse=True)[1].astype(np.int64)).ndcg(s, k=3)
+    np.testing.assert_array_equal(plan.qids, np.unique(q))
+    np.testing.assert_array_equal(plan.sizes, np.unique(q, return_counts=True)[1])
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_large_tie_group_straddling_the_cutoff() -> None:
+    # 10 queries of 20 000 rows, every score tied but for a few: the cutoff's group is huge
+    rng = np.random.default_rng(2)
+    q = np.repeat(np.arange(10), 20_000)
+    y = rng.integers(0, 5, q.size)
+    s = np.zeros(q.size)
+    s[rng.choice(q.size, 30, replace=False)] = 1.0
+    for name in ("ndcg", "average_precision", "reciprocal_rank", "precision"):
+        for ties in bf.TIE_MODES:
+            ref, got = _both(lambda name=name, ties=ties: getattr(rm, name)(y, s, q, k=10,
+                                                                           ties=ties))
+            _agree(ref, got, False, f"{name} {ties}")
