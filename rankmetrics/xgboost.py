@@ -176,7 +176,7 @@ class _XGBoostMetric(_TieAwareMetric):
     """Shared configuration: the LightGBM adapter's options plus ``precision_denominator``."""
 
     def __init__(self, metrics: str | Iterable[str] = "ndcg",
-                 k: int | None | Sequence[int | None] = 10, *,
+                 k: int | None | Sequence[int | None] = None, *,
                  precision_denominator: str = "min_k_size", **options: Any) -> None:
         # empty=None: XGBoost's rules, 1 for a query without relevant rows, but 0 for pre@k
         self._xgboost_empty = options.get("empty") is None
@@ -348,8 +348,10 @@ _FACTORY_DOC = """
         Core metric names: ``"ndcg"``, ``"dcg"``, ``"cg"``, ``"ncg"``, ``"precision"``/``"p"``,
         ``"recall"``/``"r"``, ``"f1"``, ``"fbeta"``, ``"ap"``/``"map"``, ``"rr"``/``"mrr"``; a
         name with its own cutoff (``"map@100"``) keeps it, the others get every cutoff of ``k``.
-    k : int, None or sequence of them, default 10
-        Cutoffs, e.g. ``(1, 3, 5, 10)``; None is the whole list (name without ``@``).
+    k : int, None or sequence of them, default None
+        Cutoffs, e.g. ``(1, 3, 5, 10)``; None is the whole list (name without ``@``), as
+        XGBoost's own ``ndcg`` / ``map`` without ``@k``: a cutoff comes only from the name or
+        ``k``, as in every entry point.
     ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
         Tie rule. "average" is the exact mean over all orderings of tied scores; "stable" is
         row order within ties, XGBoost's built-in behaviour.
@@ -395,7 +397,7 @@ _FACTORY_DOC = """
 
 def make_custom_metric(
     metrics: str | Iterable[str] = "ndcg",
-    k: int | None | Sequence[int | None] = 10,
+    k: int | None | Sequence[int | None] = None,
     *,
     ties: str = "average",
     gain: GainLike = "exponential",
@@ -466,7 +468,7 @@ make_custom_metric.__doc__ = (
 
 def make_eval_metric(
     metric: str = "ndcg",
-    k: int | None = 10,
+    k: int | None = None,
     *,
     ties: str = "average",
     gain: GainLike = "exponential",
