@@ -643,3 +643,168 @@ def to_frame(tb: pa.Table) -> pd.DataFrame:
         if df[c].dtype == object:
             df[c] = df[c].astype(str)
     return df
+
+
+# ----------------------------------------------------------------------------- writing
+def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
+    """Query or document ids from an array-like as arrow strings (integers as decimal text)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = values.to_numpy(zero_copy_only=False)
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional; got shape {arr.shape}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{what} has {arr.shape[0]} entries; expected {n} (one per row)")
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{what} must hold text or integers; got booleans")
+    if arr.dtype.kind in "iu":
+        return pa.array(arr.astype(str), pa.string())
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"{what} must hold text or integers; got non-integral or "
+                             "non-finite floats")
+        return pa.array(arr.astype(np.int64).astype(str), pa.string())
+    if arr.dtype.kind in "OUS":
+        out = []
+        for i, v in enumerate(arr.tolist()):
+            if v is None or (isinstance(v, float) and not math.isfinite(v)) or v is pd.NA:
+                raise ValueError(f"{what} entry {i} is missing ({v!r})")
+            out.append(v.decode("utf-8") if isinstance(v, bytes) else str(v))
+        return pa.array(out, pa.string())
+    raise TypeError(f"{what} must hold text or integers; got dtype {arr.dtype}")
+
+
+def from_arrays(qid: Any, value: Any, docno: Any = None, *, kind: str) -> pa.Table:
+    """A (qid, docid, label|score) table from per-row arrays; docnos ``d0, d1, ...`` (the row
+    number) when ``docno`` is None."""
+    vname = VALUE_NAME[kind]
+    try:
+        values = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{vname} must be numeric") from None
+    if values.ndim != 1:
+        raise ValueError(f"{vname} must be one-dimensional; got shape {values.shape}")
+    n = values.shape[0]
+    if n == 0:
+        raise ValueError(f"{vname} is empty; a {kind} needs at least one row")
+    _value_array(values, kind, vname)
+    q = _ids_from_values(qid, "qid", n)
+    if docno is None:
+        d = pa.array(np.char.add("d", np.arange(n).astype(str)), pa.string())
+    else:
+        d = _ids_from_values(docno, "docno", n)
+    return pa.table({"qid": q, "docid": d, vname: pa.array(values, pa.float64())})
+
+
+def writing_format(path: str | os.PathLike) -> tuple[str, str | None]:
+    """(format, compression) that :func:`write_table` uses for ``path``, from its extension."""
+    name = Path(path).name.lower()
+    comp = None
+    for suffix, c in _COMPRESSION.items():
+        if name.endswith(suffix):
+            name, comp = name[: -len(suffix)], c
+    fmt = EXTENSIONS.get(os.path.splitext(name)[1], "trec")
+    if fmt == "parquet" and comp is not None:
+        raise ValueError(f"{path}: parquet files compress their own columns; drop the "
+                         f"{Path(path).suffix} suffix")
+    return fmt, comp
+
+
+def _check_trec_ids(col: pa.Array, what: str, first: bool) -> None:
+    bad = pc.match_substring_regex(col, r"\s")
+    if pc.any(bad).as_py():
+        v = col.filter(bad)[0].as_py()
+        raise ValueError(f"{what} {v!r} contains whitespace, which TREC text cannot hold "
+                         "(write parquet, JSON, CSV or TSV instead)")
+    if pc.min(pc.binary_length(col)).as_py() == 0:
+        raise ValueError(f"{what} contains an empty id, which TREC text cannot hold")
+    if first and pc.any(pc.starts_with(col, "#")).as_py():
+        raise ValueError(f"{what} starts with '#', which TREC readers take for a comment line")
+
+
+def _trec_table(tb: pa.Table, kind: str, tag: str, iteration: str) -> pa.Table:
+    _check_trec_ids(tb.column("qid").combine_chunks(), "query id", True)
+    _check_trec_ids(tb.column("docid").combine_chunks(), "document id", False)
+    for name, v in (("tag", tag), ("iteration", iteration)):
+        if not isinstance(v, str) or not v or any(ch.isspace() for ch in v):
+            raise ValueError(f"{name} must be a non-empty str without whitespace; got {v!r}")
+    n = tb.num_rows
+    if kind == "qrels":
+        labels = tb.column("label").to_numpy()
+        label_col: pa.Array = (pa.array(labels.astype(np.int64)) if np.all(labels == np.round(labels))
+                               else pa.array(labels))
+        return pa.table({"q": tb.column("qid"), "i": pa.repeat(iteration, n),
+                         "d": tb.column("docid"), "l": label_col})
+    # trec_eval order: query, score descending, docno descending; rank 1.. within the query
+    order = pc.sort_indices(tb, sort_keys=[("qid", "ascending"), ("score", "descending"),
+                                           ("docid", "descending")])
+    tb = tb.take(order)
+    qid = tb.column("qid").combine_chunks()
+    start = np.ones(n, dtype=bool)
+    if n > 1:
+        start[1:] = pc.not_equal(qid[1:], qid[:-1]).to_numpy(zero_copy_only=False)
+    idx = np.arange(n)
+    rank = idx - np.maximum.accumulate(np.where(start, idx, 0)) + 1
+    return pa.table({"q": qid, "z": pa.repeat("Q0", n), "d": tb.column("docid"),
+                     "r": pa.array(rank), "s": tb.column("score"), "t": pa.repeat(tag, n)})
+
+
+def _open_write(p: Path, comp: str | None) -> IO[bytes]:
+    if comp == "gzip":
+        return gzip.open(p, "wb")
+    if comp == "bzip2":
+        return bz2.open(p, "wb")
+    if comp == "xz":
+        return lzma.open(p, "wb")
+    return open(p, "wb")
+
+
+def write_table(path: str | os.PathLike, tb: pa.Table, kind: str, *, tag: str = "rankmetrics",
+                iteration: str = "0") -> Path:
+    """Write a (qid, docid, label|score) table in the format of ``path``'s extension.
+
+    TREC text for unknown extensions (runs sorted by query, score descending and docno
+    descending, with ranks 1, 2, ... per query; qrels in input order), ``.json``
+    ``{qid: {docid: value}}``, ``.parquet``, ``.csv``/``.tsv`` with a header ``qid, docid,
+    label|score``; ``.gz``/``.bz2``/``.xz`` compress text formats. Scores are written in their
+    shortest round-trip form, so reading the file back gives the same floats.
+    """
+    p = Path(path)
+    fmt, comp = writing_format(p)
+    vname = VALUE_NAME[kind]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(tb, p)
+        return p
+    with _open_write(p, comp) as f:
+        if fmt == "json":
+            out: dict[str, dict[str, Any]] = {}
+            values = tb.column(vname).to_numpy()
+            integral = kind == "qrels" and bool(np.all(values == np.round(values)))
+            for q, d, v in zip(tb.column("qid").to_pylist(), tb.column("docid").to_pylist(),
+                               values.tolist(), strict=True):
+                out.setdefault(q, {})[d] = int(v) if integral else v
+            f.write(json.dumps(out).encode("utf-8"))
+        elif fmt in ("csv", "tsv"):
+            pa_csv.write_csv(tb, f, pa_csv.WriteOptions(delimiter="," if fmt == "csv" else "\t"))
+        else:
+            _write_trec(_trec_table(tb, kind, tag, iteration), f)
+    return p
+
+
+def _write_trec(tb: pa.Table, f: IO[bytes]) -> None:
+    quoted = any(pc.any(pc.match_substring(tb.column(c), '"')).as_py()
+                 for c in tb.column_names if pa.types.is_string(tb.column(c).type))
+    if not quoted:  # pyarrow's writer refuses quote characters when quoting is off
+        pa_csv.write_csv(tb, f, pa_csv.WriteOptions(include_header=False, delimiter=" ",
+                                                    quoting_style="none"))
+        return
+    cols = [c.to_pylist() for c in tb.columns]
+    for start in range(0, tb.num_rows, 100_000):
+        rows = zip(*(c[start:start + 100_000] for c in cols), strict=True)
+        f.write("".join(" ".join(map(_text, row)) + "\n" for row in rows).encode("utf-8"))
+
+
+def _text(v: Any) -> str:
+    return repr(v) if isinstance(v, float) else str(v)
