@@ -684,7 +684,7 @@ def _read_session_file(src: str | os.PathLike[str]) -> pd.DataFrame:
         raise ValueError(f"{p}: no session run lines (the file is empty or all comments)")
     return pd.DataFrame({
         c: (np.concatenate([b[c] for b in parts]) if c in ("query", "rank", "score")
-            else pd.Series(np.concatenate([b[c] for b in parts]), dtype=object))
+            else pd.Series(np.concatenate([b[c] for b in parts]), dtype=object).astype(str))
         for c in _RUN_COLUMNS
     })
 
