@@ -356,6 +356,7 @@ def parse_block(data: bytes, kind: str, name: str, line0: int = 1) -> pa.Table |
 def _read_trec(p: Path, comp: str | None, kind: str) -> pa.Table:
     tables = [tb for block, line0 in iter_chunks(p, comp)
               if (tb := parse_block(block, kind, str(p), line0)) is not None]
+    pa.default_memory_pool().release_unused()  # the blocks' parse buffers, back to the system
     if not tables:
         raise ValueError(f"{p}: no {kind} lines found (the file is empty or all comments)")
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]

@@ -42,8 +42,8 @@ class Matched:
 class QrelsSide:
     """A read qrels table."""
 
-    qids: pa.Array
-    docs: pa.Array
+    qids: pa.ChunkedArray
+    docs: pa.ChunkedArray
     labels: NDArray[np.float64]
     src: Any
 
@@ -52,16 +52,17 @@ class QrelsSide:
 class RunSide:
     """A read run, and whether trec_eval's docno order is wanted."""
 
-    qids: pa.Array
-    docs: pa.Array
+    qids: pa.ChunkedArray
+    docs: pa.ChunkedArray
     scores: NDArray[np.float64]
     docno_order: bool
     src: Any
 
 
-def _array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
-    arr = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-    return arr if arr.type == pa.large_string() else arr.cast(pa.large_string())
+def _array(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
+    """The column as string chunks, without copying the chunks of a file read in blocks."""
+    arr = col if isinstance(col, pa.ChunkedArray) else pa.chunked_array([col])
+    return arr if arr.type == pa.string() else arr.cast(pa.large_string())
 
 
 def prepare_qrels(src: Any) -> QrelsSide:
@@ -107,6 +108,12 @@ def _codes(enc: pa.DictionaryArray | pa.ChunkedArray) -> NDArray[np.int64]:
                           ).astype(np.int64, copy=False)
 
 
+def _encode(col: pa.ChunkedArray) -> tuple[NDArray[np.int64], pa.Array]:
+    """Dictionary codes (int64) of every row and the dictionary (first-seen order)."""
+    enc = pc.dictionary_encode(col)
+    return _codes(enc), enc.chunks[-1].dictionary
+
+
 def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(rows, first row with the same key) for every row whose key occurs more than once, the
@@ -128,7 +135,7 @@ def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
 
 
 def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
-                 docs: pa.Array) -> NDArray[np.int64]:
+                 docs: pa.ChunkedArray) -> NDArray[np.int64]:
     """trec_eval's order: query id, score (a C float) descending, then docno descending (strcmp).
 
     Query rank and float32 score are packed into one int64 key (the float's bits mapped to an
@@ -137,8 +144,12 @@ def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
     """
     s32 = scores.astype(np.float32) + np.float32(0.0)  # -0.0 == 0.0 for C floats too
     bits = s32.view(np.uint32).astype(np.int64)
-    ascending = np.where(bits >= 0x80000000, 0xFFFFFFFF - bits, bits | 0x80000000)
-    key = (rank_of_row << 32) | (0xFFFFFFFF - ascending)
+    del s32
+    descending = np.where(bits >= 0x80000000, bits, 0x7FFFFFFF - bits)
+    del bits
+    key = rank_of_row << 32
+    key |= descending
+    del descending
     order = np.argsort(key, kind="stable")  # runs are mostly sorted already: timsort is linear
     srt = key[order]
     same = srt[1:] == srt[:-1]
@@ -166,14 +177,16 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         A document retrieved twice for one query, or judged twice with different labels.
     """
     # query codes: qrels queries in byte order (trec_eval's strcmp order)
-    enc = pc.dictionary_encode(qs.qids)
-    uq = enc.dictionary.take(pc.sort_indices(enc.dictionary))
+    q_codes, q_dict = _encode(qs.qids)
+    by_bytes = pc.sort_indices(q_dict)
+    uq = q_dict.take(by_bytes)
     rank = np.empty(len(uq), dtype=np.int64)
-    rank[pc.sort_indices(enc.dictionary).to_numpy()] = np.arange(len(uq))
-    q_idx = rank[_codes(enc)]
-    enc_r = pc.dictionary_encode(rs.qids)
-    to_uq = pc.index_in(enc_r.dictionary, value_set=uq).fill_null(-1).to_numpy()
-    r_idx = to_uq.astype(np.int64)[_codes(enc_r)]
+    rank[by_bytes.to_numpy()] = np.arange(len(uq))
+    q_idx = rank[q_codes]
+    r_codes, r_dict = _encode(rs.qids)
+    to_uq = pc.index_in(r_dict, value_set=uq.cast(r_dict.type)).fill_null(-1).to_numpy()
+    r_idx = to_uq.astype(np.int64)[r_codes]
+    del q_codes, r_codes
     keep = r_idx >= 0
     r_docs, scores = rs.docs, rs.scores
     if not keep.all():
@@ -181,14 +194,22 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         r_docs = r_docs.filter(pa.array(keep))
 
     # document codes shared by both sides; (query, document) keys
-    doc_enc = pc.dictionary_encode(pa.chunked_array([qs.docs, r_docs], type=qs.docs.type))
+    if r_docs.type != qs.docs.type:
+        r_docs = r_docs.cast(pa.large_string())
+        qs_docs = qs.docs.cast(pa.large_string())
+    else:
+        qs_docs = qs.docs
+    doc_enc = pc.dictionary_encode(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
+                                                    type=qs_docs.type))
     codes = _codes(doc_enc)
     n_docs = max(len(doc_enc.chunks[-1].dictionary) if doc_enc.num_chunks else 0, 1)
+    del doc_enc
     n_q = len(qs.docs)
     cq, cr = codes[:n_q], codes[n_q:]
     # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
     kq = q_idx * n_docs + cq
-    kr = r_idx * n_docs + cr
+    kr = r_idx * n_docs
+    kr += cr
 
     labels = qs.labels
     rows, first = _repeated(kq, cq, n_docs)
