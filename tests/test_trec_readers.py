@@ -245,3 +245,26 @@ def test_reading_memory_is_bounded_by_the_parsed_columns(tmp_path, path_taken):
     assert peak <= bound, (peak / nbytes, path.stat().st_size / nbytes)
     print(f"{path_taken}: peak {peak / 2**20:.0f} MiB = {peak / nbytes:.2f}x the parsed "
           f"columns ({nbytes / 2**20:.0f} MiB; file {path.stat().st_size / 2**20:.0f} MiB)")
+
+
+def test_bytes_in_ignored_fields_are_ignored_on_every_path(tmp_path, monkeypatch):
+    """The rank and tag fields are not read (as in trec_eval), so any bytes there are accepted
+    by every parser alike; ids must be UTF-8 on every path."""
+    data = b"1 Q0 a 1 2.5 t\xff\n1 Q0 b \xfe 1.5 t\n"
+    want = pd.DataFrame({"qid": ["1", "1"], "docid": ["a", "b"], "score": [2.5, 1.5]})
+    session = b"s 1 T a 1 2.5 t\xff\n"
+    for parsers in (("pyarrow",), ("pandas",), ()):
+        monkeypatch.setattr(trec_io, "PARSERS", {p: trec_io.PARSERS[p] for p in parsers}
+                            if parsers else {})
+        for tail in (b"", b"1 Q0 c 3 0.5 t extra\n"):
+            path = tmp_path / "run"
+            path.write_bytes(data + tail)
+            got = read_run(path)
+            pd.testing.assert_frame_equal(got.iloc[:2], want, obj=str(parsers))
+            path.write_bytes(data.replace(b" a ", b" \xe9 ") + tail)
+            with pytest.raises(ValueError, match=r"run, line 1: not valid UTF-8"):
+                read_run(path)
+        monkeypatch.undo()
+    path = tmp_path / "sessions"
+    path.write_bytes(session)
+    assert read_session_run(path)["docid"].tolist() == ["a"]

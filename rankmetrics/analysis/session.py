@@ -698,7 +698,7 @@ def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
         if not f or f[0].startswith(b"#"):
             continue
         where = f"{name}, line {lineno}"
-        s = decode_field(raw.strip(), where)
+        s = raw.strip().decode("utf-8", errors="replace")  # shown in messages only
         if len(f) < 6:
             raise ValueError(f"{where}: expected 'SESSION QUERY TOPIC DOCNO RANK SCORE [TAG]',"
                              f" got {len(f)} field(s): {s!r}")
@@ -706,16 +706,18 @@ def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
             qn, rk = int(f[1]), int(f[4])
         except ValueError:
             raise ValueError(f"{where}: QUERY and RANK must be integers; got "
-                             f"{f[1].decode()!r}, {f[4].decode()!r}") from None
+                             f"{f[1].decode(errors='replace')!r}, "
+                             f"{f[4].decode(errors='replace')!r}") from None
         sc = parse_number(f[5])
         if sc is None:
-            raise ValueError(f"{where}: SCORE must be a number; got {f[5].decode()!r}")
+            raise ValueError(f"{where}: SCORE must be a number; got "
+                             f"{f[5].decode(errors='replace')!r}")
         if qn < 1:
             raise ValueError(f"{where}: QUERY must be >= 1 (sequence number); got {qn}")
         if not math.isfinite(sc):
             raise ValueError(f"{where}: SCORE must be finite; got {f[5].decode()!r}")
-        for c, v in zip(_RUN_COLUMNS, (f[0].decode(), qn, f[2].decode(), f[3].decode(), rk, sc),
-                        strict=True):
+        ids = [decode_field(f[i], where) for i in (0, 2, 3)]  # the tag may hold any bytes
+        for c, v in zip(_RUN_COLUMNS, (ids[0], qn, ids[1], ids[2], rk, sc), strict=True):
             cols[c].append(v)
     if not cols["session"]:
         return None

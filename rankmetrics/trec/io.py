@@ -29,7 +29,7 @@ import re
 import zlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -133,7 +133,7 @@ def detect_format(path: str | os.PathLike, kind: str = "run") -> tuple[str, str 
 
 def _open(p: Path, comp: str | None) -> IO[bytes]:
     if comp == "gzip":
-        return gzip.open(p, "rb")
+        return cast(IO[bytes], gzip.open(p, "rb"))
     if comp == "bzip2":
         return bz2.open(p, "rb")
     if comp == "xz":
@@ -212,11 +212,12 @@ def _pyarrow_read(data: bytes, kind: str) -> pa.Table | None:
     delimiter = _simple_delimiter(data)
     if delimiter is None or not _fields_ok(kind, _count_fields(data, delimiter)):
         return None
+    d = delimiter.encode()
+    if (data.find(d + d) >= 0 or data.find(b"\n" + d) >= 0 or data.find(d + b"\n") >= 0
+            or data.startswith(d) or data.endswith(d)):
+        return None  # an empty field: the other parsers split at runs of whitespace
     qcol, dcol, vcol, _ = _layout(kind)
-    # every field up to the value column is parsed, so a doubled, leading or trailing
-    # delimiter shows up as an empty field (fields after the value are ignored anyway)
-    types = {f"f{i}": pa.string() for i in range(vcol)}
-    types[f"f{vcol}"] = pa.float64()
+    types = {f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": pa.float64()}
     try:
         tb = pa_csv.read_csv(
             pa.BufferReader(data),
@@ -232,9 +233,6 @@ def _pyarrow_read(data: bytes, kind: str) -> pa.Table | None:
         return None
     if tb.num_rows == 0 or tb.column(f"f{vcol}").null_count:
         return None
-    for i in range(vcol):
-        if pc.min(pc.binary_length(tb.column(f"f{i}"))).as_py() == 0:
-            return None
     return _finite(pa.table({"qid": tb.column(f"f{qcol}"), "docid": tb.column(f"f{dcol}"),
                              VALUE_NAME[kind]: tb.column(f"f{vcol}")}), kind)
 
@@ -297,7 +295,7 @@ def _line_read(data: bytes, kind: str, name: str, line0: int) -> pa.Table | None
         if not parts or parts[0].startswith(b"#"):
             continue
         where = f"{name}, line {lineno}"
-        text = decode_field(raw.strip(), where)
+        text = raw.strip().decode("utf-8", errors="replace")  # shown in messages only
         if not _fields_ok(kind, len(parts)):
             hint = ""
             if kind == "qrels" and len(parts) >= 5:
@@ -310,14 +308,14 @@ def _line_read(data: bytes, kind: str, name: str, line0: int) -> pa.Table | None
         value = parse_number(parts[vcol])
         if value is None:
             raise ValueError(
-                f"{where}: {vname} {parts[vcol].decode('utf-8')!r} is not a number: {text!r}"
+                f"{where}: {vname} {parts[vcol].decode('utf-8', 'replace')!r} is not a number: {text!r}"
             )
         if not math.isfinite(value):
             raise ValueError(
-                f"{where}: {vname} must be finite; got {parts[vcol].decode('utf-8')!r}"
+                f"{where}: {vname} must be finite; got {parts[vcol].decode('utf-8', 'replace')!r}"
             )
-        qids.append(parts[qcol].decode("utf-8"))
-        docs.append(parts[dcol].decode("utf-8"))
+        qids.append(decode_field(parts[qcol], where))  # other fields may hold any bytes
+        docs.append(decode_field(parts[dcol], where))
         vals.append(value)
     if not qids:
         return None
@@ -732,8 +730,8 @@ def _trec_table(tb: pa.Table, kind: str, tag: str, iteration: str) -> pa.Table:
     n = tb.num_rows
     if kind == "qrels":
         labels = tb.column("label").to_numpy()
-        label_col: pa.Array = (pa.array(labels.astype(np.int64)) if np.all(labels == np.round(labels))
-                               else pa.array(labels))
+        integral = bool(np.all(labels == np.round(labels)))
+        label_col = pa.array(labels.astype(np.int64)) if integral else pa.array(labels)
         return pa.table({"q": tb.column("qid"), "i": pa.repeat(iteration, n),
                          "d": tb.column("docid"), "l": label_col})
     # trec_eval order: query, score descending, docno descending; rank 1.. within the query
@@ -752,7 +750,7 @@ def _trec_table(tb: pa.Table, kind: str, tag: str, iteration: str) -> pa.Table:
 
 def _open_write(p: Path, comp: str | None) -> IO[bytes]:
     if comp == "gzip":
-        return gzip.open(p, "wb")
+        return cast(IO[bytes], gzip.open(p, "wb"))
     if comp == "bzip2":
         return bz2.open(p, "wb")
     if comp == "xz":
