@@ -308,7 +308,8 @@ def _line_read(data: bytes, kind: str, name: str, line0: int) -> pa.Table | None
         value = parse_number(parts[vcol])
         if value is None:
             raise ValueError(
-                f"{where}: {vname} {parts[vcol].decode('utf-8', 'replace')!r} is not a number: {text!r}"
+                f"{where}: {vname} {parts[vcol].decode('utf-8', 'replace')!r} is not a number: "
+                f"{text!r}"
             )
         if not math.isfinite(value):
             raise ValueError(
