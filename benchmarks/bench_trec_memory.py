@@ -9,7 +9,7 @@ scores with 6 decimals) in four layouts, each reaching a different reader path o
 
 * ``clean``: single spaces (pyarrow's CSV reader);
 * ``comment``: the same with a comment line on top (comment lines are removed from each block
-  and the block still goes to pyarrow; before 0.x a single comment sent the whole file to the
+  and the block still goes to pyarrow; earlier versions sent the whole file to the
   pure-Python reader);
 * ``mixed``: a tab and spaces between fields (pandas' C parser);
 * ``ragged``: every other line has extra trailing fields (the line-by-line reader).
