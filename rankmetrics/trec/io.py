@@ -166,13 +166,13 @@ def iter_chunks(p: Path, comp: str | None, size: int | None = None) -> Iterator[
     try:
         with _open(p, comp) as f:
             while True:
-                block = f.read(size)
+                block = f.read(max(size, len(_BOM)) if first else size)
+                if not block:
+                    break
                 if first:
                     first = False
                     if block.startswith(_BOM):
                         block = block[len(_BOM):]
-                if not block:
-                    break
                 data = rest + block if rest else block
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:  # no line end yet: keep reading
