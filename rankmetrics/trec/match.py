@@ -226,6 +226,7 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     if rows.size:
         i = int(rows.min())
         raise _duplicate_error("run", rs.src, uq[r_idx[i]].as_py(), r_docs[i].as_py())
+    del codes, cq, cr, rows, first  # peak memory: drop per-row temporaries as soon as done
 
     kept = np.flatnonzero(keep_q)
     order_q = kept[np.argsort(kq[kept])]
@@ -234,6 +235,7 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     hit = np.flatnonzero(sorted_keys[pos] == kr) if sorted_keys.size else pos[:0]
     r_labels = np.zeros(kr.size)
     r_labels[hit] = labels[order_q[pos[hit]]]
+    del kq, kr, pos, hit, sorted_keys, order_q, kept
     labels = labels[keep_q]
     q_idx = q_idx[keep_q]
 
