@@ -212,12 +212,12 @@ def _pyarrow_read(data: bytes, kind: str) -> pa.Table | None:
     delimiter = _simple_delimiter(data)
     if delimiter is None or not _fields_ok(kind, _count_fields(data, delimiter)):
         return None
-    d = delimiter.encode()
-    if (data.find(d + d) >= 0 or data.find(b"\n" + d) >= 0 or data.find(d + b"\n") >= 0
-            or data.startswith(d) or data.endswith(d)):
-        return None  # an empty field: the other parsers split at runs of whitespace
     qcol, dcol, vcol, _ = _layout(kind)
-    types = {f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": pa.float64()}
+    # every field up to the value column is parsed, so that a doubled, leading or trailing
+    # delimiter shows up as an empty field (fields after the value are ignored anyway); the
+    # fields not used are read as bytes, as the other parsers ignore their encoding
+    types = {f"f{i}": pa.binary() for i in range(vcol)}
+    types.update({f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": pa.float64()})
     try:
         tb = pa_csv.read_csv(
             pa.BufferReader(data),
@@ -233,6 +233,9 @@ def _pyarrow_read(data: bytes, kind: str) -> pa.Table | None:
         return None
     if tb.num_rows == 0 or tb.column(f"f{vcol}").null_count:
         return None
+    for i in range(vcol):
+        if pc.min(pc.binary_length(tb.column(f"f{i}"))).as_py() == 0:
+            return None
     return _finite(pa.table({"qid": tb.column(f"f{qcol}"), "docid": tb.column(f"f{dcol}"),
                              VALUE_NAME[kind]: tb.column(f"f{vcol}")}), kind)
 
@@ -241,7 +244,7 @@ def _pandas_read(data: bytes, kind: str) -> pa.Table | None:
     """pandas' C parser, fields separated by runs of spaces and tabs; None when it does not
     fit."""
     qcol, dcol, vcol, _ = _layout(kind)
-    if data.find(b"\x0b") >= 0 or data.find(b"\x0c") >= 0 or not data.strip():
+    if data.find(b"\x0b") >= 0 or data.find(b"\x0c") >= 0 or not data or data.isspace():
         return None
     try:
         df = pd.read_csv(
