@@ -153,10 +153,10 @@ def test_polars_arrow_ranx_and_ir_measures_inputs():
 
 def test_run_from_arrays_letor_to_compare(tmp_path):
     """A model's scores on LETOR data become run files that ``rankmetrics compare`` reads."""
-    datasets = pytest.importorskip("rankmetrics.datasets")
     require("sklearn")
     require("scipy")
     import rankmetrics as rm
+    from rankmetrics import datasets
 
     folder = shared_data_dir() / "lightgbm_lambdarank"
     data = datasets.load_letor(folder / "rank.test", folder / "rank.test.query", n_features=300)
