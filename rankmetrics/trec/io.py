@@ -517,8 +517,9 @@ def _ids_as_text(col: pa.ChunkedArray, where: str, what: str) -> pa.ChunkedArray
         col = col.cast(col.type.value_type)
     if col.null_count:
         raise ValueError(f"{where}: {what} column has missing values")
+    is_view = getattr(pa.types, "is_string_view", lambda t: False)  # pyarrow >= 16
     if pa.types.is_integer(col.type) or pa.types.is_string(col.type) \
-            or pa.types.is_large_string(col.type):
+            or pa.types.is_large_string(col.type) or is_view(col.type):
         return col.cast(pa.string())
     if pa.types.is_floating(col.type):
         values = col.to_numpy()
