@@ -1,12 +1,13 @@
 """End-to-end TREC evaluation (read files + nDCG@10, P@10, AP, RR) against pytrec_eval and ranx.
 
-Run:  python benchmarks/bench_trec.py [--queries 8350] [--repeat 3] [--threads N] [--no-ranx]
+Run:  python benchmarks/bench_trec.py [--queries 8350] [--repeat 7] [--threads 1] [--ranx]
 
 Writes a run of about 1 M lines (``rankmetrics.datasets.make_benchmark_scores``: 20..220
 documents per query, about half of them tied with another document of their query) and its qrels
 (every relevant retrieved document, half of the non-relevant ones, and two unretrieved relevant
 documents per query, so the recall base is larger than the run) as TREC files, then times, best
-of ``--repeat`` runs, in one process:
+in one process, with pyarrow pinned to ``--threads`` CPU threads (default 1: rankmetrics starts no
+Python threads of its own, so everything runs on one core):
 
 * rankmetrics: ``rankmetrics.trec.evaluate(qrels_path, run_path, ...)`` with ties="docno" (the
   trec_eval order, same numbers as pytrec_eval) and with ties="average" (exact tie averaging);
@@ -15,8 +16,9 @@ of ``--repeat`` runs, in one process:
 * ranx: ``Qrels.from_file`` / ``Run.from_file`` + ``evaluate`` (numba, compiled by a warm-up
   call on a small file first; its first-call compile time is reported separately).
 
-The tools run in interleaved rounds and each keeps its best round, so a fluctuating machine load
-hits all of them alike.
+The tools run in ``--repeat`` interleaved rounds (the order rotated each round), so a fluctuating
+machine load hits all of them alike; the table shows each tool's median, min and max, and the
+speed-up is the median of the per-round ratios. The load average is printed before and after.
 
 The means of rankmetrics (docno) and pytrec_eval are checked to agree to 1e-9.
 """
@@ -120,20 +122,89 @@ def ranx_fn(qrels: Path, run: Path) -> Callable[[], dict[str, float]] | None:
     return go
 
 
+def join_candidates(qrels: Path, run: Path) -> list[tuple[str, Callable[[], Any]]]:
+    """The run x qrels join (labels of the retrieved documents, duplicate checks) three ways,
+    from the same arrow tables: rankmetrics' ``match`` and the library joins it replaced."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from rankmetrics.trec import io as trec_io
+    from rankmetrics.trec import match as trec_match
+
+    q_tb, r_tb = trec_io.read_file(qrels, "qrels"), trec_io.read_file(run, "run")
+    qs, rs = trec_match.prepare(q_tb, r_tb, False)
+
+    def ours() -> Any:
+        return trec_match.match(qs, rs, complete=False).run_labels
+
+    def pandas_merge() -> Any:
+        rf, qf = r_tb.to_pandas(), q_tb.to_pandas()
+        if rf.duplicated(["qid", "docid"]).any():
+            raise ValueError("duplicate")
+        qd = qf.drop_duplicates(["qid", "docid", "label"])
+        if qd.duplicated(["qid", "docid"]).any():
+            raise ValueError("conflict")
+        merged = rf.merge(qd, on=["qid", "docid"], how="left")
+        return merged["label"].fillna(0.0).to_numpy()
+
+    def arrow_join() -> Any:
+        counts = r_tb.group_by(["qid", "docid"], use_threads=False).aggregate([("score", "count")])
+        if counts.num_rows != r_tb.num_rows:
+            raise ValueError("duplicate")
+        qd = q_tb.group_by(["qid", "docid"], use_threads=False).aggregate(
+            [("label", "min"), ("label", "max")])
+        if not pa.compute.all(pa.compute.equal(qd["label_min"], qd["label_max"])).as_py():
+            raise ValueError("conflict")
+        rows = r_tb.append_column("row", pa.array(np.arange(r_tb.num_rows)))
+        joined = rows.join(qd, ["qid", "docid"], join_type="left outer", use_threads=False)
+        labels = np.zeros(r_tb.num_rows)
+        lab = joined["label_min"].to_numpy(zero_copy_only=False)
+        labels[joined["row"].to_numpy()] = np.nan_to_num(lab.astype(float))
+        return labels
+
+    want = ours()
+    for fn in (pandas_merge, arrow_join):
+        got = fn()
+        assert pd.Series(got).sort_values().to_numpy().tolist() == \
+            pd.Series(want).sort_values().to_numpy().tolist()
+    return [("rankmetrics match (dictionary codes + numpy)", ours),
+            ("pandas merge (+ duplicate checks)", pandas_merge),
+            ("pyarrow Table.join (+ group_by checks)", arrow_join)]
+
+
+def time_joins(qrels: Path, run: Path, repeat: int) -> None:
+    cands = join_candidates(qrels, run)
+    times: dict[str, list[float]] = {name: [] for name, _ in cands}
+    for i in range(repeat):
+        k = i % len(cands)
+        for name, fn in cands[k:] + cands[:k]:
+            times[name].append(best_of(fn, 1)[0])
+    base = np.array(times[cands[0][0]])
+    print(f"\njoin of run and qrels alone (tables already read), {repeat} interleaved rounds:")
+    for name, _ in cands:
+        ts = np.array(times[name])
+        print(f"  {name:<50}{np.median(ts) * 1000:>8.0f} ms  (min {ts.min() * 1000:.0f}, max "
+              f"{ts.max() * 1000:.0f}; x ours {np.median(ts / base):.2f})")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, default=8350, help="queries (8350: about 1 M lines)")
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=None,
-                    help="pyarrow CPU threads (default: pyarrow's own, all cores)")
-    ap.add_argument("--no-ranx", action="store_true", help="skip ranx (slow first compile)")
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="pyarrow CPU threads (default 1; 0: pyarrow's own, all cores)")
+    ap.add_argument("--ranx", action="store_true",
+                    help="also time ranx (its numba compile takes minutes on a small VM)")
     ap.add_argument("--dir", default=None, help="folder for the TREC files (default: temp)")
+    ap.add_argument("--joins", action="store_true",
+                    help="also time the run x qrels join against pandas merge and pyarrow join")
     args = ap.parse_args(argv)
     if args.threads:
         import pyarrow as pa
 
         pa.set_cpu_count(args.threads)
         pa.set_io_thread_count(args.threads)
+        os.environ.setdefault("NUMBA_NUM_THREADS", str(args.threads))  # ranx, when asked
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.dir or tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -154,38 +225,47 @@ def main(argv: list[str] | None = None) -> None:
             print("pytrec_eval: not installed (pip install pytrec-eval-terrier)")
         else:
             tools.append(("pytrec_eval (parse_qrel/run + evaluate)", fn))
-        fn = None if args.no_ranx else ranx_fn(qrels, run)
+        fn = ranx_fn(qrels, run) if args.ranx else None
         if fn is not None:
             small = folder / "small"
             small.mkdir(exist_ok=True)
             sq, sr, _ = write_files(small, 20)
             t_compile, _ = best_of(ranx_fn(sq, sr), 1)  # type: ignore[arg-type]
             tools.append((f"ranx (from_file + evaluate; {t_compile:.0f} s compile excluded)", fn))
-        elif not args.no_ranx:
+        elif args.ranx:
             print("ranx: not installed (pip install ranx)")
-        # interleaved rounds, best of each: fair under a fluctuating machine load
-        best = {name: (float("inf"), {}) for name, _ in tools}
-        for _ in range(args.repeat):
-            for name, go in tools:
-                t, mean = best_of(go, 1)
-                if t < best[name][0]:
-                    best[name] = (t, mean)
-        rows = [(name, *best[name]) for name, _ in tools]
-        base = rows[0][1]
-        print(f"\n{'tool':<58}{'seconds':>9}{'x docno':>9}   "
+        print(f"load average before: {os.getloadavg()[0]:.2f} (2-core VMs here are shared "
+              "with other jobs)")
+        times: dict[str, list[float]] = {name: [] for name, _ in tools}
+        means: dict[str, dict[str, float]] = {}
+        for i in range(args.repeat):
+            k = i % len(tools)
+            for name, go in tools[k:] + tools[:k]:  # rotate the order every round
+                t, means[name] = best_of(go, 1)
+                times[name].append(t)
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        base = tools[0][0]
+        print(f"\n{'tool':<58}{'median s':>9}{'min':>7}{'max':>7}{'x docno':>9}   "
               + " ".join(f"{m:>8}" for m in MEASURES))
-        for name, t, mean in rows:
-            vals = " ".join(f"{mean[m]:>8.4f}" for m in MEASURES)
-            print(f"{name:<58}{t:>9.2f}{t / base:>9.2f}   {vals}")
-        ref = dict(rows[0][2])
-        for name, _, mean in rows:
+        for name, _ in tools:
+            ts = np.array(times[name])
+            ratio = float(np.median(ts / np.array(times[base])))
+            vals = " ".join(f"{means[name][m]:>8.4f}" for m in MEASURES)
+            print(f"{name:<58}{np.median(ts):>9.2f}{ts.min():>7.2f}{ts.max():>7.2f}"
+                  f"{ratio:>9.2f}   {vals}")
+        for name, _ in tools:
             if name.startswith("pytrec_eval"):
-                worst = max(abs(mean[m] - ref[m]) for m in MEASURES)
+                worst = max(abs(means[name][m] - means[base][m]) for m in MEASURES)
                 status = "agree" if worst < 1e-9 else "DISAGREE"
                 print(f"\nrankmetrics (docno) vs pytrec_eval means: max |diff| {worst:.2e} "
                       f"({status})")
-        print("\nspeed-up of rankmetrics (docno) over each peer: "
-              + ", ".join(f"{name.split(' ')[0]} {t / base:.1f}x" for name, t, _ in rows[2:]))
+        print("\nspeed-up of rankmetrics (docno) over each peer (median of per-round ratios, "
+              "min-max): " + ", ".join(
+                  f"{name.split(' ')[0]} {np.median(r):.1f}x ({r.min():.1f}-{r.max():.1f})"
+                  for name, _ in tools[2:]
+                  for r in [np.array(times[name]) / np.array(times[base])]))
+        if args.joins:
+            time_joins(qrels, run, args.repeat)
 
 
 if __name__ == "__main__":

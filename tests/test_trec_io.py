@@ -69,7 +69,7 @@ def test_clean_files_take_the_fast_reader(tmp_path, monkeypatch):
     def boom(*args, **kwargs):
         raise AssertionError("slow reader used")
 
-    monkeypatch.setattr(_trec_io, "_slow_read", boom)
+    monkeypatch.setattr(_trec_io, "_line_read", boom)
     for text, kind in ((QRELS, "qrels"), (RUN, "run"), (RUN.replace(" ", "\t"), "run")):
         p = tmp_path / kind
         p.write_text(text)
@@ -155,28 +155,20 @@ def test_nested_dicts():
         read_run({"301": [1, 2]})
     with pytest.raises(ValueError, match="qrels dict holds no"):
         read_qrels({"301": {}})
-    with pytest.raises(TypeError, match="qrels must be a file path, a pandas DataFrame or a "
-                                        "dict"):
+    with pytest.raises(TypeError, match="qrels must be a file path, a pandas or polars "
+                                        "DataFrame, a dict"):
+        read_qrels(42)
+    with pytest.raises(TypeError, match=r"qrels item 0 \(tuple\) lacks the fields query_id, "
+                                        r"doc_id, relevance of ir_measures' Qrel"):
         read_qrels([("301", "d1", 1)])
 
 
-def test_fingerprint_collision_falls_back_to_exact_codes(monkeypatch):
-    """If two ids shared a fingerprint, the match is redone with exact dictionary codes."""
-    qrels = {"q": {"a": 1, "b": 0, "c": 2}}
-    run = {"q": {"c": 0.5, "a": 0.9, "z": 0.7}}
-    want = evaluate(qrels, run, ["nDCG", "AP"], gain="linear").per_query
-    monkeypatch.setattr(_trec_match, "fingerprints",
-                        lambda arr: np.zeros(len(arr), dtype=np.uint64))
-    got = evaluate(qrels, run, ["nDCG", "AP"], gain="linear").per_query
-    pd.testing.assert_frame_equal(got, want)
-
-
-def test_fingerprints_differ_for_distinct_strings():
-    import pyarrow as pa
-
-    words = ["", "a", "b", "ab", "ba", "abcdefgh", "abcdefgh\x00", "abcdefghi", "x" * 100,
-             "x" * 99, "clueweb09-en0000-00-00000", "clueweb09-en0000-00-00001"]
-    h = _trec_match.fingerprints(pa.array(words, pa.large_string()))
-    assert len(set(h.tolist())) == len(words)
-    sliced = _trec_match.fingerprints(pa.array(words, pa.large_string()).slice(3, 4))
-    np.testing.assert_array_equal(sliced, h[3:7])
+def test_same_document_id_in_several_queries_is_matched_per_query():
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"a": 0, "b": 2}, "q3": {"a": 1, "a2": 1}}
+    run = {"q1": {"b": 0.5, "a": 0.9}, "q2": {"a": 0.9, "b": 0.1, "z": 0.5}, "q3": {"z": 1.0}}
+    m = _trec_match.match(*_trec_match.prepare(qrels, run, True), complete=True)
+    assert m.qids.tolist() == ["q1", "q2", "q3"]
+    # trec_eval order (score descending), labels looked up per (query, document)
+    assert m.run_labels.tolist() == [1.0, 0.0, 0.0, 0.0, 2.0, 0.0]
+    assert m.run_qidx.tolist() == [0, 0, 1, 1, 1, 2]
+    assert m.base_labels.tolist() == [1.0, 0.0, 0.0, 2.0, 1.0, 1.0]

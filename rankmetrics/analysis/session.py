@@ -712,8 +712,10 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
     Parameters
     ----------
     src : path or DataFrame
-        A file, or a DataFrame with at least the columns ``session, query, docid, score``
-        (``topic`` defaults to ``session``; ``rank`` is optional), which is validated and copied.
+        A file (UTF-8; a byte-order mark at its start is dropped; gzip, bzip2 and xz files are
+        decompressed, recognised by their first bytes), or a DataFrame with at least the columns
+        ``session, query, docid, score`` (``topic`` defaults to ``session``; ``rank`` is
+        optional), which is validated and copied.
 
     Returns
     -------
@@ -725,9 +727,12 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
     ------
     ValueError
         A line with fewer than 6 fields, a non-integer query number or rank, a query number < 1,
-        a non-finite score (the message names file and line), or missing DataFrame columns.
+        a non-numeric or non-finite score, text that is not UTF-8 (the message names file and
+        line), truncated or corrupt compressed data (naming the file), or missing DataFrame
+        columns.
     OSError
-        The file cannot be read.
+        The file does not exist (FileNotFoundError), is a directory (IsADirectoryError) or
+        cannot be read; the message names it.
     """
     import pandas as pd
 
@@ -754,43 +759,73 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
         if not np.all(np.isfinite(out["score"].to_numpy())):
             raise ValueError("session run scores must be finite")
         return out
-    path = os.fspath(src)
-    cols: dict[str, list[Any]] = {c: [] for c in _RUN_COLUMNS}
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            s = line.strip()
-            if not s or s.startswith("#"):
-                continue
-            f = s.split()
-            where = f"{path}, line {lineno}"
-            if len(f) < 6:
-                raise ValueError(f"{where}: expected 'SESSION QUERY TOPIC DOCNO RANK SCORE [TAG]',"
-                                 f" got {len(f)} field(s): {s!r}")
-            try:
-                qn, rk = int(f[1]), int(f[4])
-            except ValueError:
-                raise ValueError(f"{where}: QUERY and RANK must be integers; got {f[1]!r}, "
-                                 f"{f[4]!r}") from None
-            try:
-                sc = float(f[5])
-            except ValueError:
-                raise ValueError(f"{where}: SCORE must be a number; got {f[5]!r}") from None
-            if qn < 1:
-                raise ValueError(f"{where}: QUERY must be >= 1 (sequence number); got {qn}")
-            if not math.isfinite(sc):
-                raise ValueError(f"{where}: SCORE must be finite; got {f[5]!r}")
-            for c, v in zip(_RUN_COLUMNS, (f[0], qn, f[2], f[3], rk, sc), strict=True):
-                cols[c].append(v)
-    if not cols["session"]:
-        raise ValueError(f"{path}: no session run lines")
+    return _read_session_file(src)
+
+
+def _read_session_file(src: str | os.PathLike[str]) -> pd.DataFrame:
+    """The file reader of :func:`read_session_run`: blocks of lines (bounded memory), the UTF-8
+    byte-order mark dropped, compressed files opened by their magic bytes, as the TREC readers
+    do."""
+    import pandas as pd
+
+    from ..trec import io as trec_io
+
+    p = trec_io._check_path(src, "session run")
+    comp = trec_io.compression_of(p, trec_io._sniff(p))
+    parts: list[dict[str, Any]] = []
+    for block, line0 in trec_io.iter_chunks(p, comp):
+        cols = _session_block(block, str(p), line0)
+        if cols is not None:
+            parts.append(cols)
+    if not parts:
+        raise ValueError(f"{p}: no session run lines (the file is empty or all comments)")
     return pd.DataFrame({
-        "session": pd.Series(cols["session"], dtype=object).astype(str),
+        c: (np.concatenate([b[c] for b in parts]) if c in ("query", "rank", "score")
+            else pd.Series(np.concatenate([b[c] for b in parts]), dtype=object).astype(str))
+        for c in _RUN_COLUMNS
+    })
+
+
+def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
+    from ..trec.io import decode_field, parse_number
+
+    cols: dict[str, list[Any]] = {c: [] for c in _RUN_COLUMNS}
+    for lineno, raw in enumerate(data.split(b"\n"), line0):
+        f = raw.split()
+        if not f or f[0].startswith(b"#"):
+            continue
+        where = f"{name}, line {lineno}"
+        s = raw.strip().decode("utf-8", errors="replace")  # shown in messages only
+        if len(f) < 6:
+            raise ValueError(f"{where}: expected 'SESSION QUERY TOPIC DOCNO RANK SCORE [TAG]',"
+                             f" got {len(f)} field(s): {s!r}")
+        try:
+            qn, rk = int(f[1]), int(f[4])
+        except ValueError:
+            raise ValueError(f"{where}: QUERY and RANK must be integers; got "
+                             f"{f[1].decode(errors='replace')!r}, "
+                             f"{f[4].decode(errors='replace')!r}") from None
+        sc = parse_number(f[5])
+        if sc is None:
+            raise ValueError(f"{where}: SCORE must be a number; got "
+                             f"{f[5].decode(errors='replace')!r}")
+        if qn < 1:
+            raise ValueError(f"{where}: QUERY must be >= 1 (sequence number); got {qn}")
+        if not math.isfinite(sc):
+            raise ValueError(f"{where}: SCORE must be finite; got {f[5].decode()!r}")
+        ids = [decode_field(f[i], where) for i in (0, 2, 3)]  # the tag may hold any bytes
+        for c, v in zip(_RUN_COLUMNS, (ids[0], qn, ids[1], ids[2], rk, sc), strict=True):
+            cols[c].append(v)
+    if not cols["session"]:
+        return None
+    return {
+        "session": np.asarray(cols["session"], dtype=object),
         "query": np.asarray(cols["query"], dtype=np.int64),
-        "topic": pd.Series(cols["topic"], dtype=object).astype(str),
-        "docid": pd.Series(cols["docid"], dtype=object).astype(str),
+        "topic": np.asarray(cols["topic"], dtype=object),
+        "docid": np.asarray(cols["docid"], dtype=object),
         "rank": np.asarray(cols["rank"], dtype=np.int64),
         "score": np.asarray(cols["score"], dtype=np.float64),
-    })
+    }
 
 
 def _qrels_frame(qrels: Any) -> pd.DataFrame:

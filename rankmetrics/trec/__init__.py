@@ -51,7 +51,18 @@ from . import io as _trec_io
 from . import match as _match
 from .compute import compute, trec_gain
 
-__all__ = ["EvalResult", "TIES", "evaluate", "read_qrels", "read_run", "tie_effect"]
+__all__ = [
+    "EvalResult",
+    "TIES",
+    "evaluate",
+    "qrels_from_arrays",
+    "read_qrels",
+    "read_run",
+    "run_from_arrays",
+    "tie_effect",
+    "write_qrels",
+    "write_run",
+]
 
 #: tie modes of :func:`evaluate`: the core's four plus trec_eval's docno order
 TIES = (*CORE_TIES, "docno")
@@ -63,11 +74,19 @@ def read_qrels(src: Any) -> pd.DataFrame:
 
     Parameters
     ----------
-    src : path, pandas.DataFrame or dict
-        A TREC qrels file (``query iter docno relevance`` per line, whitespace separated; lines
-        starting with ``#`` are comments; ``.gz`` is decompressed), a DataFrame with query id,
-        document id and label columns (``qid``/``query_id``, ``docid``/``doc_id``/``docno``,
-        ``label``/``relevance``/``rel``), or a nested dict ``{qid: {docid: label}}``.
+    src : path, DataFrame, dict, ranx Qrels or iterable of ir_measures Qrel
+        A file (format below), a pandas or polars DataFrame or arrow table with query id,
+        document id and label columns (``qid``/``query_id``/``q_id``/``query``/``topic``,
+        ``docid``/``doc_id``/``docno``/``doc``, ``label``/``relevance``/``rel``), a nested dict
+        ``{qid: {docid: label}}`` (pytrec_eval, ranx), a ranx ``Qrels``, or an iterable of
+        ir_measures ``Qrel(query_id, doc_id, relevance, iteration)`` namedtuples.
+
+        File formats, by the extension under a ``.gz``/``.bz2``/``.xz`` suffix (compression is
+        recognised by the file's first bytes too): ``.parquet``/``.pq``, ``.json`` (the nested
+        dict), ``.csv``/``.tsv`` with a header naming the columns; any other name is read by
+        content -- parquet's ``PAR1``, JSON's ``{``, else TREC text (``query iter docno
+        relevance`` per line, whitespace separated; lines starting with ``#`` are comments; a
+        UTF-8 byte-order mark is dropped).
 
     Returns
     -------
@@ -77,11 +96,13 @@ def read_qrels(src: Any) -> pd.DataFrame:
 
     Raises
     ------
-    FileNotFoundError
-        The path does not exist.
+    FileNotFoundError, IsADirectoryError
+        No file at the path.
     ValueError
-        A malformed line (the message names the file and the line), a non-numeric or non-finite
-        label, missing columns, or no judgements at all.
+        A malformed line (the message names the file and the line), text that is not UTF-8, a
+        non-numeric or non-finite label, missing columns, no judgements at all, truncated or
+        corrupt compressed data, or a file that does not parse as its detected format (the
+        message names the format and how it was detected).
     TypeError
         ``src`` of another type.
 
@@ -100,10 +121,12 @@ def read_run(src: Any) -> pd.DataFrame:
 
     Parameters
     ----------
-    src : path, pandas.DataFrame or dict
-        A TREC run file (``query Q0 docno rank score [tag]``; the rank column is ignored, as in
-        trec_eval; fields after the sixth are ignored), a DataFrame with query id, document id
-        and ``score`` columns, or a nested dict ``{qid: {docid: score}}``.
+    src : path, DataFrame, dict, ranx Run or iterable of ir_measures ScoredDoc
+        A file in one of the formats of :func:`read_qrels` (TREC text: ``query Q0 docno rank
+        score [tag]``; the rank column is ignored, as in trec_eval, and fields after the sixth
+        too), a pandas or polars DataFrame or arrow table with query id, document id and
+        ``score`` columns, a nested dict ``{qid: {docid: score}}``, a ranx ``Run``, or an
+        iterable of ir_measures ``ScoredDoc(query_id, doc_id, score)`` namedtuples.
 
     Returns
     -------
@@ -112,11 +135,11 @@ def read_run(src: Any) -> pd.DataFrame:
 
     Raises
     ------
-    FileNotFoundError
-        The path does not exist.
+    FileNotFoundError, IsADirectoryError
+        No file at the path.
     ValueError
         A malformed line (naming the file and the line), a non-numeric or non-finite score,
-        missing columns, or an empty run.
+        missing columns, an empty run, or the other file errors of :func:`read_qrels`.
     TypeError
         ``src`` of another type.
 
@@ -128,6 +151,179 @@ def read_run(src: Any) -> pd.DataFrame:
     1  301    d2    1.0
     """
     return _trec_io.to_frame(_trec_io.to_table(src, "run"))
+
+
+def run_from_arrays(qid: Any, score: Any, docno: Any = None) -> pd.DataFrame:
+    """A run from per-row arrays, e.g. a model's predictions on LETOR data.
+
+    Parameters
+    ----------
+    qid : array-like of shape (n_rows,)
+        Query id of every row: integers (written as decimal text) or strings.
+    score : array-like of shape (n_rows,)
+        Score of every row (higher ranks first); finite numbers.
+    docno : array-like of shape (n_rows,), optional
+        Document id of every row. By default ``"d0", "d1", ...``: the row number, which
+        :func:`qrels_from_arrays` generates too, so a run and qrels built from the same rows
+        match.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``qid`` (str), ``docid`` (str), ``score`` (float64), in input order; accepted by
+        :func:`evaluate`, :func:`write_run` and :func:`rankmetrics.stats.compare_runs`.
+
+    Raises
+    ------
+    ValueError
+        Arrays of different lengths, empty, non-finite scores, missing ids or non-integral
+        float ids.
+    TypeError
+        Ids that are neither text nor integers.
+
+    Examples
+    --------
+    >>> run_from_arrays([7, 7, 8], [0.5, 2.0, 1.0])
+      qid docid  score
+    0   7    d0    0.5
+    1   7    d1    2.0
+    2   8    d2    1.0
+    """
+    return _trec_io.to_frame(_trec_io.from_arrays(qid, score, docno, kind="run"))
+
+
+def qrels_from_arrays(qid: Any, label: Any, docno: Any = None) -> pd.DataFrame:
+    """Qrels from per-row arrays (the labels of a LETOR file, say); see :func:`run_from_arrays`.
+
+    Parameters
+    ----------
+    qid : array-like of shape (n_rows,)
+        Query id of every row (integers or strings).
+    label : array-like of shape (n_rows,)
+        Relevance label of every row (finite numbers).
+    docno : array-like of shape (n_rows,), optional
+        Document ids; by default ``"d0", "d1", ...`` (the row number).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``qid`` (str), ``docid`` (str), ``label`` (float64), in input order.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`run_from_arrays`.
+
+    Examples
+    --------
+    >>> qrels_from_arrays([7, 7, 8], [1, 0, 2])["docid"].tolist()
+    ['d0', 'd1', 'd2']
+    """
+    return _trec_io.to_frame(_trec_io.from_arrays(qid, label, docno, kind="qrels"))
+
+
+def _write(kind: str, path: Any, qid: Any, docno: Any, value: Any, **options: Any) -> Any:
+    if docno is None and value is None:
+        tb = _trec_io.to_table(qid, kind)
+    elif value is None:
+        raise TypeError(f"write_{kind} needs {_trec_io.VALUE_NAME[kind]} with arrays of qid and "
+                        "docno (or one run/qrels source as qid)")
+    else:
+        tb = _trec_io.from_arrays(qid, value, docno, kind=kind)
+    return _trec_io.write_table(path, tb, kind, **options)
+
+
+def write_run(path: Any, qid: Any, docno: Any = None, score: Any = None, *,
+              tag: str = "rankmetrics") -> Any:
+    """Write a run; the format comes from the extension of ``path``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.parquet``, ``.json`` (``{qid: {docid: score}}``), ``.csv``/``.tsv`` (header ``qid,
+        docid, score``), anything else TREC text ``qid Q0 docno rank score tag``, sorted by
+        query (byte order), score descending and docno descending -- trec_eval's order -- with
+        ranks 1, 2, ... per query. ``.gz``, ``.bz2`` or ``.xz`` after a text format compresses
+        it.
+    qid : array-like of shape (n_rows,), or a run
+        Query ids; or, with ``docno`` and ``score`` left out, any run :func:`read_run` accepts.
+    docno : array-like of shape (n_rows,), optional
+        Document ids; generated as ``"d0", "d1", ...`` (see :func:`run_from_arrays`) when
+        ``score`` is given without them.
+    score : array-like of shape (n_rows,), optional
+        Scores (finite); written in their shortest round-trip form, so reading the file back
+        gives the same floats.
+    tag : str, default "rankmetrics"
+        Run tag of TREC text (the sixth field; no whitespace).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ValueError
+        Bad arrays (see :func:`run_from_arrays`); ids with whitespace, empty ids or query ids
+        starting with ``#`` in TREC text (they could not be read back); a compressed parquet
+        name.
+    TypeError
+        Ids that are neither text nor integers.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "model.run"
+    >>> _ = write_run(path, [7, 7, 8], ["a", "b", "c"], [0.5, 2.0, 1.0], tag="lgbm")
+    >>> print(path.read_text(), end="")
+    7 Q0 b 1 2 lgbm
+    7 Q0 a 2 0.5 lgbm
+    8 Q0 c 1 1 lgbm
+    >>> read_run(path).equals(read_run({"7": {"b": 2.0, "a": 0.5}, "8": {"c": 1.0}}))
+    True
+    """
+    return _write("run", path, qid, docno, score, tag=tag)
+
+
+def write_qrels(path: Any, qid: Any, docno: Any = None, label: Any = None, *,
+                iteration: str = "0") -> Any:
+    """Write qrels; the format comes from the extension of ``path`` (as :func:`write_run`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        As in :func:`write_run`; TREC text is ``qid iteration docno label`` in input order,
+        labels as integers when they all are.
+    qid : array-like of shape (n_rows,), or qrels
+        Query ids; or, with ``docno`` and ``label`` left out, any qrels :func:`read_qrels`
+        accepts.
+    docno : array-like of shape (n_rows,), optional
+        Document ids (generated ``"d0", "d1", ...`` when ``label`` is given without them).
+    label : array-like of shape (n_rows,), optional
+        Relevance labels (finite).
+    iteration : str, default "0"
+        The second field of TREC qrels (ignored by readers).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`write_run`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "qrels.txt"
+    >>> _ = write_qrels(path, {"7": {"a": 1, "b": 0}})
+    >>> print(path.read_text(), end="")
+    7 0 a 1
+    7 0 b 0
+    """
+    return _write("qrels", path, qid, docno, label, iteration=iteration)
 
 
 @dataclass

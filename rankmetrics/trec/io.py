@@ -1,22 +1,35 @@
-"""Readers for TREC qrels and run files, pandas DataFrames and nested dicts.
+"""Readers and writers for qrels and runs: TREC text, JSON, parquet, CSV/TSV, in-memory objects.
 
-Files are parsed by pyarrow's multi-threaded CSV reader when every line is separated by single
-spaces or single tabs (the common case), by pandas' C parser (``sep=r"\\s+"``) when the
-whitespace is irregular, and by a line-by-line reader when a file has comment lines, ragged
-trailing fields (trec_eval ignores fields after the sixth of a run line) or a malformed line --
-the last reader is the one that names the file and line of an error.
+TREC text is read as a stream of blocks of at most :data:`CHUNK_BYTES` bytes (cut at a line
+end), so the peak memory is the parsed columns plus a few blocks whatever the file holds. Each
+block goes to the first of three parsers that accepts it -- pyarrow's CSV reader (single spaces
+or single tabs; comment lines and CRLF line ends are removed first), pandas' C parser (any run of
+spaces and tabs), or a line-by-line reader (anything else: ragged trailing fields, other ASCII
+whitespace) that is also the one naming the file and line of an error. The three accept the same
+lines and give the same values: fields are split at ASCII whitespace, a line whose first field
+starts with ``#`` is a comment, a value is a decimal number as ``strtod`` reads it (no ``_``
+separators, no non-ASCII digits), ids are UTF-8 text, and a UTF-8 byte-order mark at the start of
+a file is dropped before any parser sees the bytes.
+
+Compressed files (gzip, bzip2, xz) are recognised by their magic bytes and their extension; the
+format (TREC text, JSON, parquet, CSV, TSV) by the extension under the compression suffix and,
+for unknown extensions, by the content (``PAR1`` is parquet, a leading ``{`` JSON).
 """
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import json
+import lzma
 import math
-import mmap
 import os
-from collections.abc import Mapping
+import re
+import zlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -40,6 +53,18 @@ LAYOUT: dict[str, tuple[int, int, int, str]] = {
     "qrels": (0, 2, 3, "4 fields (query iter docno relevance)"),
     "run": (0, 2, 4, "at least 5 fields (query Q0 docno rank score [run-tag])"),
 }
+#: bytes of TREC text parsed at a time (a block is cut at the last line end inside it)
+CHUNK_BYTES = 16 << 20
+#: file formats by extension; compression suffixes are looked through
+EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".csv": "csv",
+              ".tsv": "tsv"}
+FORMATS = ("trec", "json", "parquet", "csv", "tsv")
+_COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
+_MAGIC = {"gzip": b"\x1f\x8b", "bzip2": b"BZh", "xz": b"\xfd7zXZ\x00"}
+_BOM = b"\xef\xbb\xbf"
+_COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*(?:\n|\Z)")
+_NUMBER = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)",
+                     re.IGNORECASE)
 
 
 def _layout(kind: str) -> tuple[int, int, int, str]:
@@ -50,46 +75,159 @@ def _fields_ok(kind: str, n: int) -> bool:
     return n == 4 if kind == "qrels" else n >= 5
 
 
-def _read_bytes(path: Path) -> bytes:
-    data = path.read_bytes()
-    if path.suffix == ".gz":
-        data = gzip.decompress(data)
-    return data
+# ------------------------------------------------------------------------- opening files
+def _check_path(path: str | os.PathLike, kind: str) -> Path:
+    p = Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(f"{kind} path is a directory, not a file: {p}")
+    if not p.exists():
+        raise FileNotFoundError(f"{kind} file not found: {p}")
+    return p
 
 
-def _has(data: Any, byte: bytes) -> bool:
-    return bool(data.find(byte) >= 0)  # bytes or mmap: memchr speed (``in`` on mmap is slow)
+def _sniff(p: Path) -> bytes:
+    try:
+        with open(p, "rb") as f:
+            return f.read(8)
+    except OSError as exc:
+        raise OSError(f"{p}: cannot be read ({exc.strerror or exc})") from None
 
 
-def _simple_delimiter(data: Any) -> str | None:
-    """" " or "\t" when one of them is the only whitespace besides newlines (a candidate for
-    the fast reader, which then checks that no field is empty), else None."""
-    if not len(data) or _has(data, b"#") or _has(data, b"\r"):
+def compression_of(p: Path, head: bytes) -> str | None:
+    """"gzip", "bzip2", "xz" or None, from the magic bytes; a compression extension on a file
+    without them is an error naming the file."""
+    for name, magic in _MAGIC.items():
+        if head.startswith(magic):
+            return name
+    ext = _COMPRESSION.get(p.suffix.lower())
+    if ext is not None and head:
+        raise ValueError(
+            f"{p}: not a {ext} file (the name ends in {p.suffix} but the data does not start "
+            f"with {ext}'s magic bytes; rename it if it is plain text)"
+        )
+    return None
+
+
+def detect_format(path: str | os.PathLike, kind: str = "run") -> tuple[str, str | None, str]:
+    """(format, compression, why) of a file: format one of :data:`FORMATS`.
+
+    The extension under a compression suffix decides (``run.parquet``, ``qrels.json.gz``); an
+    unknown extension is read by content: ``PAR1`` starts parquet, ``{`` JSON, anything else
+    is TREC text.
+    """
+    p = _check_path(path, kind)
+    head = _sniff(p)
+    comp = compression_of(p, head)
+    name = p.name.lower()
+    for suffix in _COMPRESSION:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    ext = os.path.splitext(name)[1]
+    if ext in EXTENSIONS:
+        return EXTENSIONS[ext], comp, f"the extension {ext}"
+    if comp is None and head.startswith(b"PAR1"):
+        return "parquet", comp, "its first bytes 'PAR1'"
+    start = head.lstrip(_BOM).lstrip()
+    if comp is None and start.startswith(b"{"):
+        return "json", comp, "its first character '{'"
+    return "trec", comp, "its content (TREC text: no known extension)"
+
+
+def _open(p: Path, comp: str | None) -> IO[bytes]:
+    if comp == "gzip":
+        return cast(IO[bytes], gzip.open(p, "rb"))
+    if comp == "bzip2":
+        return bz2.open(p, "rb")
+    if comp == "xz":
+        return lzma.open(p, "rb")
+    return open(p, "rb")
+
+
+def _read_error(p: Path, comp: str | None, exc: BaseException) -> ValueError | OSError:
+    if isinstance(exc, EOFError):
+        return ValueError(f"{p}: the {comp} data is truncated (the file ends before the end of "
+                          "the compressed stream; was the download or copy interrupted?)")
+    if isinstance(exc, (gzip.BadGzipFile, zlib.error, lzma.LZMAError)) or (
+            comp is not None and isinstance(exc, OSError) and not exc.errno):
+        return ValueError(f"{p}: corrupt {comp} data ({exc})")
+    if isinstance(exc, OSError):
+        return OSError(f"{p}: cannot be read ({exc.strerror or exc})")
+    raise exc  # pragma: no cover - only the types above are passed
+
+
+def iter_chunks(p: Path, comp: str | None, size: int | None = None) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines of a (decompressed) file and the line number of their first line.
+
+    The UTF-8 byte-order mark at the start of the file is dropped; errors of reading or
+    decompressing name the file.
+    """
+    size = size or CHUNK_BYTES
+    line = 1
+    rest = b""
+    first = True
+    try:
+        with _open(p, comp) as f:
+            while True:
+                block = f.read(max(size, len(_BOM)) if first else size)
+                if not block:
+                    break
+                if first:
+                    first = False
+                    if block.startswith(_BOM):
+                        block = block[len(_BOM):]
+                data = rest + block if rest else block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # no line end yet: keep reading
+                    rest = data
+                    continue
+                rest = data[cut:]
+                out = data[:cut] if rest else data
+                del data, block
+                yield out, line
+                line += out.count(b"\n")
+    except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
+        raise _read_error(p, comp, exc) from None
+    if rest:
+        yield rest, line
+
+
+# ------------------------------------------------------------------ TREC text: three parsers
+def _simple_delimiter(data: bytes) -> str | None:
+    """" " or "\t" when one of them is the only whitespace besides line ends (a candidate for
+    pyarrow, which then checks that no field is empty), else None."""
+    if not data or data.find(b"\x0b") >= 0 or data.find(b"\x0c") >= 0:
         return None
-    has_tab = _has(data, b"\t")
-    if has_tab and _has(data, b" "):
+    has_tab = data.find(b"\t") >= 0
+    if has_tab and data.find(b" ") >= 0:
         return None
     return "\t" if has_tab else " "
 
 
-def _pyarrow_read(source: Any, kind: str, delimiter: str, n_fields: int) -> pa.Table | None:
-    """pyarrow's multi-threaded CSV reader on single-delimited lines (``source``: bytes or a
-    path); None when a line does not fit (ragged, empty field, bad number)."""
-    qcol, dcol, vcol, _ = _layout(kind)
-    if not _fields_ok(kind, n_fields):
+def _count_fields(data: bytes, delimiter: str) -> int:
+    end = data.find(b"\n")
+    return (data if end < 0 else data[:end]).count(delimiter.encode()) + 1
+
+
+def _pyarrow_read(data: bytes, kind: str) -> pa.Table | None:
+    """pyarrow's CSV reader on single-delimited lines; None when a line does not fit (ragged,
+    empty field, bad number, not UTF-8)."""
+    delimiter = _simple_delimiter(data)
+    if delimiter is None or not _fields_ok(kind, _count_fields(data, delimiter)):
         return None
-    # every field up to the value column is parsed, so a doubled, leading or trailing
-    # delimiter shows up as an empty field (fields after the value are ignored anyway)
-    types = {f"f{i}": pa.string() for i in range(vcol)}
-    types[f"f{vcol}"] = pa.float64()
+    qcol, dcol, vcol, _ = _layout(kind)
+    # every field up to the value column is parsed, so that a doubled, leading or trailing
+    # delimiter shows up as an empty field (fields after the value are ignored anyway); the
+    # fields not used are read as bytes, as the other parsers ignore their encoding
+    types = {f"f{i}": pa.binary() for i in range(vcol)}
+    types.update({f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": pa.float64()})
     try:
         tb = pa_csv.read_csv(
-            pa.BufferReader(source) if isinstance(source, bytes) else str(source),
+            pa.BufferReader(data),
             read_options=pa_csv.ReadOptions(autogenerate_column_names=True),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                              double_quote=False),
+                                              double_quote=False, escape_char=False),
             convert_options=pa_csv.ConvertOptions(
-                include_columns=list(types), column_types=types,
+                include_columns=list(types), column_types=types, null_values=[],
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
         )
@@ -105,24 +243,28 @@ def _pyarrow_read(source: Any, kind: str, delimiter: str, n_fields: int) -> pa.T
 
 
 def _pandas_read(data: bytes, kind: str) -> pa.Table | None:
-    """pandas' C parser, whitespace-separated fields; None when it does not fit."""
+    """pandas' C parser, fields separated by runs of spaces and tabs; None when it does not
+    fit."""
     qcol, dcol, vcol, _ = _layout(kind)
-    if _has(data, b"#"):
+    if data.find(b"\x0b") >= 0 or data.find(b"\x0c") >= 0 or not data or data.isspace():
         return None
     try:
         df = pd.read_csv(
             io.BytesIO(data), sep=r"\s+", header=None, engine="c", quoting=3,
             dtype={qcol: str, dcol: str, vcol: np.float64}, na_filter=False,
+            encoding="utf-8", encoding_errors="strict",
         )
-    except (ValueError, pd.errors.ParserError, IndexError, KeyError):
+    except Exception:  # any refusal of the C parser sends the block to the line reader
         return None
     if not _fields_ok(kind, df.shape[1]) or len(df) == 0:
         return None
-    df = df[[qcol, dcol, vcol]].rename(columns={qcol: "qid", dcol: "docid",
-                                                vcol: VALUE_NAME[kind]})
+    df = df[[qcol, dcol, vcol]]
     if df.isna().to_numpy().any():
         return None
-    return _finite(pa.Table.from_pandas(df, preserve_index=False), kind)
+    return _finite(pa.table({"qid": pa.array(df[qcol].to_numpy(), pa.string()),
+                             "docid": pa.array(df[dcol].to_numpy(), pa.string()),
+                             VALUE_NAME[kind]: pa.array(df[vcol].to_numpy(), pa.float64())}),
+                   kind)
 
 
 def _finite(tb: pa.Table, kind: str) -> pa.Table | None:
@@ -130,29 +272,35 @@ def _finite(tb: pa.Table, kind: str) -> pa.Table | None:
     return tb if tb.num_rows and np.all(np.isfinite(values)) else None
 
 
-def _count_fields(data: Any, delimiter: str) -> int:
-    end = data.find(b"\n")
-    first = data[:] if end < 0 else data[:end]
-    return bytes(first).count(delimiter.encode()) + 1
+def parse_number(field: bytes) -> float | None:
+    """The float of a decimal number field (as pyarrow and strtod read it), else None."""
+    if _NUMBER.fullmatch(field) is None:
+        return None
+    return float(field)
 
 
-def _slow_read(data: Any, kind: str, name: str) -> pa.Table:
-    """Line-by-line parse; raises ValueError naming ``name`` and the line of the first problem."""
-    data = bytes(data)
+def decode_field(field: bytes, where: str) -> str:
+    """A field as str; ValueError naming ``where`` when it is not UTF-8."""
+    try:
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: not valid UTF-8 text: {field!r}") from None
+
+
+def _line_read(data: bytes, kind: str, name: str, line0: int) -> pa.Table | None:
+    """Line-by-line parse; raises ValueError naming ``name`` and the line of the first problem;
+    None when the block holds only comments and blank lines."""
     qcol, dcol, vcol, need = _layout(kind)
     qids: list[str] = []
     docs: list[str] = []
     vals: list[float] = []
     vname = "relevance label" if kind == "qrels" else "score"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad_line = data[: exc.start].count(b"\n") + 1
-        raise ValueError(f"{name}, line {bad_line}: not valid UTF-8 text") from None
-    for lineno, line in enumerate(text.splitlines(), 1):
-        parts = line.split()
-        if not parts or parts[0].startswith("#"):
+    for lineno, raw in enumerate(data.split(b"\n"), line0):
+        parts = raw.split()
+        if not parts or parts[0].startswith(b"#"):
             continue
+        where = f"{name}, line {lineno}"
+        text = raw.strip().decode("utf-8", errors="replace")  # shown in messages only
         if not _fields_ok(kind, len(parts)):
             hint = ""
             if kind == "qrels" and len(parts) >= 5:
@@ -160,25 +308,23 @@ def _slow_read(data: Any, kind: str, name: str) -> pa.Table:
             elif kind == "run" and len(parts) == 4:
                 hint = " (is this a qrels file?)"
             raise ValueError(
-                f"{name}, line {lineno}: a {kind} line needs {need}; got {len(parts)} "
-                f"field(s){hint}: {line.strip()!r}"
+                f"{where}: a {kind} line needs {need}; got {len(parts)} field(s){hint}: {text!r}"
             )
-        try:
-            value = float(parts[vcol])
-        except ValueError:
+        value = parse_number(parts[vcol])
+        if value is None:
             raise ValueError(
-                f"{name}, line {lineno}: {vname} {parts[vcol]!r} is not a number: "
-                f"{line.strip()!r}"
-            ) from None
+                f"{where}: {vname} {parts[vcol].decode('utf-8', 'replace')!r} is not a number: "
+                f"{text!r}"
+            )
         if not math.isfinite(value):
             raise ValueError(
-                f"{name}, line {lineno}: {vname} must be finite; got {parts[vcol]!r}"
+                f"{where}: {vname} must be finite; got {parts[vcol].decode('utf-8', 'replace')!r}"
             )
-        qids.append(parts[qcol])
-        docs.append(parts[dcol])
+        qids.append(decode_field(parts[qcol], where))  # other fields may hold any bytes
+        docs.append(decode_field(parts[dcol], where))
         vals.append(value)
     if not qids:
-        raise ValueError(f"{name}: no {kind} lines found (the file is empty or all comments)")
+        return None
     return pa.table({
         "qid": pa.array(qids, pa.string()),
         "docid": pa.array(docs, pa.string()),
@@ -186,57 +332,139 @@ def _slow_read(data: Any, kind: str, name: str) -> pa.Table:
     })
 
 
-def _parse(data: bytes, kind: str, name: str) -> pa.Table:
-    delimiter = _simple_delimiter(data)
-    tb = None
-    if delimiter is not None:
-        tb = _pyarrow_read(data, kind, delimiter, _count_fields(data, delimiter))
-    elif len(data):
-        tb = _pandas_read(data, kind)
-    return _slow_read(data, kind, name) if tb is None else tb
+#: the parsers in the order tried; tests force each one by dropping the others
+PARSERS: dict[str, Any] = {"pyarrow": _pyarrow_read, "pandas": _pandas_read}
+
+
+def _clean(data: bytes) -> bytes:
+    """CRLF to LF and comment lines dropped: what lets the fast parsers take a block."""
+    if data.find(b"\r") >= 0:
+        data = data.replace(b"\r\n", b"\n")
+    if data.find(b"#") >= 0:
+        data = _COMMENT.sub(b"", data)
+    return data
+
+
+def parse_block(data: bytes, kind: str, name: str, line0: int = 1) -> pa.Table | None:
+    """Rows of a block of whole TREC lines (None: only comments or blank lines)."""
+    cleaned = _clean(data)
+    if cleaned.find(b"\r") < 0:  # a lone CR is whitespace only to the line reader
+        for parser in PARSERS.values():
+            tb = parser(cleaned, kind)
+            if tb is not None:
+                return tb
+    del cleaned
+    return _line_read(data, kind, name, line0)
+
+
+def _read_trec(p: Path, comp: str | None, kind: str) -> pa.Table:
+    tables = [tb for block, line0 in iter_chunks(p, comp)
+              if (tb := parse_block(block, kind, str(p), line0)) is not None]
+    pa.default_memory_pool().release_unused()  # the blocks' parse buffers, back to the system
+    if not tables:
+        raise ValueError(f"{p}: no {kind} lines found (the file is empty or all comments)")
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+# ------------------------------------------------------------------------ other formats
+def _read_all(p: Path, comp: str | None) -> bytes:
+    return b"".join(block for block, _ in iter_chunks(p, comp))
+
+
+def _read_other(p: Path, comp: str | None, fmt: str, why: str, kind: str) -> pa.Table:
+    where = f"{p} (read as {fmt}, detected from {why})"
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            src: Any = pa.BufferReader(_read_all(p, comp)) if comp else str(p)
+            return from_arrow(pq.read_table(src), kind, where)
+        if fmt == "json":
+            obj = json.loads(_read_all(p, comp))
+            if not isinstance(obj, Mapping):
+                raise ValueError(f"expected an object {{qid: {{docid: {VALUE_NAME[kind]}}}}}; "
+                                 f"got a JSON {type(obj).__name__}")
+            return from_mapping(obj, kind, where)
+        return _read_delimited(_read_all(p, comp), "," if fmt == "csv" else "\t", kind, where)
+    except (ValueError, TypeError) as exc:
+        msg = str(exc)
+        raise ValueError(msg if msg.startswith(where) else f"{where}: {msg}") from None
+    except (pa.ArrowException, OSError) as exc:
+        if isinstance(exc, OSError) and str(p) in str(exc):
+            raise
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _read_delimited(data: bytes, delimiter: str, kind: str, where: str) -> pa.Table:
+    """CSV/TSV with a header naming the columns; id columns are read as text ("007" stays)."""
+    if data.startswith(_BOM):
+        data = data[len(_BOM):]
+    names = pa_csv.read_csv(pa.BufferReader(data.split(b"\n", 1)[0] + b"\n"),
+                            parse_options=pa_csv.ParseOptions(delimiter=delimiter)).column_names
+    qc = _pick(names, QID_COLUMNS, "query id", kind, where)
+    dc = _pick(names, DOC_COLUMNS, "document id", kind, where)
+    vc = _pick(names, VALUE_COLUMNS[kind], VALUE_NAME[kind], kind, where)
+    tb = pa_csv.read_csv(
+        pa.BufferReader(data), parse_options=pa_csv.ParseOptions(delimiter=delimiter),
+        convert_options=pa_csv.ConvertOptions(
+            include_columns=[qc, dc, vc], column_types={qc: pa.string(), dc: pa.string()},
+            strings_can_be_null=False),
+    )
+    return from_arrow(tb, kind, where)
 
 
 def read_file(path: str | os.PathLike, kind: str) -> pa.Table:
-    """Read a TREC qrels (``kind="qrels"``) or run (``kind="run"``) file into an arrow table.
+    """Read a qrels (``kind="qrels"``) or run (``kind="run"``) file into an arrow table with
+    columns qid (string), docid (string), label|score (float64), in file order.
 
-    A plain file is scanned through a memory map and, when its lines are regular, parsed by
-    pyarrow straight from disk (no copy in Python); ``.gz`` files are decompressed first.
+    Raises
+    ------
+    FileNotFoundError, IsADirectoryError
+        No file at ``path``.
+    ValueError
+        Malformed content (file and line named), corrupt or truncated compressed data, or a
+        file that does not parse as its detected format (format and how it was detected named).
     """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{kind} file not found: {p}")
-    if p.suffix != ".gz" and p.stat().st_size > 0:
-        with open(p, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            delimiter = _simple_delimiter(mm)
-            n_fields = _count_fields(mm, delimiter) if delimiter is not None else 0
-        if delimiter is not None:
-            tb = _pyarrow_read(p, kind, delimiter, n_fields)
-            if tb is not None:
-                return tb
-    return _parse(_read_bytes(p), kind, str(p))
+    p = _check_path(path, kind)
+    fmt, comp, why = detect_format(p, kind)
+    if fmt == "trec":
+        return _read_trec(p, comp, kind)
+    return _read_other(p, comp, fmt, why, kind)
 
 
 def find_lines(path: str | os.PathLike, kind: str, qid: str, docid: str) -> list[int]:
-    """Line numbers of ``path`` holding (qid, docid): used to point at duplicate entries."""
+    """Line numbers of a TREC file holding (qid, docid): used to point at duplicate entries."""
+    p = Path(path)
+    fmt, comp, _ = detect_format(p, kind)
+    if fmt != "trec":
+        return []
     qcol, dcol, _, _ = _layout(kind)
+    want = (qid.encode(), docid.encode())
     out = []
-    text = _read_bytes(Path(path)).decode("utf-8", errors="replace")
-    for lineno, line in enumerate(text.splitlines(), 1):
-        parts = line.split()
-        if len(parts) > max(qcol, dcol) and parts[qcol] == qid and parts[dcol] == docid:
-            out.append(lineno)
+    for block, line0 in iter_chunks(p, comp):
+        if block.find(want[1]) < 0:
+            continue
+        for lineno, line in enumerate(block.split(b"\n"), line0):
+            parts = line.split()
+            if len(parts) > max(qcol, dcol) and (parts[qcol], parts[dcol]) == want:
+                out.append(lineno)
     return out
 
 
-def _column(df: pd.DataFrame, options: tuple[str, ...], what: str, kind: str) -> Any:
-    lower = {str(c).lower(): c for c in df.columns}
+# --------------------------------------------------------------------- in-memory sources
+def _pick(names: list[str], options: tuple[str, ...], what: str, kind: str, where: str) -> str:
+    lower = {str(c).lower(): c for c in names}
     for name in options:
         if name in lower:
             return lower[name]
     raise ValueError(
-        f"{kind} DataFrame needs a {what} column named one of {', '.join(options)}; "
-        f"got columns {list(df.columns)}"
+        f"{where} needs a {what} column named one of {', '.join(options)}; got columns "
+        f"{list(names)}"
     )
+
+
+def _column(df: pd.DataFrame, options: tuple[str, ...], what: str, kind: str) -> Any:
+    return _pick(list(df.columns), options, what, kind, f"{kind} DataFrame")
 
 
 def _string_array(values: Any) -> pa.ChunkedArray:
@@ -263,6 +491,8 @@ def _value_array(values: Any, kind: str, where: str) -> np.ndarray:
 
 
 def _is_number(v: Any) -> bool:
+    if isinstance(v, (str, bytes)):
+        return False
     try:
         float(v)
     except (TypeError, ValueError):
@@ -290,15 +520,55 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
 
 
-def from_mapping(src: Mapping, kind: str) -> pa.Table:
+def _ids_as_text(col: pa.ChunkedArray, where: str, what: str) -> pa.ChunkedArray:
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(col.type.value_type)
+    if col.null_count:
+        raise ValueError(f"{where}: {what} column has missing values")
+    is_view = getattr(pa.types, "is_string_view", lambda t: False)  # pyarrow >= 16
+    if pa.types.is_integer(col.type) or pa.types.is_string(col.type) \
+            or pa.types.is_large_string(col.type) or is_view(col.type):
+        return col.cast(pa.string())
+    if pa.types.is_floating(col.type):
+        values = col.to_numpy()
+        if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
+            return pa.chunked_array([pa.array(values.astype(np.int64)).cast(pa.string())])
+    raise ValueError(f"{where}: {what} column must hold text or integers; got {col.type}")
+
+
+def from_arrow(tb: pa.Table, kind: str, where: str | None = None) -> pa.Table:
+    """A (qid, docid, label|score) table from an arrow table with recognisable column names."""
+    where = where or f"{kind} table"
+    names = tb.column_names
+    qc = _pick(names, QID_COLUMNS, "query id", kind, where)
+    dc = _pick(names, DOC_COLUMNS, "document id", kind, where)
+    vc = _pick(names, VALUE_COLUMNS[kind], VALUE_NAME[kind], kind, where)
+    if tb.num_rows == 0:
+        raise ValueError(f"{where}: no {kind} rows")
+    vcol = tb.column(vc)
+    if vcol.null_count:
+        raise ValueError(f"{where}: {VALUE_NAME[kind]} column {vc!r} has missing values")
+    try:
+        values = vcol.cast(pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise ValueError(f"{where}: {VALUE_NAME[kind]} column {vc!r} must be numeric; got "
+                         f"{vcol.type}") from None
+    _value_array(values.to_numpy(), kind, f"{where}, column {vc!r}")
+    return pa.table({"qid": _ids_as_text(tb.column(qc), where, "query id"),
+                     "docid": _ids_as_text(tb.column(dc), where, "document id"),
+                     VALUE_NAME[kind]: values})
+
+
+def from_mapping(src: Mapping, kind: str, where: str | None = None) -> pa.Table:
     """A table from the nested ``{qid: {docid: value}}`` layout of pytrec_eval and ranx."""
+    where = where or f"{kind} dict"
     qids: list[str] = []
     docs: list[str] = []
     vals: list[Any] = []
     for q, inner in src.items():
         if not isinstance(inner, Mapping):
             raise TypeError(
-                f"{kind} dict must map query id -> {{docid: {VALUE_NAME[kind]}}}; query {q!r} "
+                f"{where} must map query id -> {{docid: {VALUE_NAME[kind]}}}; query {q!r} "
                 f"maps to {type(inner).__name__}"
             )
         qs = str(q)
@@ -307,26 +577,75 @@ def from_mapping(src: Mapping, kind: str) -> pa.Table:
             docs.append(str(d))
             vals.append(v)
     if not qids:
-        raise ValueError(f"{kind} dict holds no (query, document) entries")
-    check_string_ids(list(src.keys()), f"{kind} dict query ids")
-    values = _value_array(vals, kind, f"{kind} dict")
+        raise ValueError(f"{where} holds no (query, document) entries")
+    check_string_ids(list(src.keys()), f"{where} query ids")
+    values = _value_array(vals, kind, where)
     return pa.table({"qid": pa.array(qids, pa.string()), "docid": pa.array(docs, pa.string()),
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
 
 
+#: ir_measures' namedtuple fields for qrels (Qrel) and runs (ScoredDoc)
+_TUPLE_FIELDS = {"qrels": ("query_id", "doc_id", "relevance"),
+                 "run": ("query_id", "doc_id", "score")}
+
+
+def from_records(items: Any, kind: str) -> pa.Table:
+    """A table from an iterable of ir_measures namedtuples (``Qrel(query_id, doc_id, relevance,
+    iteration)`` or ``ScoredDoc(query_id, doc_id, score)``), or of objects with those
+    attributes."""
+    qf, df_, vf = _TUPLE_FIELDS[kind]
+    qids: list[str] = []
+    docs: list[str] = []
+    vals: list[Any] = []
+    name = "Qrel" if kind == "qrels" else "ScoredDoc"
+    for i, rec in enumerate(items):
+        try:
+            q, d, v = getattr(rec, qf), getattr(rec, df_), getattr(rec, vf)
+        except AttributeError:
+            raise TypeError(
+                f"{kind} item {i} ({type(rec).__name__}) lacks the fields {qf}, {df_}, {vf} of "
+                f"ir_measures' {name}"
+            ) from None
+        qids.append(str(q))
+        docs.append(str(d))
+        vals.append(v)
+    if not qids:
+        raise ValueError(f"{kind} iterable holds no {name} items")
+    values = _value_array(vals, kind, f"{kind} {name} items")
+    return pa.table({"qid": pa.array(qids, pa.string()), "docid": pa.array(docs, pa.string()),
+                     VALUE_NAME[kind]: pa.array(values, pa.float64())})
+
+
+def _module(obj: Any) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
 def to_table(src: Any, kind: str) -> pa.Table:
-    """Any accepted source (path, DataFrame, nested dict, arrow table) as an arrow table."""
+    """Any accepted source as a (qid, docid, label|score) arrow table.
+
+    Accepted: a path (TREC text, JSON, parquet, CSV, TSV; compressed or not), a pandas or polars
+    DataFrame, an arrow table, a nested dict ``{qid: {docid: value}}``, a ranx ``Qrels``/``Run``
+    and an iterable of ir_measures ``Qrel``/``ScoredDoc`` namedtuples.
+    """
     if isinstance(src, (str, os.PathLike)):
         return read_file(src, kind)
     if isinstance(src, pd.DataFrame):
         return from_frame(src, kind)
     if isinstance(src, pa.Table):
-        return from_frame(src.to_pandas(), kind)
+        return from_arrow(src, kind)
     if isinstance(src, Mapping):
         return from_mapping(src, kind)
+    module = _module(src)
+    if module == "polars" and hasattr(src, "to_arrow"):
+        return from_arrow(src.to_arrow(), kind, f"{kind} polars DataFrame")
+    if module == "ranx" and hasattr(src, "to_dict"):
+        return from_mapping(src.to_dict(), kind, f"{kind} ranx {type(src).__name__}")
+    if not isinstance(src, (bytes, bytearray, np.ndarray)) and hasattr(src, "__iter__"):
+        return from_records(src, kind)
     raise TypeError(
-        f"{kind} must be a file path, a pandas DataFrame or a dict {{qid: {{docid: "
-        f"{VALUE_NAME[kind]}}}}}; got {type(src).__name__}"
+        f"{kind} must be a file path, a pandas or polars DataFrame, a dict {{qid: {{docid: "
+        f"{VALUE_NAME[kind]}}}}}, a ranx {'Qrels' if kind == 'qrels' else 'Run'} or ir_measures "
+        f"{'Qrel' if kind == 'qrels' else 'ScoredDoc'} items; got {type(src).__name__}"
     )
 
 
@@ -337,3 +656,168 @@ def to_frame(tb: pa.Table) -> pd.DataFrame:
         if df[c].dtype == object:
             df[c] = df[c].astype(str)
     return df
+
+
+# ----------------------------------------------------------------------------- writing
+def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
+    """Query or document ids from an array-like as arrow strings (integers as decimal text)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = values.to_numpy(zero_copy_only=False)
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional; got shape {arr.shape}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{what} has {arr.shape[0]} entries; expected {n} (one per row)")
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{what} must hold text or integers; got booleans")
+    if arr.dtype.kind in "iu":
+        return pa.array(arr.astype(str), pa.string())
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError(f"{what} must hold text or integers; got non-integral or "
+                             "non-finite floats")
+        return pa.array(arr.astype(np.int64).astype(str), pa.string())
+    if arr.dtype.kind in "OUS":
+        out = []
+        for i, v in enumerate(arr.tolist()):
+            if v is None or (isinstance(v, float) and not math.isfinite(v)) or v is pd.NA:
+                raise ValueError(f"{what} entry {i} is missing ({v!r})")
+            out.append(v.decode("utf-8") if isinstance(v, bytes) else str(v))
+        return pa.array(out, pa.string())
+    raise TypeError(f"{what} must hold text or integers; got dtype {arr.dtype}")
+
+
+def from_arrays(qid: Any, value: Any, docno: Any = None, *, kind: str) -> pa.Table:
+    """A (qid, docid, label|score) table from per-row arrays; docnos ``d0, d1, ...`` (the row
+    number) when ``docno`` is None."""
+    vname = VALUE_NAME[kind]
+    try:
+        values = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{vname} must be numeric") from None
+    if values.ndim != 1:
+        raise ValueError(f"{vname} must be one-dimensional; got shape {values.shape}")
+    n = values.shape[0]
+    if n == 0:
+        raise ValueError(f"{vname} is empty; a {kind} needs at least one row")
+    _value_array(values, kind, vname)
+    q = _ids_from_values(qid, "qid", n)
+    if docno is None:
+        d = pa.array(np.char.add("d", np.arange(n).astype(str)), pa.string())
+    else:
+        d = _ids_from_values(docno, "docno", n)
+    return pa.table({"qid": q, "docid": d, vname: pa.array(values, pa.float64())})
+
+
+def writing_format(path: str | os.PathLike) -> tuple[str, str | None]:
+    """(format, compression) that :func:`write_table` uses for ``path``, from its extension."""
+    name = Path(path).name.lower()
+    comp = None
+    for suffix, c in _COMPRESSION.items():
+        if name.endswith(suffix):
+            name, comp = name[: -len(suffix)], c
+    fmt = EXTENSIONS.get(os.path.splitext(name)[1], "trec")
+    if fmt == "parquet" and comp is not None:
+        raise ValueError(f"{path}: parquet files compress their own columns; drop the "
+                         f"{Path(path).suffix} suffix")
+    return fmt, comp
+
+
+def _check_trec_ids(col: pa.Array, what: str, first: bool) -> None:
+    bad = pc.match_substring_regex(col, r"\s")
+    if pc.any(bad).as_py():
+        v = col.filter(bad)[0].as_py()
+        raise ValueError(f"{what} {v!r} contains whitespace, which TREC text cannot hold "
+                         "(write parquet, JSON, CSV or TSV instead)")
+    if pc.min(pc.binary_length(col)).as_py() == 0:
+        raise ValueError(f"{what} contains an empty id, which TREC text cannot hold")
+    if first and pc.any(pc.starts_with(col, "#")).as_py():
+        raise ValueError(f"{what} starts with '#', which TREC readers take for a comment line")
+
+
+def _trec_table(tb: pa.Table, kind: str, tag: str, iteration: str) -> pa.Table:
+    _check_trec_ids(tb.column("qid").combine_chunks(), "query id", True)
+    _check_trec_ids(tb.column("docid").combine_chunks(), "document id", False)
+    for name, v in (("tag", tag), ("iteration", iteration)):
+        if not isinstance(v, str) or not v or any(ch.isspace() for ch in v):
+            raise ValueError(f"{name} must be a non-empty str without whitespace; got {v!r}")
+    n = tb.num_rows
+    if kind == "qrels":
+        labels = tb.column("label").to_numpy()
+        integral = bool(np.all(labels == np.round(labels)))
+        label_col = pa.array(labels.astype(np.int64)) if integral else pa.array(labels)
+        return pa.table({"q": tb.column("qid"), "i": pa.repeat(iteration, n),
+                         "d": tb.column("docid"), "l": label_col})
+    # trec_eval order: query, score descending, docno descending; rank 1.. within the query
+    order = pc.sort_indices(tb, sort_keys=[("qid", "ascending"), ("score", "descending"),
+                                           ("docid", "descending")])
+    tb = tb.take(order)
+    qid = tb.column("qid").combine_chunks()
+    start = np.ones(n, dtype=bool)
+    if n > 1:
+        start[1:] = pc.not_equal(qid[1:], qid[:-1]).to_numpy(zero_copy_only=False)
+    idx = np.arange(n)
+    rank = idx - np.maximum.accumulate(np.where(start, idx, 0)) + 1
+    return pa.table({"q": qid, "z": pa.repeat("Q0", n), "d": tb.column("docid"),
+                     "r": pa.array(rank), "s": tb.column("score"), "t": pa.repeat(tag, n)})
+
+
+def _open_write(p: Path, comp: str | None) -> IO[bytes]:
+    if comp == "gzip":
+        return cast(IO[bytes], gzip.open(p, "wb"))
+    if comp == "bzip2":
+        return bz2.open(p, "wb")
+    if comp == "xz":
+        return lzma.open(p, "wb")
+    return open(p, "wb")
+
+
+def write_table(path: str | os.PathLike, tb: pa.Table, kind: str, *, tag: str = "rankmetrics",
+                iteration: str = "0") -> Path:
+    """Write a (qid, docid, label|score) table in the format of ``path``'s extension.
+
+    TREC text for unknown extensions (runs sorted by query, score descending and docno
+    descending, with ranks 1, 2, ... per query; qrels in input order), ``.json``
+    ``{qid: {docid: value}}``, ``.parquet``, ``.csv``/``.tsv`` with a header ``qid, docid,
+    label|score``; ``.gz``/``.bz2``/``.xz`` compress text formats. Scores are written in their
+    shortest round-trip form, so reading the file back gives the same floats.
+    """
+    p = Path(path)
+    fmt, comp = writing_format(p)
+    vname = VALUE_NAME[kind]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(tb, p)
+        return p
+    with _open_write(p, comp) as f:
+        if fmt == "json":
+            out: dict[str, dict[str, Any]] = {}
+            values = tb.column(vname).to_numpy()
+            integral = kind == "qrels" and bool(np.all(values == np.round(values)))
+            for q, d, v in zip(tb.column("qid").to_pylist(), tb.column("docid").to_pylist(),
+                               values.tolist(), strict=True):
+                out.setdefault(q, {})[d] = int(v) if integral else v
+            f.write(json.dumps(out).encode("utf-8"))
+        elif fmt in ("csv", "tsv"):
+            pa_csv.write_csv(tb, f, pa_csv.WriteOptions(delimiter="," if fmt == "csv" else "\t"))
+        else:
+            _write_trec(_trec_table(tb, kind, tag, iteration), f)
+    return p
+
+
+def _write_trec(tb: pa.Table, f: IO[bytes]) -> None:
+    quoted = any(pc.any(pc.match_substring(tb.column(c), '"')).as_py()
+                 for c in tb.column_names if pa.types.is_string(tb.column(c).type))
+    if not quoted:  # pyarrow's writer refuses quote characters when quoting is off
+        pa_csv.write_csv(tb, f, pa_csv.WriteOptions(include_header=False, delimiter=" ",
+                                                    quoting_style="none"))
+        return
+    cols = [c.to_pylist() for c in tb.columns]
+    for start in range(0, tb.num_rows, 100_000):
+        rows = zip(*(c[start:start + 100_000] for c in cols), strict=True)
+        f.write("".join(" ".join(map(_text, row)) + "\n" for row in rows).encode("utf-8"))
+
+
+def _text(v: Any) -> str:
+    return repr(v) if isinstance(v, float) else str(v)

@@ -1,0 +1,196 @@
+"""Runs and qrels as users have them: every format written, detected and read back the same."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankmetrics.trec import (
+    evaluate,
+    qrels_from_arrays,
+    read_qrels,
+    read_run,
+    run_from_arrays,
+    write_qrels,
+    write_run,
+)
+from rankmetrics.trec import io as trec_io
+
+from ._extras import require, shared_data_dir
+
+RUN = pd.DataFrame({"qid": ["10", "10", "10", "9", "9", "007"],
+                    "docid": ["b", "a", "c#1", "x", "é", "a"],
+                    "score": [0.1 + 0.2, 0.30000000000000004, -1e-300, 2.0, 2.0, 5e20]})
+QRELS = pd.DataFrame({"qid": ["10", "10", "9", "007", "9"], "docid": ["a", "c#1", "é", "a", "z"],
+                      "label": [1.0, 2.0, -1.0, 0.0, 3.0]})
+EXTENSIONS = [".txt", "", ".run.gz", ".bz2", ".xz", ".json", ".json.gz", ".parquet", ".pq",
+              ".csv", ".tsv", ".tsv.gz"]
+MEASURES = ["nDCG@2", "AP", "RR", "P@1"]
+
+
+def canon(df: pd.DataFrame) -> pd.DataFrame:
+    return df.sort_values(["qid", "docid"]).reset_index(drop=True)
+
+
+@pytest.mark.parametrize("ext", EXTENSIONS)
+def test_round_trip_every_format(tmp_path, ext):
+    run_path = write_run(tmp_path / f"model{ext}", RUN, tag="m1")
+    qrels_path = write_qrels(tmp_path / f"judged{ext}", QRELS)
+    got_run, got_qrels = read_run(run_path), read_qrels(qrels_path)
+    pd.testing.assert_frame_equal(canon(got_run), canon(RUN))
+    pd.testing.assert_frame_equal(canon(got_qrels), canon(QRELS))
+    if trec_io.writing_format(run_path)[0] != "trec":
+        pd.testing.assert_frame_equal(got_run, RUN)  # other formats keep the row order
+    for ties in ("docno", "average"):
+        assert evaluate(qrels_path, run_path, MEASURES, ties=ties).mean == \
+            evaluate(QRELS, RUN, MEASURES, ties=ties).mean
+    # the same from arrays
+    path2 = write_run(tmp_path / f"arrays{ext}", RUN["qid"], RUN["docid"].to_numpy(),
+                      RUN["score"].tolist())
+    pd.testing.assert_frame_equal(canon(read_run(path2)), canon(RUN))
+
+
+def test_trec_text_is_trec_eval_order_with_ranks(tmp_path):
+    path = write_run(tmp_path / "r.txt", RUN, tag="m1")
+    assert path.read_text().splitlines() == [
+        "007 Q0 a 1 5e+20 m1", "10 Q0 b 1 0.30000000000000004 m1",
+        "10 Q0 a 2 0.30000000000000004 m1", "10 Q0 c#1 3 -1e-300 m1", "9 Q0 é 1 2 m1",
+        "9 Q0 x 2 2 m1"]
+    path = write_qrels(tmp_path / "q.txt", QRELS, iteration="Q0")
+    assert path.read_text().splitlines()[:2] == ["10 Q0 a 1", "10 Q0 c#1 2"]
+    write_qrels(tmp_path / "f.txt", ["1"], ["d"], [0.5])
+    assert (tmp_path / "f.txt").read_text() == "1 0 d 0.5\n"
+    write_run(tmp_path / "quote.txt", ["1"], ['say"hi"'], [1.0])  # the slow writer
+    assert (tmp_path / "quote.txt").read_text() == '1 Q0 say"hi" 1 1.0 rankmetrics\n'
+    assert read_run(tmp_path / "quote.txt")["docid"].tolist() == ['say"hi"']
+
+
+def test_writing_refuses_what_cannot_be_read_back(tmp_path):
+    for qid, doc, match in ((["a b"], ["d"], "query id 'a b' contains whitespace"),
+                            (["q"], ["d\te"], "document id 'd\\\\te' contains whitespace"),
+                            (["#1"], ["d"], "starts with '#'"), ([""], ["d"], "empty id")):
+        with pytest.raises(ValueError, match=match):
+            write_run(tmp_path / "r.txt", qid, doc, [1.0])
+    write_run(tmp_path / "r.parquet", ["a b"], ["d"], [1.0])  # parquet holds any text
+    assert read_run(tmp_path / "r.parquet")["qid"].tolist() == ["a b"]
+    with pytest.raises(ValueError, match="tag must be a non-empty str without whitespace"):
+        write_run(tmp_path / "r.txt", ["1"], ["d"], [1.0], tag="my run")
+    with pytest.raises(ValueError, match="parquet files compress their own columns"):
+        write_run(tmp_path / "r.parquet.gz", RUN)
+    with pytest.raises(ValueError, match="score must be finite"):
+        write_run(tmp_path / "r.txt", ["1"], ["d"], [np.inf])
+    with pytest.raises(ValueError, match="qid has 1 entries; expected 2"):
+        write_run(tmp_path / "r.txt", ["1"], ["d", "e"], [1.0, 2.0])
+    with pytest.raises(TypeError, match="write_run needs score"):
+        write_run(tmp_path / "r.txt", ["1"], ["d"])
+
+
+def test_format_detected_by_content_and_errors_name_it(tmp_path):
+    write_run(tmp_path / "a.parquet", RUN)
+    (tmp_path / "a.parquet").rename(tmp_path / "looks-like.run")  # parquet under a TREC name
+    pd.testing.assert_frame_equal(read_run(tmp_path / "looks-like.run"), RUN)
+    (tmp_path / "nested").write_text('\ufeff {"q": {"d": 1}}')
+    assert read_qrels(tmp_path / "nested")["label"].tolist() == [1.0]
+    (tmp_path / "qrels.gzip").write_bytes(gzip.compress(b"q 0 d 1\n"))  # magic, not name
+    assert read_qrels(tmp_path / "qrels.gzip")["docid"].tolist() == ["d"]
+
+    (tmp_path / "text.parquet").write_text("1 Q0 d 1 2.5 t\n")
+    with pytest.raises(ValueError, match=r"text.parquet \(read as parquet, detected from the "
+                                         r"extension .parquet\): "):
+        read_run(tmp_path / "text.parquet")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match=r"list.json \(read as json, detected from the "
+                                         r"extension .json\): expected an object"):
+        read_run(tmp_path / "list.json")
+    (tmp_path / "broken").write_text('{"q": ')
+    with pytest.raises(ValueError, match=r"broken \(read as json, detected from its first "
+                                         r"character"):
+        read_run(tmp_path / "broken")
+    (tmp_path / "cols.csv").write_text("question,document,value\n1,d,2\n")
+    with pytest.raises(ValueError, match=r"cols.csv \(read as csv, detected from the extension "
+                                         r".csv\) needs a query id column named one of qid"):
+        read_run(tmp_path / "cols.csv")
+    (tmp_path / "ids.csv").write_text("qid,docno,score\n007,0042,x\n")
+    with pytest.raises(ValueError, match=r"ids.csv \(read as csv.*score"):
+        read_run(tmp_path / "ids.csv")
+    (tmp_path / "ids.csv").write_text("\ufeffQID,DocNo,Score\n007,0042,1.5\n")
+    assert read_run(tmp_path / "ids.csv").iloc[0].tolist() == ["007", "0042", 1.5]
+
+
+def test_polars_arrow_ranx_and_ir_measures_inputs():
+    pl = require("polars")
+    ir_measures = require("ir_measures")
+    import pyarrow as pa
+
+    want_run, want_qrels = read_run(RUN), read_qrels(QRELS)
+    pd.testing.assert_frame_equal(read_run(pl.from_pandas(RUN)), want_run)
+    pd.testing.assert_frame_equal(read_qrels(pa.Table.from_pandas(QRELS)), want_qrels)
+    if hasattr(pa, "string_view"):  # polars hands over string views in some versions
+        views = pa.table({"qid": pa.array(RUN["qid"].tolist(), pa.string_view()),
+                          "docid": RUN["docid"].tolist(), "score": RUN["score"].tolist()})
+        pd.testing.assert_frame_equal(read_run(views), want_run)
+    scored = [ir_measures.ScoredDoc(q, d, s) for q, d, s in RUN.itertuples(index=False)]
+    judged = (ir_measures.Qrel(q, d, int(v), "0") for q, d, v in QRELS.itertuples(index=False))
+    pd.testing.assert_frame_equal(read_run(iter(scored)), want_run)
+    pd.testing.assert_frame_equal(read_qrels(judged), want_qrels)
+    # integer ids in a polars frame are written as decimal text
+    ints = pl.DataFrame({"query_id": [1, 1], "doc_id": [5, 6], "relevance": [1, 0]})
+    assert read_qrels(ints)[["qid", "docid"]].to_numpy().tolist() == [["1", "5"], ["1", "6"]]
+
+    class Run:  # ranx's Run/Qrels expose to_dict(); ranx itself compiles for minutes
+        def __init__(self, d):
+            self.d = d
+
+        def to_dict(self):
+            return self.d
+
+    Run.__module__ = "ranx.data_structures.run"
+    nested = {q: dict(zip(g["docid"], g["score"], strict=True)) for q, g in RUN.groupby("qid")}
+    pd.testing.assert_frame_equal(canon(read_run(Run(nested))), canon(want_run))
+
+
+def test_run_from_arrays_letor_to_compare(tmp_path):
+    """A model's scores on LETOR data become run files that ``rankmetrics compare`` reads."""
+    require("sklearn")
+    require("scipy")
+    import rankmetrics as rm
+    from rankmetrics import datasets
+
+    folder = shared_data_dir() / "lightgbm_lambdarank"
+    data = datasets.load_letor(folder / "rank.test", folder / "rank.test.query", n_features=300)
+    rows = data.qid < 40  # the first 40 queries keep the CLI call short
+    qid, y, x = data.qid[rows], data.y[rows], data.X[rows]
+    qrels = write_qrels(tmp_path / "test.qrels", qid, label=y)
+    runs = []
+    for j in (0, 1):
+        run = run_from_arrays(qid, x[:, j])
+        assert run["docid"].iloc[:3].tolist() == ["d0", "d1", "d2"]
+        runs.append(write_run(tmp_path / f"feature{j}.run", run))
+        got = evaluate(qrels, runs[-1], ["nDCG@10"], gain="exponential").mean["nDCG@10"]
+        want = rm.ndcg(y, x[:, j], qid, k=10).mean()
+        assert got == pytest.approx(want, abs=1e-12)
+    assert qrels_from_arrays(qid, y)["docid"].tolist() == run["docid"].tolist()
+    out = subprocess.run([sys.executable, "-m", "rankmetrics", "compare", str(qrels),
+                          *map(str, runs), "-m", "ndcg@10", "--format", "json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "feature0.run" in out.stdout and "feature1.run" in out.stdout
+    json.loads(out.stdout)
+
+
+def test_array_ids_are_checked():
+    with pytest.raises(ValueError, match="qid entry 1 is missing"):
+        run_from_arrays(np.array(["a", None], dtype=object), [1.0, 2.0])
+    with pytest.raises(ValueError, match="non-integral or non-finite floats"):
+        run_from_arrays([1.5, 2.0], [1.0, 2.0])
+    with pytest.raises(TypeError, match="got booleans"):
+        run_from_arrays([True, False], [1.0, 2.0])
+    assert run_from_arrays([1.0, 2.0], [1, 2])["qid"].tolist() == ["1", "2"]
+    assert run_from_arrays(np.array([3, 4], dtype=np.uint8), [1, 2], docno=[10, 11]) \
+        ["docid"].tolist() == ["10", "11"]

@@ -1,0 +1,272 @@
+"""Every reader path gives the same rows on the same data, and file errors name the file.
+
+The paths: pyarrow's CSV reader, pandas' C parser, the line-by-line reader, each on one block or
+on many small blocks; files plain, gzip, bzip2 and xz; with and without a UTF-8 byte-order mark,
+CRLF line ends, comments and blank lines, tabs, spaces or mixed whitespace. Qrels, runs and
+session runs.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankmetrics.analysis.session import evaluate_sessions, read_session_run
+from rankmetrics.trec import evaluate, read_qrels, read_run
+from rankmetrics.trec import io as trec_io
+
+QRELS = [("301", "d1", "2"), ("301", "d2", "0"), ("301", "d3", "-1"), ("301", "dé#4", "1"),
+         ("302", "d1", "1"), ("302", "d5", "3"), ("10", "d5", "1")]
+RUN = [("301", "d1", "2.5"), ("301", "d9", "+2.5"), ("301", "d3", ".5"), ("301", "dé#4", "5."),
+       ("302", "d4", "1e-3"), ("302", "d5", "1E-03"), ("302", "d1", "-0.0"),
+       ("10", "d5", "1.000000000000000000001"), ("10", "x", "0.1")]
+SESSION = [("s1", "1", "301", "d1", "1", "3"), ("s1", "1", "301", "d2", "2", "3"),
+           ("s1", "2", "301", "dé#4", "1", "-1.5e0"), ("s2", "1", "302", "d5", "1", ".25")]
+MEASURES = ["nDCG@2", "AP", "RR", "P@2", "R@10"]
+
+
+def lines(kind: str) -> list[list[str]]:
+    if kind == "qrels":
+        return [[q, "0", d, v] for q, d, v in QRELS]
+    if kind == "run":
+        return [[q, "Q0", d, str(i + 1), v, "tag"] for i, (q, d, v) in enumerate(RUN)]
+    return [list(r) + ["sys"] for r in SESSION]
+
+
+def _mixed(fields: list[str]) -> str:
+    return "  " + " \t ".join(fields) + "\t "
+
+
+LAYOUTS = {
+    "spaces": lambda rows: "".join(" ".join(r) + "\n" for r in rows),
+    "tabs": lambda rows: "".join("\t".join(r) + "\n" for r in rows),
+    "mixed whitespace": lambda rows: "".join(_mixed(r) + "\n" for r in rows),
+    "comments, blank lines": lambda rows: "# header\n\n" + "".join(
+        " ".join(r) + "\n  # note\n\t\n" for r in rows) + "#",
+    "crlf": lambda rows: "".join(" ".join(r) + "\r\n" for r in rows),
+    "bom": lambda rows: "\ufeff" + "".join(" ".join(r) + "\n" for r in rows),
+    "bom, crlf, comments, tabs": lambda rows: "\ufeff# c\r\n" + "".join(
+        "\t".join(r) + "\r\n# c\r\n" for r in rows),
+    "bom, mixed whitespace": lambda rows: "\ufeff" + "".join(_mixed(r) + "\n" for r in rows),
+    "no final newline": lambda rows: "\n".join(" ".join(r) for r in rows),
+    "extra fields": lambda rows: "".join(" ".join(r) + (" more x" if i % 2 else "") + "\n"
+                                         for i, r in enumerate(rows)),
+}
+COMPRESS = {"plain": (lambda b: b, ""), "gzip": (gzip.compress, ".gz"),
+            "bzip2": (bz2.compress, ".bz2"), "xz": (lzma.compress, ".xz")}
+#: reader paths: the parsers offered to each block and the block size
+PATHS = {
+    "auto": (("pyarrow", "pandas"), None),
+    "pyarrow": (("pyarrow",), None),
+    "pandas": (("pandas",), None),
+    "line-by-line": ((), None),
+    "auto, 40-byte blocks": (("pyarrow", "pandas"), 40),
+    "pandas, 40-byte blocks": (("pandas",), 40),
+}
+
+
+def test_every_reader_path_reads_the_same(tmp_path, monkeypatch):
+    """One data set through every path, layout and compression: identical rows and means."""
+    want_q = pd.DataFrame({"qid": [r[0] for r in QRELS], "docid": [r[1] for r in QRELS],
+                           "label": [float(r[2]) for r in QRELS]})
+    want_r = pd.DataFrame({"qid": [r[0] for r in RUN], "docid": [r[1] for r in RUN],
+                           "score": [float(r[2]) for r in RUN]})
+    want_s = read_session_run(pd.DataFrame({
+        "session": [r[0] for r in SESSION], "query": [int(r[1]) for r in SESSION],
+        "topic": [r[2] for r in SESSION], "docid": [r[3] for r in SESSION],
+        "rank": [int(r[4]) for r in SESSION], "score": [float(r[5]) for r in SESSION]}))
+    for ties in ("docno", "average"):
+        assert evaluate(want_q, want_r, MEASURES, ties=ties).mean  # the reference runs
+    ref_means = {t: evaluate(want_q, want_r, MEASURES, ties=t).mean for t in ("docno", "average")}
+    ref_session = evaluate_sessions(want_s, want_q, depth=3).curve
+
+    real = dict(trec_io.PARSERS)
+    used: dict[str, int] = {"pyarrow": 0, "pandas": 0, "line-by-line": 0}
+
+    def counting(name):
+        def parse(data, kind):
+            tb = real[name](data, kind)
+            used[name] += tb is not None
+            return tb
+        return parse
+
+    line_read = trec_io._line_read
+
+    def counting_line(*args):
+        tb = line_read(*args)
+        used["line-by-line"] += tb is not None
+        return tb
+
+    monkeypatch.setattr(trec_io, "_line_read", counting_line)
+    n_cases = 0
+    for path_name, (parsers, block) in PATHS.items():
+        monkeypatch.setattr(trec_io, "PARSERS", {p: counting(p) for p in parsers})
+        monkeypatch.setattr(trec_io, "CHUNK_BYTES", block or (16 << 20))
+        for layout, make in LAYOUTS.items():
+            # decompressed bytes meet the same parsers: compression is tried on "auto" only
+            for comp, (compress, suffix) in COMPRESS.items():
+                if comp != "plain" and path_name != "auto":
+                    continue
+                case = f"{path_name} / {layout} / {comp}"
+                files = {}
+                for kind in ("qrels", "run", "session"):
+                    if kind == "qrels" and layout == "extra fields":
+                        continue
+                    f = tmp_path / f"{kind}-{n_cases}{suffix}"
+                    f.write_bytes(compress(make(lines(kind)).encode("utf-8")))
+                    files[kind] = f
+                got_r = read_run(files["run"])
+                pd.testing.assert_frame_equal(got_r, want_r, obj=case)
+                assert np.array_equal(np.signbit(got_r["score"]), np.signbit(want_r["score"]))
+                got_s = read_session_run(files["session"])
+                pd.testing.assert_frame_equal(got_s, want_s, obj=case)
+                qrels = files.get("qrels")
+                if qrels is not None:
+                    pd.testing.assert_frame_equal(read_qrels(qrels), want_q, obj=case)
+                    for ties, ref in ref_means.items():
+                        assert evaluate(qrels, files["run"], MEASURES, ties=ties).mean == ref, \
+                            case
+                    got = evaluate_sessions(files["session"], qrels, depth=3).curve
+                    np.testing.assert_array_equal(got, ref_session, err_msg=case)
+                n_cases += 1
+    assert n_cases == (len(PATHS) + len(COMPRESS) - 1) * len(LAYOUTS)
+    assert min(used.values()) > 10, used  # every parser really read blocks
+
+
+def test_first_block_boundary_does_not_split_lines(tmp_path, monkeypatch):
+    """Blocks are cut at line ends, so every block size reads the same rows (and line numbers
+    in errors count from the start of the file)."""
+    text = "".join(f"{q} Q0 doc{i} {i} {i / 7!r} t\n" for i, q in enumerate([1, 2, 3] * 30))
+    path = tmp_path / "run"
+    path.write_text(text + "3 Q0 bad 1 x t\n")
+    for size in (1, 7, 64, 1000):
+        monkeypatch.setattr(trec_io, "CHUNK_BYTES", size)
+        with pytest.raises(ValueError, match=r"run, line 91: score 'x' is not a number"):
+            read_run(path)
+    path.write_text(text)
+    want = read_run(path)
+    path.write_text("\ufeff" + text)
+    for size in (1, 2, 33):  # a byte-order mark longer than the block is still dropped
+        monkeypatch.setattr(trec_io, "CHUNK_BYTES", size)
+        pd.testing.assert_frame_equal(read_run(path), want)
+
+
+# --------------------------------------------------------------------------- file errors
+@pytest.mark.parametrize("reader", [read_qrels, read_run, read_session_run])
+def test_file_errors_name_the_file(tmp_path, reader):
+    ok = {read_qrels: b"301 0 d1 1\n", read_run: b"301 Q0 d1 1 2.5 t\n",
+          read_session_run: b"s 1 301 d1 1 2.5 t\n"}[reader]
+    full = gzip.compress(ok * 1000)
+    trunc = tmp_path / "cut.gz"
+    trunc.write_bytes(full[: len(full) // 2])
+    with pytest.raises(ValueError, match=rf"{trunc}: the gzip data is truncated"):
+        reader(trunc)
+    fake = tmp_path / "plain.gz"
+    fake.write_bytes(ok)
+    with pytest.raises(ValueError, match=rf"{fake}: not a gzip file \(the name ends in .gz"):
+        reader(fake)
+    corrupt = tmp_path / "corrupt.gz"
+    corrupt.write_bytes(full[:20] + b"\x00" * 50 + full[70:])
+    with pytest.raises(ValueError, match=rf"{corrupt}: (corrupt gzip data|the gzip data)"):
+        reader(corrupt)
+    with pytest.raises(IsADirectoryError, match=rf"directory, not a file: {tmp_path}"):
+        reader(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"file not found: .*nothing-here"):
+        reader(tmp_path / "nothing-here")
+    with pytest.raises(ValueError, match=r"/dev/null: no .*lines"):
+        reader("/dev/null")
+    bad = tmp_path / "latin1"
+    bad.write_bytes(ok + ok.replace(b"d1", b"d\xe9"))
+    with pytest.raises(ValueError, match=rf"{bad}, line 2: not valid UTF-8"):
+        reader(bad)
+
+
+def test_cli_reports_file_errors(tmp_path):
+    run = tmp_path / "run"
+    run.write_text("301 Q0 d1 1 2.5 t\n")
+    for qrels, msg in (("/dev/null", "/dev/null: no qrels lines found"),
+                       (str(tmp_path), "qrels path is a directory")):
+        out = subprocess.run([sys.executable, "-m", "rankmetrics", "eval", qrels, str(run)],
+                             capture_output=True, text=True)
+        assert out.returncode == 1
+        assert msg in out.stderr and "Traceback" not in out.stderr
+
+
+# ----------------------------------------------------------------------------- memory
+MEMORY_SCRIPT = textwrap.dedent("""
+    import gc, sys
+    from rankmetrics.trec import io as trec_io
+
+    def status(key):
+        with open("/proc/self/status") as f:
+            return next(int(ln.split()[1]) * 1024 for ln in f if ln.startswith(key + ":"))
+
+    trec_io.CHUNK_BYTES = 4 << 20
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as f:  # reset the peak (VmHWM) to the current RSS
+        f.write("5")
+    before = status("VmRSS")
+    tb = trec_io.read_file(sys.argv[1], "run")
+    print(status("VmHWM") - before, tb.nbytes, tb.num_rows)
+""")
+
+
+@pytest.mark.parametrize("path_taken", ["pyarrow", "line-by-line"])
+def test_reading_memory_is_bounded_by_the_parsed_columns(tmp_path, path_taken):
+    """Peak memory of reading a ~50 MB run (in a fresh process, ru_maxrss) stays within 2.5x
+    the parsed columns plus a few 4 MB blocks, on the fast path and on the line-by-line path
+    (which a comment ... here a ragged line forces for the whole file)."""
+    path = tmp_path / "big.run"
+    n = 600_000 if path_taken == "pyarrow" else 200_000
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(n // 100), 100).astype(str)
+    docs = np.char.add("clueweb09-en0000-", rng.permutation(n).astype(str))
+    scores = rng.random(n).round(6).astype(str)
+    extra = " x" if path_taken == "line-by-line" else ""
+    with path.open("w") as f:
+        for start in range(0, n, 100_000):
+            sl = slice(start, start + 100_000)
+            f.write("".join(f"{a} Q0 {b} 1 {c} tag{extra}\n" for a, b, c in
+                            zip(q[sl].tolist(), docs[sl].tolist(), scores[sl].tolist(),
+                                strict=True)))
+    if not sys.platform.startswith("linux"):
+        pytest.skip("peak memory is read from Linux's /proc/self/status")
+    out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, str(path)],
+                         capture_output=True, text=True, check=True)
+    peak, nbytes, rows = map(int, out.stdout.split())
+    assert rows == n
+    bound = 2.5 * nbytes + 4 * (4 << 20) + (30 << 20)  # + blocks + the line reader's lists
+    assert peak <= bound, (peak / nbytes, path.stat().st_size / nbytes)
+    print(f"{path_taken}: peak {peak / 2**20:.0f} MiB = {peak / nbytes:.2f}x the parsed "
+          f"columns ({nbytes / 2**20:.0f} MiB; file {path.stat().st_size / 2**20:.0f} MiB)")
+
+
+def test_bytes_in_ignored_fields_are_ignored_on_every_path(tmp_path, monkeypatch):
+    """The rank and tag fields are not read (as in trec_eval), so any bytes there are accepted
+    by every parser alike; ids must be UTF-8 on every path."""
+    data = b"1 Q0 a 1 2.5 t\xff\n1 Q0 b \xfe 1.5 t\n"
+    want = pd.DataFrame({"qid": ["1", "1"], "docid": ["a", "b"], "score": [2.5, 1.5]})
+    session = b"s 1 T a 1 2.5 t\xff\n"
+    for parsers in (("pyarrow",), ("pandas",), ()):
+        monkeypatch.setattr(trec_io, "PARSERS", {p: trec_io.PARSERS[p] for p in parsers}
+                            if parsers else {})
+        for tail in (b"", b"1 Q0 c 3 0.5 t extra\n"):
+            path = tmp_path / "run"
+            path.write_bytes(data + tail)
+            got = read_run(path)
+            pd.testing.assert_frame_equal(got.iloc[:2], want, obj=str(parsers))
+            path.write_bytes(data.replace(b" a ", b" \xe9 ") + tail)
+            with pytest.raises(ValueError, match=r"run, line 1: not valid UTF-8"):
+                read_run(path)
+        monkeypatch.undo()
+    path = tmp_path / "sessions"
+    path.write_bytes(session)
+    assert read_session_run(path)["docid"].tolist() == ["a"]
