@@ -87,7 +87,9 @@ def test_grid_search_early_stops_every_candidate_on_its_fold(train: RankingData)
             plain = lgb.LGBMRanker(**{**BASE, "n_estimators": model.n_iter_,
                                       "num_leaves": params["estimator__num_leaves"]})
             plain.fit(train.X[tr][~held], train.y[tr][~held], group=part_sizes)
-            curve = [rm.ndcg_score(y_h, plain.predict(X_h, num_iteration=i), q_h, k=10)
+            # QueryGroupRanker watches the core's nDCG@10 (exponential gain, as documented)
+            curve = [rm.ndcg_score(y_h, plain.predict(X_h, num_iteration=i), q_h, k=10,
+                                   gain="exponential")
                      for i in range(1, model.n_iter_ + 1)]
             np.testing.assert_allclose(model.validation_score_, curve, rtol=0, atol=1e-12)
             assert model.best_iteration_ == int(np.argmax(curve)) + 1

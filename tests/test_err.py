@@ -7,9 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from _extras import require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import rankmetrics as rm
 from rankmetrics import QueryPlan
 from rankmetrics.core.err import _symmetric_means, err_at_cutoffs, stop_probabilities
 from rankmetrics.core.kernel import padded
@@ -35,6 +37,23 @@ def _brute(labels, scores, k, gmax):
     stable = sorted(range(len(scores)), key=lambda i: -scores[i])
     return (sum(vals) / len(vals), max(vals), min(vals),
             _err_plain([stops[i] for i in stable], k))
+
+
+@pytest.fixture(autouse=True)
+def _numpy_kernel():
+    """The ERR term lives in the numpy reference kernel only (so far)."""
+    before = rm.get_backend()
+    rm.set_backend("numpy")
+    yield
+    rm.set_backend(before)
+
+
+def test_compiled_ranking_is_refused():
+    require("numba")
+    rm.set_backend("numba")
+    plan = QueryPlan([1, 0])
+    with pytest.raises(TypeError, match="numpy kernel"):
+        err_at_cutoffs(plan.rank([1.0, 1.0]), 1, np.zeros(3), "average", [None])
 
 
 def _ours(labels, scores, k, gmax, ties):

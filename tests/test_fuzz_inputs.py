@@ -401,7 +401,7 @@ def test_fuzz_core_functions(case: Case, k: int | None, tmpdir: str) -> None:
         rm.average_precision(y, s, q),
         rm.reciprocal_rank(y, s, q, k=k),
         rm.precision(y, s, q, k=2),
-        rm.ndcg_score(y, s, q, k=k),
+        rm.ndcg_score(y, s, q, k=k, gain="exponential"),
     ), tmpdir=tmpdir)
     if out is None:
         return
@@ -441,7 +441,8 @@ def test_fuzz_query_weight_order(case: Case, tmpdir: str) -> None:
     for pos in range(len(order)):
         w = np.zeros(len(order))
         w[pos] = 1.0
-        out = _run(case, lambda y, s, q, w=w: rm.ndcg_score(y, s, q, k=3, query_weight=w),
+        out = _run(case, lambda y, s, q, w=w: rm.ndcg_score(y, s, q, k=3, gain="exponential",
+                                                            query_weight=w),
                    tmpdir=tmpdir)
         assert out == pytest.approx(case.oracle("ndcg", k=3)[pos], abs=1e-12)
 
@@ -549,7 +550,7 @@ def test_fuzz_sklearn_scorer(case: Case, tmpdir: str) -> None:
     if case.notes["scores"] == "big_python_int":
         return
     X = np.arange(case.labels.size)[:, None]
-    scorer = make_ranking_scorer("ndcg@3")
+    scorer = make_ranking_scorer("ndcg@3", gain="exponential")
     est = Fixed().fit(X, case.labels)
     with sklearn.config_context(enable_metadata_routing=True), _no_warning_check():
         out = _run(case, lambda y, s, q: scorer(est, X, y, qid=q), tmpdir=tmpdir)

@@ -86,7 +86,7 @@ def test_every_reader_path_reads_the_same(tmp_path, monkeypatch):
     for ties in ("docno", "average"):
         assert evaluate(want_q, want_r, MEASURES, ties=ties).mean  # the reference runs
     ref_means = {t: evaluate(want_q, want_r, MEASURES, ties=t).mean for t in ("docno", "average")}
-    ref_session = evaluate_sessions(want_s, want_q, depth=3).curve
+    ref_session = evaluate_sessions(want_q, want_s, depth=3).curve
 
     real = dict(trec_io.PARSERS)
     used: dict[str, int] = {"pyarrow": 0, "pandas": 0, "line-by-line": 0}
@@ -134,7 +134,7 @@ def test_every_reader_path_reads_the_same(tmp_path, monkeypatch):
                     for ties, ref in ref_means.items():
                         assert evaluate(qrels, files["run"], MEASURES, ties=ties).mean == ref, \
                             case
-                    got = evaluate_sessions(files["session"], qrels, depth=3).curve
+                    got = evaluate_sessions(qrels, files["session"], depth=3).curve
                     np.testing.assert_array_equal(got, ref_session, err_msg=case)
                 n_cases += 1
     assert n_cases == (len(PATHS) + len(COMPRESS) - 1) * len(LAYOUTS)

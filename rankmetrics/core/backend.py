@@ -211,6 +211,22 @@ class SegRanking(Ranking):
         self.rows = rows  # (n_rows,) each segment's candidates in rank order, in its slots
         self.counts = counts  # (n_segments,) candidates ranked per segment
 
+    def __repr__(self) -> str:
+        lay = self.layout
+        tied = 0
+        if self.ties != "stable" and self.rows.size:
+            starts = lay.offsets[:-1]
+            seg = np.repeat(np.arange(starts.shape[0]), self.counts)
+            pos = np.arange(seg.shape[0]) - np.repeat(np.cumsum(self.counts) - self.counts,
+                                                      self.counts) + starts[seg]
+            ranked = self.scores[self.rows[pos]]
+            same = (ranked[1:] == ranked[:-1]) & (seg[1:] == seg[:-1])
+            has_tie = np.zeros(lay.n_queries, dtype=bool)
+            has_tie[lay.seg_query[seg[1:][same]]] = True
+            tied = int(has_tie.sum())
+        return (f"Ranking(n_queries={lay.n_queries}, depth={self.depth}, ties={self.ties!r}, "
+                f"queries_with_ties={tied})")
+
 
 def rank(layout: SegLayout, scores: np.ndarray, depth: int | None, ties: str) -> SegRanking:
     nk = _numba_module()
