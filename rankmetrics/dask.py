@@ -351,7 +351,7 @@ class GlobalSync:
         results = env.evaluation_result_list
         if results is None:
             results = []
-        if any(len(r) != 4 for r in results):
+        if any(len(r) != 4 and r[4] is not None for r in results):
             raise ValueError("rankmetrics.dask's global metric works with train / fit, not cv")
         seen: set[tuple[str, str]] = set()
         for r in results:
@@ -378,7 +378,7 @@ class GlobalSync:
         index = {(r[0], r[1]): i for i, r in enumerate(results)}
         for data_name, n, s, t in total:
             value = s / t if t > 0 else math.nan
-            entry = (data_name, n, value, True)
+            entry = _result(data_name, n, value)
             i = index.get((data_name, n))
             if i is None:
                 results.append(entry)
@@ -442,6 +442,15 @@ class GlobalSync:
                 f"rankmetrics.dask: round {r}: no per-query sums from {who} within "
                 f"{self.timeout:g} s (timeout=); a worker failed or stopped early"
             ) from exc
+
+
+def _result(data_name: str, name: str, value: float) -> Any:
+    """One evaluation result as LightGBM builds them (a named EvalResult since 4.7)."""
+    try:
+        from lightgbm.basic import EvalResult
+    except ImportError:  # lightgbm < 4.7: plain tuples
+        return (data_name, name, value, True)
+    return EvalResult(data_name, name, value, True, None)
 
 
 class _DaskEarlyStopping(EarlyStopping):
