@@ -44,3 +44,21 @@ def test_sklearn_example_runs():
     require("lightgbm")
     out = _run("sklearn_model_selection.py")
     assert "±" in out or "+/-" in out
+
+
+def test_dask_lightgbm_example_runs():
+    require("lightgbm")
+    require("distributed")
+    out = _run("dask_lightgbm_early_stopping.py", "--train-queries", "120",
+               "--valid-queries", "80", "--rounds", "40", "--stopping-rounds", "5")
+    assert "global tie-aware nDCG@10" in out and "LightGBM ndcg@10 worker 0" in out
+    assert "(matches: True)" in out
+    best = next(line for line in out.splitlines() if line.startswith("best iteration"))
+    assert "of" in best
+
+
+def test_spark_model_selection_example_runs():
+    require("pyspark")
+    require("xgboost")
+    out = _run("spark_model_selection.py", "--queries", "60")
+    assert "best parameters" in out and "(matches: True)" in out
