@@ -39,7 +39,7 @@ MEASURES = ["ndcg@10", "ap"]
 
 
 def load() -> str:
-    return "load average %.2f %.2f %.2f" % os.getloadavg()
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def generate(path: Path, rows: int, files: int) -> tuple[int, int, float]:
@@ -53,9 +53,9 @@ def generate(path: Path, rows: int, files: int) -> tuple[int, int, float]:
     starts = np.searchsorted(q, np.linspace(q[0], q[-1] + 1, files + 1).astype(q.dtype))
     for i in range(files):
         a, b = int(starts[i]), int(starts[i + 1])
-        pd.DataFrame({"qid": q[a:b], "label": y[a:b].astype(np.int8), "score": s[a:b]}) \
+        pd.DataFrame({"qid": q[a:b], "label": y[a:b], "score": s[a:b]}) \
             .to_parquet(path / f"part-{i:03d}.parquet", index=False)
-    mem = q.nbytes + y.astype(np.int8).nbytes + s.nbytes
+    mem = q.nbytes + y.nbytes + s.nbytes
     return int(q.shape[0]), int(np.unique(q).size), mem / 2**20
 
 

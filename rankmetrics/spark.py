@@ -19,7 +19,7 @@ from .core.validation import TIES, check_ties
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["RankingEvaluator", "SparkEvalResult", "evaluate"]
+__all__ = ["RankingEvaluator", "SparkEvalResult", "evaluate"]  # noqa: F822 (lazy, see end)
 
 
 def _import_pyspark() -> Any:

@@ -123,8 +123,8 @@ def test_cross_validator_picks_best_by_core(spark, tmp_path):
     lr = LinearRegression(maxIter=5)
     grid = ParamGridBuilder().addGrid(lr.regParam, [0.0, 1e3]).build()
     ev = rspark.RankingEvaluator(metricName="ndcg@5")
-    cv = CrossValidator(estimator=lr, estimatorParamMaps=grid, evaluator=ev, foldCol="fold", numFolds=2,
-                        parallelism=1)
+    cv = CrossValidator(estimator=lr, estimatorParamMaps=grid, evaluator=ev, foldCol="fold",
+                        numFolds=2, parallelism=1)
     model = cv.fit(df)
     # recompute every fold with the core on collected predictions
     ours = []
