@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     from rankmetrics.spark import RankingEvaluator, evaluate
 
     spark = (SparkSession.builder.master("local[2]").appName("rankmetrics-example")
-             .config("spark.ui.enabled", "false")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "2")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")

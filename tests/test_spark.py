@@ -26,6 +26,7 @@ def spark():
     session = (pyspark_sql.SparkSession.builder.master("local[2]")
                .appName("rankmetrics-tests")
                .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "2")
                .config("spark.default.parallelism", "2")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
