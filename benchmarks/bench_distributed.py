@@ -120,7 +120,7 @@ def bench_dask(path: Path, limit_mib: int, aligned: bool | None) -> tuple[float,
            "distributed.worker.memory.terminate": False}
     with dask.config.set(cfg), \
             LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                         memory_limit=f"{limit_mib}MiB", dashboard_address=None,
+                         memory_limit=f"{limit_mib}MiB", dashboard_address=":0",
                          silence_logs=50) as cluster, Client(cluster) as client:
         client.run(lambda: __import__("rankmetrics.dask"))  # warm imports outside the timing
         with Sampler(lambda: client.run(_worker_stats)) as sampler:

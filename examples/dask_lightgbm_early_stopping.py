@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     train = make_ranking_data(n_queries=args.train_queries, random_state=0)
     valid = make_ranking_data(n_queries=args.valid_queries, random_state=1)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=40) as cluster, \
+                      dashboard_address=":0", silence_logs=40) as cluster, \
             Client(cluster) as client:
         Xt, yt, gt = split_between_workers(client, train)
         Xv, yv, gv = split_between_workers(client, valid)

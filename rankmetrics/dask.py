@@ -42,8 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import dask.dataframe as dd
     import pandas as pd
 
-__all__ = ["DaskEvalMetric", "DaskEvalResult", "GlobalSync", "early_stopping", "evaluate",
-           "make_eval_metric"]
+__all__ = ["DaskEvalMetric", "DaskEvalResult", "GlobalSync", "XGBoostGlobalMetric",
+           "early_stopping", "evaluate", "make_eval_metric", "make_xgboost_metric"]
 
 
 def _import_dask() -> Any:
@@ -577,3 +577,118 @@ def early_stopping(stopping_rounds: int, metric: DaskEvalMetric, *, name: str | 
         raise ValueError(f"name={watched!r} is not reported by the metric; names: {metric.names}")
     return _DaskEarlyStopping(metric.token, stopping_rounds, watched, data_name=data_name,
                               min_delta=min_delta, verbose=verbose)
+
+
+# ---------------------------------------------------------------------------------------------
+# xgboost.dask.train: a global custom_metric through XGBoost's own collective
+# ---------------------------------------------------------------------------------------------
+
+
+class XGBoostGlobalMetric:
+    """``custom_metric(predt, dmatrix)`` for ``xgboost.dask.train`` whose value is global.
+
+    Build it with :func:`make_xgboost_metric`. Each worker evaluates its local queries
+    (``DMatrix`` labels and ``group_ptr``) with the core, then ``xgboost.collective.allreduce``
+    sums, per measure, ``sum_q w_q v_q`` and ``sum_q w_q`` over the workers: every worker returns
+    the mean over the whole evaluation set, so XGBoost's early stopping agrees everywhere.
+    """
+
+    def __init__(self, metric: EvalMetric) -> None:
+        self._metric = metric
+        self.names = metric.names
+
+    def __repr__(self) -> str:
+        return f"XGBoostGlobalMetric(names={self.names!r})"
+
+    def __call__(self, predt: ArrayLike, dmatrix: Any) -> list[tuple[str, float]]:
+        """Global (query-weighted) means of the metric's names.
+
+        Parameters
+        ----------
+        predt : ndarray of shape (n_local_rows,)
+            This worker's predictions for its part of the evaluation ``DMatrix``.
+        dmatrix : xgboost.DMatrix
+            The local part, with labels and query groups (``qid=`` / ``group=``).
+
+        Returns
+        -------
+        list of (str, float)
+            ``(name, global mean)`` for every name.
+
+        Raises
+        ------
+        ValueError
+            The DMatrix has no query groups, or labels/scores the core rejects.
+        """
+        from xgboost import collective
+
+        labels = np.asarray(dmatrix.get_label(), dtype=np.float64)
+        sums = np.zeros(2 * len(self.names))
+        if labels.shape[0]:
+            ptr = np.asarray(dmatrix.get_uint_info("group_ptr"), dtype=np.int64)
+            if ptr.shape[0] < 2:
+                raise ValueError("the evaluation DMatrix has no query groups (qid= or group=)")
+            weight = np.asarray(dmatrix.get_weight(), dtype=np.float64)
+            per_query, entry = self._metric._per_query(
+                labels, np.asarray(predt).reshape(labels.shape[0], -1)[:, 0],
+                np.diff(ptr), None)
+            w = weight if weight.size == entry.plan.n_queries else np.ones(entry.plan.n_queries)
+            for i, n in enumerate(self.names):
+                v = per_query[n]
+                keep = ~np.isnan(v)
+                sums[2 * i], sums[2 * i + 1] = np.dot(v[keep], w[keep]), w[keep].sum()
+        if collective.is_distributed():
+            sums = collective.allreduce(sums, collective.Op.SUM)
+        return [(n, float(sums[2 * i] / sums[2 * i + 1]) if sums[2 * i + 1] > 0 else math.nan)
+                for i, n in enumerate(self.names)]
+
+
+def make_xgboost_metric(
+    metrics: str | Iterable[str] = "ndcg",
+    k: int | None | Sequence[int | None] = 10,
+    *,
+    ties: str = "average",
+    gain: GainLike = "exponential",
+    discount: DiscountLike = "log",
+    log_base: float = 2,
+    threshold: float = 1,
+    beta: float = 1.0,
+    empty: float | str = 1.0,
+    denominator: str = "relevant",
+    prefix: str = "",
+) -> XGBoostGlobalMetric:
+    """A global tie-aware ``custom_metric`` for ``xgboost.dask.train`` (ranking objectives).
+
+    Parameters
+    ----------
+    metrics, k, ties, gain, discount, log_base, threshold, beta, empty, denominator, prefix
+        As in :func:`rankmetrics.lightgbm.make_eval_metric`. XGBoost's per-query weights
+        (``DMatrix(weight=...)`` with one weight per group) weight the mean.
+
+    Returns
+    -------
+    XGBoostGlobalMetric
+        Pass it as ``custom_metric=`` to ``xgboost.dask.train`` (for early stopping:
+        ``callbacks=[xgboost.callback.EarlyStopping(n, metric_name=..., maximize=True)]``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`rankmetrics.lightgbm.make_eval_metric`.
+
+    Notes
+    -----
+    ``DaskXGBRanker(eval_metric=...)`` cannot take it: XGBoost's scikit-learn ranker calls a
+    callable metric once per query and averages the local queries itself. XGBoost records
+    custom metric values in its evaluation log with 6 decimals (``"%f"``).
+
+    Examples
+    --------
+    >>> from rankmetrics.dask import make_xgboost_metric
+    >>> make_xgboost_metric("ndcg", k=(5, 10)).names
+    ['ndcg@5', 'ndcg@10']
+    """
+    metric = EvalMetric(metrics, k, ties=ties, gain=gain, discount=discount, log_base=log_base,
+                        threshold=threshold, beta=beta, empty=empty, denominator=denominator,
+                        prefix=prefix)
+    return XGBoostGlobalMetric(metric)

@@ -25,7 +25,7 @@ MEASURES = ["ndcg@10", "ndcg", "map", "p@5", "rr@3", "dcg@5"]
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, memory_limit="2GiB",
+                                       dashboard_address=":0", memory_limit="2GiB",
                                        silence_logs=40)
     c = distributed.Client(cluster, timeout=60)
     try:
@@ -267,3 +267,32 @@ def test_missing_sync_is_an_error():
         rdask.early_stopping(3, metric, name="map")
     with pytest.raises(ValueError, match="timeout"):
         rdask.make_eval_metric("ndcg", timeout=0)
+
+
+def test_xgboost_dask_train_metric_is_global(client):
+    xgb_dask = require("xgboost.dask")
+    import dask.array as da
+
+    train = make_ranking_data(n_queries=40, min_docs=5, max_docs=20, random_state=0)
+    valid = make_ranking_data(n_queries=30, min_docs=5, max_docs=20, random_state=1)
+    Xt, yt, _ = _scatter_ranker_data(client, train)
+    Xv, yv, _ = _scatter_ranker_data(client, valid)
+    qt = da.from_array(train.qid, chunks=Xt.chunks[0])
+    qv = da.from_array(valid.qid, chunks=Xv.chunks[0])
+    dtrain = xgb_dask.DaskDMatrix(client, Xt, yt, qid=qt)
+    dvalid = xgb_dask.DaskDMatrix(client, Xv, yv, qid=qv)
+    metric = rdask.make_xgboost_metric("ndcg", k=10, prefix="tie_")
+    out = xgb_dask.train(client, {"objective": "rank:ndcg", "max_depth": 3, "eta": 0.3,
+                                  "disable_default_eval_metric": 1, "nthread": 1},
+                         dtrain, num_boost_round=8, evals=[(dvalid, "valid")],
+                         custom_metric=metric, verbose_eval=False)
+    curve = out["history"]["valid"]["tie_ndcg@10"]
+    assert len(curve) == 8
+    booster = out["booster"]
+    import xgboost
+
+    plan = QueryPlan(valid.y, valid.qid)
+    for it in range(8):
+        preds = booster.predict(xgboost.DMatrix(valid.X), iteration_range=(0, it + 1))
+        core = float(np.mean(plan.ndcg(preds, k=10, empty=1.0)))
+        assert curve[it] == pytest.approx(core, abs=1e-6)  # XGBoost logs "%f"
