@@ -200,7 +200,7 @@ def evaluate(
     >>> res = evaluate(dd.from_pandas(pdf, npartitions=2), ["ndcg@2", "rr"])
     >>> res.params["aligned"]
     False
-    >>> res.per_query.compute().sort_index().round(4)
+    >>> res.per_query.compute().sort_index().round(4)  # doctest: +NORMALIZE_WHITESPACE
          ndcg@2    rr
     qid
     1    0.6738  0.75

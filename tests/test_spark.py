@@ -125,14 +125,14 @@ def test_cross_validator_picks_best_by_core(spark, tmp_path):
     grid = ParamGridBuilder().addGrid(lr.regParam, [0.0, 1e3]).build()
     ev = rspark.RankingEvaluator(metricName="ndcg@5")
     cv = CrossValidator(estimator=lr, estimatorParamMaps=grid, evaluator=ev, foldCol="fold",
-                        numFolds=2, parallelism=1)
+                        numFolds=2, parallelism=1, collectSubModels=True)
     model = cv.fit(df)
-    # recompute every fold with the core on collected predictions
+    # recompute every fold with the core on the collected predictions of its sub-model
     ours = []
-    for pm in grid:
+    for j in range(len(grid)):
         fold_vals = []
         for f in (0, 1):
-            fitted = lr.copy(pm).fit(df.filter(df.fold != f))
+            fitted = model.subModels[f][j]
             pred = fitted.transform(df.filter(df.fold == f)).select("qid", "label",
                                                                    "prediction").toPandas()
             plan = QueryPlan(pred["label"].to_numpy(), pred["qid"].to_numpy())
