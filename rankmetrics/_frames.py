@@ -46,6 +46,19 @@ def output_names(measures: Sequence[str], ties: str, options: dict[str, Any]) ->
     return [str(n) for n in out]
 
 
+def higher_is_better(name: str) -> bool:
+    """The measure grammar's direction flag when it has one; every measure of the core grows
+    with ranking quality, so True otherwise."""
+    from .measures import grammar
+
+    try:
+        parsed = grammar.parse_measures([name])
+    except (ValueError, TypeError):
+        return True  # a name only QueryPlan.evaluate knows (validated by the caller)
+    flags = [getattr(m, "higher_is_better", True) for m in parsed]
+    return all(bool(f() if callable(f) else f) for f in flags)
+
+
 def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: str) -> None:
     """ValueError naming the argument and the missing column."""
     have = [str(c) for c in columns]

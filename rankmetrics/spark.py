@@ -307,10 +307,11 @@ def _make_evaluator_class() -> type:
             return float(next(iter(res.mean.values())))
 
         def isLargerBetter(self) -> bool:
-            """True: every measure of the core (gains, precision/recall/F, AP, RR) grows with
-            ranking quality."""
-            _frames.output_names([self.getMetricName()], self.getTies(), {})
-            return True
+            """Whether the measure grows with ranking quality (the measure grammar's
+            ``higher_is_better``; true of every measure of the core: gains, P/R/F, AP, RR)."""
+            name = self.getMetricName()
+            _frames.output_names([name], self.getTies(), {})
+            return _frames.higher_is_better(name)
 
     RankingEvaluator.__module__ = __name__
     RankingEvaluator.__qualname__ = "RankingEvaluator"

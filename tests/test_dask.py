@@ -106,7 +106,7 @@ def test_evaluate_bad_input(client):
         rdask.evaluate(ddf, "ndcg", score="pred")
     with pytest.raises(ValueError, match=r"weight='w': no such column"):
         rdask.evaluate(ddf, "ndcg", weight="w")
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(ValueError, match="unknown (metric|measure)"):
         rdask.evaluate(ddf, "ndgc@10")
     with pytest.raises(TypeError, match="dask.dataframe.DataFrame"):
         rdask.evaluate(pdf, "ndcg")
