@@ -26,6 +26,8 @@ from rankmetrics.datasets import make_ranking_data
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--queries", type=int, default=150)
+    p.add_argument("--quick", action="store_true",
+                   help="2 parameter sets x 2 folds instead of 4 x 3 (smoke test)")
     args = p.parse_args(argv)
     warnings.filterwarnings("ignore")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -46,7 +48,8 @@ def main(argv: list[str] | None = None) -> None:
         feats = [f"f{i}" for i in range(data.n_features)]
         pdf = pd.DataFrame(data.X, columns=feats)
         pdf["label"], pdf["qid"] = data.y.astype(float), data.qid
-        pdf["fold"] = (data.qid % 3).astype(int)  # folds of whole queries
+        n_folds = 2 if args.quick else 3
+        pdf["fold"] = (data.qid % n_folds).astype(int)  # folds of whole queries
         test_q = data.qid % 5 == 4
         df = spark.createDataFrame(pdf[~test_q])
         test = spark.createDataFrame(pdf[test_q])
@@ -55,14 +58,14 @@ def main(argv: list[str] | None = None) -> None:
                                 num_workers=1, n_estimators=30, learning_rate=0.3,
                                 objective="rank:ndcg")
         grid = (ParamGridBuilder().addGrid(ranker.max_depth, [2, 6])
-                .addGrid(ranker.min_child_weight, [1.0, 20.0]).build())
+                .addGrid(ranker.min_child_weight, [1.0] if args.quick else [1.0, 20.0]).build())
         evaluator = RankingEvaluator(metricName="ndcg@10", qidCol="qid", labelCol="label",
                                      predictionCol="prediction")
         cv = CrossValidator(estimator=ranker, estimatorParamMaps=grid, evaluator=evaluator,
-                            foldCol="fold", numFolds=3, parallelism=1)
+                            foldCol="fold", numFolds=n_folds, parallelism=1)
         model = cv.fit(df)
         n_cv = data.n_queries - int(np.unique(data.qid[test_q]).size)
-        print(f"local[2]: {int((~test_q).sum())} rows of {n_cv} queries in 3 folds; "
+        print(f"local[2]: {int((~test_q).sum())} rows of {n_cv} queries in {n_folds} folds; "
               f"{int(test_q.sum())} held-out rows")
         print(f"{'max_depth':>9}  {'min_child_weight':>16}  {'mean tie-aware nDCG@10 (CV)':>27}")
         for pm, m in zip(grid, model.avgMetrics, strict=True):

@@ -60,5 +60,5 @@ def test_dask_lightgbm_example_runs():
 def test_spark_model_selection_example_runs():
     require("pyspark")
     require("xgboost")
-    out = _run("spark_model_selection.py", "--queries", "60")
+    out = _run("spark_model_selection.py", "--queries", "60", "--quick")
     assert "best parameters" in out and "(matches: True)" in out
