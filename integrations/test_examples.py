@@ -60,3 +60,21 @@ def test_xgboost_example_runs(letor, shared_data):
     assert "best iteration (tie-aware)" in out
     assert "XGBoost ndcg@10" in out and "tie-aware" in out
     assert out.count("best iteration") == 3  # all three routes stopped and reported
+
+
+def test_dask_lightgbm_example_runs():
+    require("lightgbm")
+    require("distributed")
+    out = _run("dask_lightgbm_early_stopping.py", "--train-queries", "120",
+               "--valid-queries", "80", "--rounds", "40", "--stopping-rounds", "5")
+    assert "global tie-aware nDCG@10" in out and "LightGBM ndcg@10 worker 0" in out
+    assert "(matches: True)" in out
+    best = next(line for line in out.splitlines() if line.startswith("best iteration"))
+    assert "of" in best
+
+
+def test_spark_model_selection_example_runs():
+    require("pyspark")
+    require("xgboost")
+    out = _run("spark_model_selection.py", "--queries", "60", "--quick")
+    assert "best parameters" in out and "(matches: True)" in out

@@ -1,0 +1,173 @@
+"""Shared pandas-level glue of the Dask and Spark adapters (no metric math: QueryPlan does it).
+
+Both engines hand the adapters one pandas DataFrame per partition holding whole queries; this
+module checks its columns, runs :meth:`rankmetrics.QueryPlan.evaluate` on it and returns one row
+per query, and turns per-query values into the partial sums of a (weighted) mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .core.plan import QueryPlan
+from .core.validation import check_ties
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: name of the per-query weight column added next to the measures (dropped from results)
+WEIGHT = "__rankmetrics_weight__"
+
+
+def measure_list(measures: str | Iterable[str]) -> list[str]:
+    """The user's measure names as a list (a single string is one measure)."""
+    if isinstance(measures, str):
+        return [measures]
+    try:
+        names = list(measures)
+    except TypeError:
+        raise TypeError(
+            f"measures must be a name such as 'ndcg@10' or a list of names; got {measures!r}"
+        ) from None
+    if not names:
+        raise ValueError("measures must name at least one measure, e.g. ['ndcg@10', 'map']")
+    return names
+
+
+def output_names(measures: Sequence[str], ties: str, options: dict[str, Any]) -> list[str]:
+    """Column names :meth:`QueryPlan.evaluate` gives for ``measures`` (validated now, on the
+    driver, on a two-document query, so bad names or options fail before any job runs)."""
+    check_ties(ties)
+    probe = QueryPlan(np.array([1.0, 0.0]), np.zeros(2, dtype=np.int64))
+    out = probe.evaluate(np.array([1.0, 0.0]), list(measures), ties=ties, **options)
+    return [str(n) for n in out]
+
+
+def higher_is_better(name: str) -> bool:
+    """The measure grammar's direction flag when it has one; every measure of the core grows
+    with ranking quality, so True otherwise."""
+    from .measures import grammar
+
+    try:
+        parsed = grammar.parse_measures([name])
+    except (ValueError, TypeError):
+        return True  # a name only QueryPlan.evaluate knows (validated by the caller)
+    flags = [getattr(m, "higher_is_better", True) for m in parsed]
+    return all(bool(f() if callable(f) else f) for f in flags)
+
+
+def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: str) -> None:
+    """ValueError naming the argument and the missing column."""
+    have = [str(c) for c in columns]
+    for arg, col in wanted.items():
+        if col is None:
+            continue
+        if not isinstance(col, str):
+            raise TypeError(f"{arg} must be a column name (str); got {col!r}")
+        if col not in have:
+            raise ValueError(
+                f"{arg}={col!r}: no such column in the {what}; columns are {have}"
+            )
+
+
+def _where(part: Any) -> str:
+    return "" if part is None else f" in partition {part}"
+
+
+def _check_not_null(pdf: pd.DataFrame, col: str, role: str, qid: str, part: Any) -> None:
+    s = pdf[col]
+    bad = s.isna().to_numpy()
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        at = "" if role == "qid" else f" (qid {pdf[qid].iloc[row]!r})"
+        kind = "NaN/null" if role == "score" else "null"
+        raise ValueError(
+            f"column {col!r} ({role}) has {int(bad.sum())} {kind} value(s){_where(part)}{at}; "
+            f"drop or fill them before evaluating"
+        )
+
+
+def _qid_array(s: pd.Series) -> np.ndarray:
+    if s.dtype.kind in "iuf":
+        return s.to_numpy()
+    return s.astype(str).to_numpy(dtype=object).astype(str)
+
+
+def evaluate_frame(
+    pdf: pd.DataFrame,
+    names: Sequence[str],
+    *,
+    qid: str,
+    label: str,
+    score: str,
+    weight: str | None,
+    ties: str,
+    options: dict[str, Any],
+    part: Any = None,
+) -> pd.DataFrame:
+    """Per-query values of the whole queries in ``pdf``: columns ``qid``, every measure and,
+    with ``weight``, the query weight (mean of its rows' weights) in :data:`WEIGHT`."""
+    import pandas as pd
+
+    cols = [qid, *names] + ([WEIGHT] if weight is not None else [])
+    if len(pdf) == 0:
+        empty = {c: pd.Series([], dtype="float64") for c in cols}
+        empty[qid] = pdf[qid].iloc[:0] if qid in pdf else pd.Series([], dtype="int64")
+        return pd.DataFrame(empty, columns=cols)
+    _check_not_null(pdf, qid, "qid", qid, part)
+    _check_not_null(pdf, label, "label", qid, part)
+    _check_not_null(pdf, score, "score", qid, part)
+    if weight is not None:
+        _check_not_null(pdf, weight, "weight", qid, part)
+    q = _qid_array(pdf[qid])
+    try:
+        plan = QueryPlan(pdf[label].to_numpy(dtype=np.float64), q)
+        values = plan.evaluate(pdf[score].to_numpy(), list(names), ties=ties, **options)
+    except (ValueError, TypeError) as exc:
+        raise type(exc)(
+            f"columns label={label!r}, score={score!r}{_where(part)}: {exc}"
+        ) from exc
+    out = pd.DataFrame({qid: plan.qids})
+    for n in names:
+        out[n] = values[n]
+    if weight is not None:
+        w = pdf[weight].to_numpy(dtype=np.float64)
+        if not np.all(np.isfinite(w)) or w.min() < 0:
+            raise ValueError(f"column {weight!r} (weight) must be finite and >= 0{_where(part)}")
+        qids, inv = np.unique(q, return_inverse=True)
+        assert np.array_equal(qids, plan.qids)
+        out[WEIGHT] = np.bincount(inv.ravel(), weights=w) / plan.sizes
+    return out
+
+
+def partial_sums(values: pd.DataFrame, names: Sequence[str], weighted: bool) -> pd.DataFrame:
+    """One row: for every measure ``sum(w * v)`` and ``sum(w)`` over its non-NaN queries."""
+    import pandas as pd
+
+    w = values[WEIGHT].to_numpy(dtype=np.float64) if weighted else np.ones(len(values))
+    row: dict[str, float] = {}
+    for i, n in enumerate(names):
+        v = values[n].to_numpy(dtype=np.float64)
+        keep = ~np.isnan(v)
+        row[f"s{i}"] = float(np.dot(v[keep], w[keep]))
+        row[f"w{i}"] = float(w[keep].sum())
+    return pd.DataFrame([row], columns=[f"{c}{i}" for i in range(len(names)) for c in "sw"])
+
+
+def means(sums: pd.DataFrame, names: Sequence[str]) -> dict[str, float]:
+    """Combine :func:`partial_sums` rows into measure -> mean (NaN when nothing was scored)."""
+    import warnings
+
+    out: dict[str, float] = {}
+    for i, n in enumerate(names):
+        s, w = float(sums[f"s{i}"].sum()), float(sums[f"w{i}"].sum())
+        if w == 0:
+            warnings.warn(f"{n}: no query could be scored (all skipped or zero weight); nan",
+                          UserWarning, stacklevel=3)
+            out[n] = float("nan")
+        else:
+            out[n] = s / w
+    return out

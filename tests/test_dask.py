@@ -1,0 +1,298 @@
+"""rankmetrics.dask: evaluate == core; DaskLGBMRanker's global metric and early stopping.
+
+One LocalCluster (2 worker processes, 1 thread each) serves the whole module; every wait has a
+timeout. About 30-40 s on a loaded 2-core machine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from _extras import require
+
+from rankmetrics import QueryPlan
+from rankmetrics.core.plan import weighted_mean
+from rankmetrics.datasets import make_benchmark_scores, make_ranking_data
+
+dd = require("dask.dataframe")
+distributed = require("distributed")
+rdask = require("rankmetrics.dask")
+
+MEASURES = ["ndcg@10", "ndcg", "map", "p@5", "rr@3", "dcg@5"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", memory_limit="2GiB",
+                                       silence_logs=40)
+    c = distributed.Client(cluster, timeout=60)
+    try:
+        yield c
+    finally:
+        c.close(timeout=30)
+        cluster.close(timeout=30)
+
+
+def _frame(n_queries=60, seed=0, weights=False):
+    y, s, q = make_benchmark_scores(n_queries=n_queries, min_docs=1, max_docs=30,
+                                    tie_fraction=0.5, random_state=seed)
+    pdf = pd.DataFrame({"qid": q, "label": y, "score": s})
+    if weights:
+        rng = np.random.default_rng(seed)
+        qw = rng.uniform(0.5, 2.0, size=q.max() + 1)
+        pdf["w"] = qw[q]
+    return pdf
+
+
+def _core(pdf, measures, weight=None, **kw):
+    plan = QueryPlan(pdf["label"].to_numpy(), pdf["qid"].to_numpy())
+    vals = plan.evaluate(pdf["score"].to_numpy(), measures, **kw)
+    qw = None
+    if weight is not None:
+        qw = pdf.groupby("qid")[weight].mean().reindex(plan.qids).to_numpy()
+    return plan, vals, {m: weighted_mean(v, qw, plan.n_queries) for m, v in vals.items()}
+
+
+def _check(res, pdf, measures, weight=None, **kw):
+    plan, vals, means = _core(pdf, measures, weight, **kw)
+    got = res.per_query.compute().sort_index()
+    assert list(got.columns) == measures
+    np.testing.assert_array_equal(got.index.to_numpy(), plan.qids)
+    for m in measures:
+        np.testing.assert_allclose(got[m].to_numpy(), vals[m], rtol=0, atol=1e-12)
+        assert res.mean[m] == pytest.approx(means[m], abs=1e-12)
+
+
+# ----------------------------------------------------------------------------------- evaluate
+def test_evaluate_split_queries_shuffled(client):
+    pdf = _frame().sample(frac=1.0, random_state=1)  # queries scattered over partitions
+    res = rdask.evaluate(dd.from_pandas(pdf, npartitions=4), MEASURES)
+    assert res.params["aligned"] is False
+    _check(res, pdf, MEASURES)
+
+
+def test_evaluate_aligned_detected_and_declared(client):
+    pdf = _frame(seed=2)
+    ddf = dd.from_pandas(pdf.set_index("qid"), npartitions=3, sort=True).reset_index()
+    res = rdask.evaluate(ddf, MEASURES)
+    assert res.params["aligned"] is True
+    _check(res, pdf, MEASURES)
+    res2 = rdask.evaluate(ddf, MEASURES, aligned=True)
+    _check(res2, pdf, MEASURES)
+    res3 = rdask.evaluate(ddf, MEASURES, aligned=False)
+    _check(res3, pdf, MEASURES)
+
+
+def test_evaluate_qid_index_weights_and_options(client):
+    pdf = _frame(seed=3, weights=True)
+    ddf = dd.from_pandas(pdf.set_index("qid"), npartitions=3, sort=True)
+    opts = dict(ties="pessimistic", gain="linear", empty="skip")
+    res = rdask.evaluate(ddf, ["ndcg@5", "ap"], weight="w", **opts)
+    assert res.params["aligned"] is True
+    _check(res, pdf, ["ndcg@5", "ap"], weight="w", **opts)
+    # string qids, shuffled
+    pdf2 = pdf.assign(qid="q" + pdf["qid"].astype(str)).sample(frac=1.0, random_state=0)
+    res2 = rdask.evaluate(dd.from_pandas(pdf2, npartitions=3), ["ndcg@5"], weight="w", **opts)
+    _check(res2, pdf2, ["ndcg@5"], weight="w", **opts)
+
+
+# ---------------------------------------------------------------------------------- bad input
+def test_evaluate_bad_input(client):
+    pdf = _frame(n_queries=10)
+    ddf = dd.from_pandas(pdf, npartitions=2)
+    with pytest.raises(ValueError, match=r"score='pred': no such column"):
+        rdask.evaluate(ddf, "ndcg", score="pred")
+    with pytest.raises(ValueError, match=r"weight='w': no such column"):
+        rdask.evaluate(ddf, "ndcg", weight="w")
+    with pytest.raises(ValueError, match="unknown (metric|measure)"):
+        rdask.evaluate(ddf, "ndgc@10")
+    with pytest.raises(TypeError, match="dask.dataframe.DataFrame"):
+        rdask.evaluate(pdf, "ndcg")
+    with pytest.raises(TypeError, match="aligned"):
+        rdask.evaluate(ddf, "ndcg", aligned="yes")
+    for col, what in (("qid", r"column 'qid' \(qid\) has 1 null"),
+                      ("label", r"column 'label' \(label\) has 1 null"),
+                      ("score", r"column 'score' \(score\) has 1 NaN/null")):
+        bad = pdf.astype({col: "float64"})
+        bad.loc[7, col] = np.nan
+        with pytest.raises(ValueError, match=what + r".* in partition \d"):
+            rdask.evaluate(dd.from_pandas(bad, npartitions=2), "ndcg", aligned=True)
+    inf = pdf.copy()
+    inf.loc[3, "score"] = np.inf
+    with pytest.raises(ValueError, match=r"score='score' in partition 0: .*(inf|finite)"):
+        rdask.evaluate(dd.from_pandas(inf, npartitions=2), "ndcg", aligned=True)
+    neg = pdf.copy()
+    neg.loc[3, "label"] = -1
+    with pytest.raises(ValueError, match=r"label='label'.*partition 0"):
+        rdask.evaluate(dd.from_pandas(neg, npartitions=2), "ndcg", aligned=True)
+    split = pdf.sample(frac=1.0, random_state=0)
+    with pytest.raises(ValueError, match=r"aligned=True but query \d+ \(column 'qid'\) is split "
+                                         r"across partitions \[\d, \d\]"):
+        rdask.evaluate(dd.from_pandas(split, npartitions=2), "ndcg", aligned=True)
+
+
+# ----------------------------------------------------------------------- DaskLGBMRanker metric
+def _scatter_ranker_data(client, data, n_parts=2):
+    """Rows split query-aligned into one part per worker, each part pinned to its worker."""
+    import dask.array as da
+
+    workers = sorted(client.scheduler_info()["workers"])
+    assert len(workers) == 2
+    bounds = np.r_[0, np.cumsum(data.group_sizes)]
+    cut_q = len(data.group_sizes) // n_parts
+    qcuts = [0, cut_q, len(data.group_sizes)]
+    X_parts, y_parts, g_parts = [], [], []
+    for i in range(n_parts):
+        a, b = bounds[qcuts[i]], bounds[qcuts[i + 1]]
+        w = [workers[i % 2]]
+        fx, fy, fg = client.scatter([data.X[a:b], data.y[a:b].astype(float),
+                                     data.group_sizes[qcuts[i]:qcuts[i + 1]]], workers=w)
+        X_parts.append(da.from_delayed(fx, shape=(b - a, data.X.shape[1]), dtype=data.X.dtype))
+        y_parts.append(da.from_delayed(fy, shape=(b - a,), dtype=float))
+        g_parts.append(da.from_delayed(fg, shape=(qcuts[i + 1] - qcuts[i],), dtype=np.int64))
+    return da.concatenate(X_parts), da.concatenate(y_parts), da.concatenate(g_parts)
+
+
+class _Recorder:
+    """Per worker and round: the global value after the sync (order 25, after recording)."""
+
+    def __init__(self, name, queue):
+        self.name, self.queue = name, queue
+        self.order, self.before_iteration = 25, False  # instance attributes: see lgb.train
+
+    def __call__(self, env):
+        from distributed import Queue, get_client, get_worker
+
+        vals = [r[2] for r in env.evaluation_result_list if r[1] == self.name]
+        Queue(self.queue, client=get_client()).put([get_worker().address, env.iteration, vals])
+
+
+def _drain(client, name):
+    q = distributed.Queue(name, client=client)
+    items = q.get(batch=True, timeout=10)
+    out: dict[str, dict[int, list[float]]] = {}
+    for addr, it, vals in items:
+        out.setdefault(addr, {})[it] = list(vals)
+    return out
+
+
+def _fit(client, stopping_rounds=None, n_estimators=12, seed=0, queue="rec"):
+    lgb_dask = require("lightgbm.dask")
+    train = make_ranking_data(n_queries=40, min_docs=5, max_docs=20, random_state=seed)
+    valid = make_ranking_data(n_queries=30, min_docs=5, max_docs=20, random_state=seed + 1)
+    Xt, yt, gt = _scatter_ranker_data(client, train)
+    Xv, yv, gv = _scatter_ranker_data(client, valid)
+    metric = rdask.make_eval_metric("ndcg", k=10, prefix="tie_", timeout=60)
+    callbacks = [metric.sync, _Recorder("tie_ndcg@10", queue)]
+    if stopping_rounds:
+        callbacks.append(rdask.early_stopping(stopping_rounds, metric, verbose=False))
+    model = lgb_dask.DaskLGBMRanker(n_estimators=n_estimators, num_leaves=7, learning_rate=0.3,
+                                    min_child_samples=5, eval_at=(10,), verbose=-1,
+                                    random_state=seed, time_out=2)
+    model.fit(Xt, yt, group=gt, eval_set=[(Xv, yv)], eval_group=[gv], eval_metric=metric,
+              callbacks=callbacks)
+    return model, valid, _drain(client, queue)
+
+
+def test_dask_lgbm_metric_is_global_every_round(client):
+    model, valid, per_worker = _fit(client, queue="rec-global")
+    curve = model.evals_result_["valid_0"]["tie_ndcg@10"]
+    assert len(curve) == 12
+    assert len(per_worker) == 2  # both workers trained and reported
+    booster = model.booster_
+    plan = QueryPlan(valid.y, valid.qid)
+    for it in range(12):
+        preds = booster.predict(valid.X, num_iteration=it + 1, raw_score=True)
+        core = float(np.mean(plan.ndcg(preds, k=10, empty=1.0)))
+        assert curve[it] == pytest.approx(core, abs=1e-12)
+        vals = [per_worker[w][it] for w in sorted(per_worker)]
+        assert vals[0] == vals[1] == [curve[it]]  # identical on every worker, bit for bit
+    # LightGBM's own per-worker metric is local: the two workers disagree
+    assert "ndcg@10" in model.evals_result_["valid_0"]
+
+
+def test_dask_lgbm_early_stopping_same_round_on_every_worker(client):
+    model, _, per_worker = _fit(client, stopping_rounds=3, n_estimators=60, seed=5,
+                                queue="rec-stop")
+    curve = np.array(model.evals_result_["valid_0"]["tie_ndcg@10"])
+    assert len(curve) < 60, "expected an early stop"
+    last = {w: max(rounds) for w, rounds in per_worker.items()}
+    assert len(set(last.values())) == 1 and len(last) == 2  # every worker stopped at once
+    assert next(iter(last.values())) == len(curve) - 1
+    best = int(np.argmax(curve))  # first maximum: a later equal value is no improvement
+    assert model.best_iteration_ == best + 1
+    assert model.best_score_["valid_0"]["tie_ndcg@10"] == curve[best]
+    assert len(curve) - 1 - best == 3
+
+
+def test_sync_times_out_instead_of_hanging(client):
+    metric = rdask.make_eval_metric("ndcg", k=5, timeout=1.0)
+    sync = metric.sync
+
+    def lonely():
+        from distributed import get_worker
+
+        from rankmetrics import dask as rd
+
+        host = get_worker().address.rsplit(":", 1)[0].split("//")[-1]
+
+        class Env:
+            params = {"num_machines": 2, "machines": f"{host}:1,{host}:2",
+                      "local_listen_port": 1}
+            iteration = 0
+            evaluation_result_list: list = []
+
+        rd._PENDING.pop(rd._key(sync.token), None)
+        try:
+            sync(Env())
+        except TimeoutError as exc:
+            return str(exc)
+        return "no timeout"
+
+    msg = client.submit(lonely, pure=False).result(timeout=60)
+    assert "round 0: no per-query sums from workers [1] within 1 s" in msg
+
+
+def test_missing_sync_is_an_error():
+    metric = rdask.make_eval_metric("ndcg", k=3)
+    y, s, g = np.array([2, 0, 1, 0]), np.array([0.5, 0.5, 0.1, 0.2]), np.array([2, 2])
+    metric(y, s, None, g)
+    with pytest.raises(RuntimeError, match=r"callbacks=\[metric.sync"):
+        metric(y, s, None, g)
+    with pytest.raises(TypeError, match="make_eval_metric"):
+        rdask.early_stopping(3, object())
+    with pytest.raises(ValueError, match="not reported"):
+        rdask.early_stopping(3, metric, name="map")
+    with pytest.raises(ValueError, match="timeout"):
+        rdask.make_eval_metric("ndcg", timeout=0)
+
+
+def test_xgboost_dask_train_metric_is_global(client):
+    xgb_dask = require("xgboost.dask")
+    import dask.array as da
+
+    train = make_ranking_data(n_queries=40, min_docs=5, max_docs=20, random_state=0)
+    valid = make_ranking_data(n_queries=30, min_docs=5, max_docs=20, random_state=1)
+    Xt, yt, _ = _scatter_ranker_data(client, train)
+    Xv, yv, _ = _scatter_ranker_data(client, valid)
+    qt = da.from_array(train.qid, chunks=Xt.chunks[0])
+    qv = da.from_array(valid.qid, chunks=Xv.chunks[0])
+    dtrain = xgb_dask.DaskDMatrix(client, Xt, yt, qid=qt)
+    dvalid = xgb_dask.DaskDMatrix(client, Xv, yv, qid=qv)
+    metric = rdask.make_xgboost_metric("ndcg", k=10, prefix="tie_")
+    out = xgb_dask.train(client, {"objective": "rank:ndcg", "max_depth": 3, "eta": 0.3,
+                                  "disable_default_eval_metric": 1, "nthread": 1},
+                         dtrain, num_boost_round=8, evals=[(dvalid, "valid")],
+                         custom_metric=metric, verbose_eval=False)
+    curve = out["history"]["valid"]["tie_ndcg@10"]
+    assert len(curve) == 8
+    booster = out["booster"]
+    import xgboost
+
+    plan = QueryPlan(valid.y, valid.qid)
+    for it in range(8):
+        preds = booster.predict(xgboost.DMatrix(valid.X), iteration_range=(0, it + 1))
+        core = float(np.mean(plan.ndcg(preds, k=10, empty=1.0)))
+        assert curve[it] == pytest.approx(core, abs=1e-6)  # XGBoost logs "%f"

@@ -1,0 +1,148 @@
+"""rankmetrics.spark: evaluate == core; RankingEvaluator inside CrossValidator.
+
+One local[2] SparkSession serves the module (small shuffles: 2 partitions). About 30-60 s on a
+free 2-core machine, most of it JVM start-up and Python worker launch.
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from _extras import require
+
+from rankmetrics import QueryPlan
+from rankmetrics.core.plan import weighted_mean
+from rankmetrics.datasets import make_benchmark_scores, make_ranking_data
+
+pyspark_sql = require("pyspark.sql")
+rspark = require("rankmetrics.spark")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = (pyspark_sql.SparkSession.builder.master("local[2]")
+               .appName("rankmetrics-tests")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.default.parallelism", "2")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _pdf(n_queries=40, seed=0):
+    y, s, q = make_benchmark_scores(n_queries=n_queries, min_docs=1, max_docs=25,
+                                    tie_fraction=0.5, random_state=seed)
+    rng = np.random.default_rng(seed)
+    qw = rng.uniform(0.5, 2.0, size=q.max() + 1)
+    return pd.DataFrame({"qid": q, "label": y.astype(float), "prediction": s, "w": qw[q]})
+
+
+def test_evaluate_equals_core(spark):
+    pdf = _pdf()
+    df = spark.createDataFrame(pdf.sample(frac=1.0, random_state=3))
+    measures = ["ndcg@10", "ndcg", "map", "p@5", "rr"]
+    res = rspark.evaluate(df, measures)
+    got = res.per_query.toPandas().set_index("qid").sort_index()
+    assert list(got.columns) == measures
+    plan = QueryPlan(pdf["label"].to_numpy(), pdf["qid"].to_numpy())
+    vals = plan.evaluate(pdf["prediction"].to_numpy(), measures)
+    np.testing.assert_array_equal(got.index.to_numpy(), plan.qids)
+    for m in measures:
+        np.testing.assert_allclose(got[m].to_numpy(), vals[m], rtol=0, atol=1e-12)
+        assert res.mean[m] == pytest.approx(vals[m].mean(), abs=1e-12)
+    # weighted, skip-empty, pessimistic ties, string qids
+    pdf2 = pdf.assign(qid="q" + pdf["qid"].astype(str))
+    opts = dict(ties="pessimistic", empty="skip", gain="linear")
+    res2 = rspark.evaluate(spark.createDataFrame(pdf2), ["ndcg@5"], weight="w", **opts)
+    plan2 = QueryPlan(pdf2["label"].to_numpy(), pdf2["qid"].to_numpy())
+    v2 = plan2.evaluate(pdf2["prediction"].to_numpy(), ["ndcg@5"], **opts)["ndcg@5"]
+    qw = pdf2.groupby("qid")["w"].mean().reindex(plan2.qids).to_numpy()
+    assert res2.mean["ndcg@5"] == pytest.approx(weighted_mean(v2, qw, plan2.n_queries),
+                                                abs=1e-12)
+    got2 = res2.per_query.toPandas().set_index("qid").sort_index()["ndcg@5"].to_numpy()
+    np.testing.assert_allclose(got2, v2, rtol=0, atol=1e-12)  # NaN where skipped, too
+
+
+def test_bad_input(spark):
+    pdf = _pdf(n_queries=5)
+    df = spark.createDataFrame(pdf)
+    with pytest.raises(ValueError, match=r"score='score': no such column"):
+        rspark.evaluate(df, "ndcg", score="score")
+    with pytest.raises(ValueError, match=r"qid='query': no such column"):
+        rspark.evaluate(df, "ndcg", qid="query")
+    with pytest.raises(ValueError, match="unknown (metric|measure)"):
+        rspark.evaluate(df, "ndgc")
+    with pytest.raises(TypeError, match="pyspark.sql.DataFrame"):
+        rspark.evaluate(pdf, "ndcg")
+    for col, what in (("qid", r"column 'qid' \(qid\) has 1 null"),
+                      ("label", r"column 'label' \(label\) has 1 null"),
+                      ("prediction", r"column 'prediction' \(score\) has 1 NaN/null")):
+        bad = pdf.astype({col: "float64"})
+        bad.loc[4, col] = np.nan
+        with pytest.raises(Exception, match=what + r".* in partition \d"):
+            rspark.evaluate(spark.createDataFrame(bad), "ndcg")
+
+
+def test_evaluator_params():
+    Ev = rspark.RankingEvaluator
+    for m in ("ndcg", "dcg", "cg", "ncg", "precision", "recall", "f1", "ap", "rr", "ndcg@10",
+              "p@5", "map", "mrr"):
+        assert Ev(metricName=m).isLargerBetter() is True
+    ev = Ev(metricName="map@10", qidCol="query", labelCol="rel", predictionCol="score",
+            weightCol="w", ties="pessimistic")
+    cp = ev.copy({ev.metricName: "ndcg@5"})
+    assert cp.getMetricName() == "ndcg@5" and ev.getMetricName() == "map@10"
+    assert cp.getQidCol() == "query" and cp.getTies() == "pessimistic"
+    back = pickle.loads(pickle.dumps(ev))
+    assert back.getMetricName() == "map@10" and back.getOrDefault("weightCol") == "w"
+    with pytest.raises(ValueError, match="unknown (metric|measure)"):
+        Ev(metricName="ndgc@10")
+    with pytest.raises(ValueError, match="ties"):
+        Ev(ties="random")
+
+
+def test_cross_validator_picks_best_by_core(spark, tmp_path):
+    from pyspark.ml.feature import VectorAssembler
+    from pyspark.ml.regression import LinearRegression
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
+
+    data = make_ranking_data(n_queries=40, min_docs=5, max_docs=15, n_features=4, n_discrete=4,
+                             random_state=0)
+    pdf = pd.DataFrame(data.X, columns=[f"f{i}" for i in range(data.X.shape[1])])
+    pdf["label"] = data.y.astype(float)
+    pdf["qid"] = data.qid
+    pdf["fold"] = (data.qid % 2).astype(int)  # whole queries per fold
+    feats = [c for c in pdf.columns if c.startswith("f") and c != "fold"]
+    df = VectorAssembler(inputCols=feats, outputCol="features").transform(
+        spark.createDataFrame(pdf))
+    lr = LinearRegression(maxIter=5)
+    grid = ParamGridBuilder().addGrid(lr.regParam, [0.0, 1e3]).build()
+    ev = rspark.RankingEvaluator(metricName="ndcg@5")
+    cv = CrossValidator(estimator=lr, estimatorParamMaps=grid, evaluator=ev, foldCol="fold",
+                        numFolds=2, parallelism=1, collectSubModels=True)
+    model = cv.fit(df)
+    # recompute every fold with the core on the collected predictions of its sub-model
+    ours = []
+    for j in range(len(grid)):
+        fold_vals = []
+        for f in (0, 1):
+            fitted = model.subModels[f][j]
+            pred = fitted.transform(df.filter(df.fold == f)).select("qid", "label",
+                                                                   "prediction").toPandas()
+            plan = QueryPlan(pred["label"].to_numpy(), pred["qid"].to_numpy())
+            fold_vals.append(plan.ndcg(pred["prediction"].to_numpy(), k=5).mean())
+        ours.append(np.mean(fold_vals))
+    np.testing.assert_allclose(model.avgMetrics, ours, rtol=0, atol=1e-9)
+    best = int(np.argmax(ours))
+    assert model.bestModel.getRegParam() == grid[best][lr.regParam]
+    # the evaluator persists with the CrossValidator (DefaultParamsWritable)
+    cv.write().overwrite().save(str(tmp_path / "cv"))
+    loaded = CrossValidator.load(str(tmp_path / "cv"))
+    assert loaded.getEvaluator().getMetricName() == "ndcg@5"
