@@ -598,7 +598,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         Column names of ``X`` in fit, when it had string column names.
     validation_qids_ : ndarray
         With ``early_stopping``: the held-out query ids (not in ``train_qids_``).
-    validation_score_ : ndarray of shape (n_iter_,)
+    validation_score_ : ndarray of shape (n_iterations,)
         With ``early_stopping``: the watched metric on the hold-out after each round.
     best_iteration_ : int
         With ``early_stopping``: rounds kept, ``argmax(validation_score_) + 1`` (first maximum).

@@ -643,8 +643,8 @@ def compare(
       likely; p = 2 min(P(T* <= T), P(T* >= T)) over the sign flips (scipy's two-sided rule;
       Monte Carlo p-values count the observed flip, (hits + 1) / (n_resamples + 1)).
     * bootstrap: B resamples of d with replacement, means m*_b; the null distribution is
-      m*_b - mean(d); p = (1 + #{|m*_b - mean(d)| >= |mean(d)|}) / (B + 1); CI = the alpha/2 and
-      1 - alpha/2 percentiles of m*_b.
+      m*_b - mean(d); p = (1 + #{abs(m*_b - mean(d)) >= abs(mean(d))}) / (B + 1); CI = the
+      alpha/2 and 1 - alpha/2 percentiles of m*_b.
 
     * paired t: t = mean(d) / (sd(d) / sqrt(n)), d = x_b - x_a, n - 1 degrees of freedom;
       effect d_z = mean(d) / sd(d).
