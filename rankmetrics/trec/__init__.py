@@ -622,6 +622,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
             step("read")
             group, thr = _judged_gains(q_side, group, gain, float(threshold))
             matched = _match.match(q_side, r_side, complete=complete)
+            del q_side, r_side  # the read tables are not needed by the kernel: free them first
             step("match")
             if matched.qids.size == 0:
                 raise ValueError(
