@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.validation import check_choice, check_qid
+from ..measures.grammar import parse_avg_pos
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -909,34 +909,6 @@ def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
         From reading or evaluating the runs.
     """
     return _evaluate_runs(qrels, runs, [metric], **evaluate_kwargs)[metric]
-
-
-_AVG_POS = re.compile(r"^avg-(cg|dcg|ncg|ndcg)@(?:(\d+)-)?(\d+)$", re.IGNORECASE)
-
-
-def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
-    """``"avg-ndcg@100"`` -> ("ndcg", 1, 100); ``"avg-ncg@11-100"`` -> ("ncg", 11, 100).
-
-    The per-query avg-pos (JK 2002 eq. 6) of a CG/DCG/nCG/nDCG vector over ranks start..k:
-    the numbers JK 2002 Table 1 and TOIS Table 2 average and test. None for other names.
-
-    Raises
-    ------
-    ValueError
-        A range with start > k or a rank 0.
-
-    Examples
-    --------
-    >>> parse_avg_pos("avg-nDCG@1-10"), parse_avg_pos("ndcg@10")
-    (('ndcg', 1, 10), None)
-    """
-    m = _AVG_POS.match(metric.strip())
-    if m is None:
-        return None
-    start, k = int(m.group(2) or 1), int(m.group(3))
-    if not 1 <= start <= k:
-        raise ValueError(f"{metric!r}: the rank range must satisfy 1 <= start <= k")
-    return m.group(1).lower(), start, k
 
 
 def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwargs: Any

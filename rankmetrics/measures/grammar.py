@@ -455,3 +455,34 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
 def renamed(m: Measure, name: str) -> Measure:
     """``m`` with another column name."""
     return replace(m, name=name)
+
+
+_AVG_POS = re.compile(r"^avg-(cg|dcg|ncg|ndcg)@(?:(\d+)-)?(\d+)$", re.IGNORECASE)
+
+
+def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
+    """``"avg-ndcg@100"`` -> ("ndcg", 1, 100); ``"avg-ncg@11-100"`` -> ("ncg", 11, 100).
+
+    The analysis layer's vector names (``rankmetrics compare -m avg-ndcg@1-10``), parsed here
+    with every other measure name.
+
+    The per-query avg-pos (JK 2002 eq. 6) of a CG/DCG/nCG/nDCG vector over ranks start..k:
+    the numbers JK 2002 Table 1 and TOIS Table 2 average and test. None for other names.
+
+    Raises
+    ------
+    ValueError
+        A range with start > k or a rank 0.
+
+    Examples
+    --------
+    >>> parse_avg_pos("avg-nDCG@1-10"), parse_avg_pos("ndcg@10")
+    (('ndcg', 1, 10), None)
+    """
+    m = _AVG_POS.match(metric.strip())
+    if m is None:
+        return None
+    start, k = int(m.group(2) or 1), int(m.group(3))
+    if not 1 <= start <= k:
+        raise ValueError(f"{metric!r}: the rank range must satisfy 1 <= start <= k")
+    return m.group(1).lower(), start, k
