@@ -51,7 +51,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=(
             "Evaluate a TREC run (qid Q0 docno rank score tag) against qrels (qid iter docno "
             "rel). Measures use ir_measures names (nDCG@10, P@5, AP, RR, Rprec, R@100, "
-            "Success@10, SetF(beta=0.5), IPrec@0.1, 11pt_avg, ...) or trec_eval names "
+            "Success@10, SetF(beta=0.5), IPrec@0.1, 11pt_avg, Bpref, Judged@10, ...) or "
+            "trec_eval names "
             "(ndcg_cut.10, P.5, map, recip_rank, ..., all_trec). Gains are linear (trec_eval's "
             "and ir_measures'); use --ties docno to reproduce trec_eval's tie order too."
         ),
@@ -83,6 +84,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="score qrels queries missing from the run as 0 (trec_eval -c)")
     p.add_argument("-M", "--max-depth", type=int, default=None, metavar="M",
                    help="read only the top M documents of each query (trec_eval -M)")
+    p.add_argument("-J", "--judged-only", action="store_true",
+                   help="drop unjudged retrieved documents (no qrels entry or a negative "
+                        "label) before ranking: every measure over judged documents only "
+                        "(trec_eval -J)")
     p.add_argument("--beta", type=float, default=1.0, help="F-measure beta (default 1)")
     p.add_argument("--empty", type=_empty, default=0.0,
                    help="value of queries without relevant documents: a number (default 0), "
@@ -158,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         gain=args.gain,
         discount=args.discount, log_base=args.log_base, threshold=args.threshold,
         complete=args.complete, max_depth=args.max_depth, beta=args.beta, empty=args.empty,
-        progress=_show_progress(args),
+        progress=_show_progress(args), judged_only=args.judged_only,
     )
     text = render(result, args.format, args.per_query, args.digits)
     sys.stdout.write(text + "\n")

@@ -26,6 +26,7 @@ __all__ = [
     "AP", "CG", "DCG", "F", "IPrec", "Measure", "NumRel", "NumRelRet", "NumRet", "P", "R", "RR",
     "Rprec", "SetF", "Success", "nCG", "nDCG", "Definition", "DEFINITIONS", "REGISTRY",
     "parse_measure", "parse_measures",
+    "Bpref", "Judged",
 ]
 
 
@@ -49,3 +50,5 @@ IPrec = _object("iprec")
 NumRet = _object("numret")
 NumRel = _object("numrel")
 NumRelRet = _object("numrelret")
+Bpref = _object("bpref")
+Judged = _object("judged")

@@ -32,7 +32,7 @@ from .registry import BY_NAME, REGISTRY
 
 GAIN_KINDS = ("ndcg", "dcg", "cg", "ncg")
 BINARY_KINDS = ("p", "r", "f", "setf", "ap", "rr", "rprec", "success", "iprec", "11pt",
-                "numrel", "numrelret")
+                "numrel", "numrelret", "bpref")
 COUNT_KINDS = ("numret", "numrel", "numrelret")
 #: kinds whose value is not a sum of per-position terms: no tie-averaged form here
 ORDER_ONLY_KINDS = ("iprec", "11pt")
@@ -266,7 +266,8 @@ def _unknown(name: str) -> ValueError:
     return ValueError(
         f"unknown measure {name!r}; use e.g. nDCG@10, nDCG, DCG@10, CG@10, nCG@10, P@5, "
         "R@100, F1@10, F(beta=2)@10, SetF(beta=0.5), AP, AP@100, RR, RR@10, Rprec, Success@10, "
-        "IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, or trec_eval names (ndcg_cut.10, P_5, "
+        "IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, Bpref, Judged@10, or trec_eval names "
+        "(ndcg_cut.10, P_5, "
         f"map, recip_rank, recall_100, iprec_at_recall_0.10, ...){_suggest(name)}"
     )
 
@@ -339,9 +340,10 @@ def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any])
         opts["empty"] = word if word in EMPTY_WORDS else _number(value, f"empty of {name!r}")
     elif key == "denominator":
         den = _word(value)
-        if den not in ("relevant", "min_k_relevant"):
+        if den not in ("relevant", "min_k_relevant", "found"):
             raise ValueError(
-                f"denominator of {name!r} must be 'relevant' or 'min_k_relevant'; got {value}"
+                f"denominator of {name!r} must be 'relevant', 'min_k_relevant' or 'found'; "
+                f"got {value}"
             )
         opts["denominator"] = den
 

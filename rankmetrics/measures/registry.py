@@ -41,7 +41,8 @@ class Definition:
         (expected relevant count), ``"ap"``, ``"rr"`` (McSherry & Najork 2008 terms),
         ``"rr*rank"`` (Success: the RR terms times their rank), ``"rel@R"`` (R-precision: the
         expected relevant count read at rank R), ``"order"`` (interpolated precision: a maximum
-        over ranks, no tie average) or ``"count"``.
+        over ranks, no tie average), ``"judged"`` (needs to tell judged from unjudged
+        documents: Bpref, Judged) or ``"count"``.
     core : str or None
         The core metric (:meth:`rankmetrics.QueryPlan.evaluate`) computing it; None for the
         measures only :func:`rankmetrics.trec.evaluate` computes.
@@ -97,6 +98,11 @@ DEFINITIONS: tuple[Definition, ...] = (
                "relevant documents judged"),
     Definition("numrelret", "NumRelRet", ("numrelret", "num_rel_ret"), ("rel",), "none", True,
                "count", None, "relevant documents retrieved"),
+    Definition("bpref", "Bpref", ("bpref",), ("rel", "ties", "empty"), "none", True, "judged",
+               None, "binary preference: judged non-relevant ranked above each relevant "
+               "document (Buckley & Voorhees 2004, trec_eval's bpref)"),
+    Definition("judged", "Judged", ("judged",), ("ties",), "rank", True, "judged", None,
+               "fraction of the top k that has a qrels entry (ir_measures' Judged@k)"),
 )
 
 REGISTRY: dict[str, Definition] = {d.kind: d for d in DEFINITIONS}

@@ -48,6 +48,7 @@ from ..core.validation import TIES as CORE_TIES
 from ..core.validation import check_empty, check_positive_real
 from ..measures.grammar import ORDER_ONLY_KINDS, Measure, parse_measures
 from . import io as _trec_io
+from . import judged as _judged
 from . import match as _match
 from .compute import compute, trec_gain
 
@@ -483,6 +484,7 @@ def evaluate(
     beta: float = 1.0,
     empty: float | str = 0.0,
     progress: bool | None = False,
+    judged_only: bool = False,
 ) -> EvalResult:
     """Evaluate a run against qrels, per query and on average.
 
@@ -540,6 +542,14 @@ def evaluate(
         as in the core functions. 0.0 is trec_eval's convention.
     progress : bool or None, default False
         Show a tqdm progress bar over the stages; None shows it only on a terminal.
+    judged_only : bool, default False
+        Drop the retrieved documents without a judgement (no qrels entry, or a negative label,
+        which trec_eval reads as "in the pool, unjudged") before ranking, so every measure is
+        computed over the judged documents only (trec_eval ``-J``, pytrec_eval's
+        ``judged_docs_only_flag``, ir_measures' ``judged_only=True``). The recall base, R and
+        the ideal are unchanged. With ``max_depth`` the run is cut at ``max_depth`` first, as in
+        trec_eval; that cut depends on the order of tied scores, so it needs ``ties="docno"``
+        or ``"stable"``.
 
     Returns
     -------
@@ -553,7 +563,8 @@ def evaluate(
         value); IPrec/11pt_avg with ties="average"; malformed files (file and line named);
         a document retrieved twice for a query; conflicting duplicate judgements; labels that
         the gain cannot take (e.g. fractional labels with "exponential"); an empty query with
-        ``empty="error"``.
+        ``empty="error"``; ``judged_only`` with ``max_depth`` under a tie rule other than
+        "docno" or "stable".
     TypeError
         Inputs or options of the wrong type.
 
@@ -568,7 +579,12 @@ def evaluate(
     j = lround(x R) as in trec_eval 10 (``IPrec(rule=trec9)@x``: int(x R + 0.9), trec_eval 9 and
     pytrec_eval; ``rule=recall``: the least j with j / R >= x, the textbook "recall >= x");
     11pt_avg = mean of IPrec at 0, 0.1, ..., 1 (the slides' "AP alternative 2"; other levels
-    with ``11pt_avg(levels=[...])``). Without a cutoff the whole retrieved list is
+    with ``11pt_avg(levels=[...])``). Bpref = (1/R) sum over relevant retrieved documents d of
+    1 - min(n_d, R) / min(N, R), n_d the judged non-relevant documents ranked above d (label
+    in [0, threshold)), N those in the qrels; unjudged and negative-label documents are ignored
+    (trec_eval's bpref; exact expectation under "average", see
+    :mod:`rankmetrics.trec.judged`). Judged@k = documents with a qrels entry (any label) in
+    the top k / min(k, retrieved) (ir_measures' Judged@k; the whole list without k). Without a cutoff the whole retrieved list is
     used (P and F then divide by the number retrieved). Under "average" every measure except
     IPrec/11pt_avg is the exact expectation over tie orders; Rprec reads the expected count at
     rank R, which is exact too.
@@ -578,6 +594,9 @@ def evaluate(
     Järvelin & Kekäläinen (2002), Cumulated gain-based evaluation of IR techniques, eq. 1-5.
     McSherry & Najork (2008), Computing information retrieval performance measures efficiently
     in the presence of tied scores, sec. 2. trec_eval 10.0 (NIST), measure definitions.
+    Buckley & Voorhees (2004), Retrieval evaluation with incomplete information, SIGIR, sec. 4
+    (bpref). MacAvaney, Macdonald & Ounis (2022), Streamlining evaluation with ir-measures,
+    ECIR (Judged@k).
 
     Examples
     --------
@@ -599,6 +618,8 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
     """
     measures = parse_measures(metrics)
     _check_options(ties, threshold, max_depth, beta, empty, gain, discount, log_base, complete)
+    if not isinstance(judged_only, bool):
+        raise TypeError(f"judged_only must be True or False; got {judged_only!r}")
     for m in measures:
         if m.empty is not None:
             check_empty(m.empty)
@@ -607,6 +628,13 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
         by_ties.setdefault(m.ties or ties, []).append(m)
     for t, group in by_ties.items():
         _check_tie_support(group, t)
+        if judged_only and max_depth is not None and t not in ("docno", "stable"):
+            raise ValueError(
+                f"judged_only with max_depth needs ties='docno' (trec_eval -J -M) or 'stable'; "
+                f"got ties={t!r} for {', '.join(m.name for m in group)}: trec_eval cuts the "
+                "run at max_depth before it drops unjudged documents, and where a tie group "
+                "straddles that depth the cut depends on the order of the tied documents"
+            )
     bar = _progress(progress, 3 * len(by_ties))
 
     def step(desc: str) -> None:
@@ -623,6 +651,8 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
             group, thr = _judged_gains(q_side, group, gain, float(threshold))
             matched = _match.match(q_side, r_side, complete=complete)
             del q_side, r_side  # the read tables are not needed by the kernel: free them first
+            if judged_only:
+                matched = _judged.judged_only(matched, t, max_depth)
             step("match")
             if matched.qids.size == 0:
                 raise ValueError(
@@ -659,7 +689,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
     mean = {m.name: _aggregate(values[m.name], m.name in counts) for m in measures}
     params = {"ties": ties, "gain": gain, "discount": discount, "log_base": log_base,
               "threshold": threshold, "complete": complete, "max_depth": max_depth,
-              "beta": beta, "empty": empty}
+              "beta": beta, "empty": empty, "judged_only": judged_only}
     return EvalResult(per_query=per_query, mean=mean, params=params, _counts=counts)
 
 
@@ -685,6 +715,7 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
                                            zip(levels.tolist(), g.tolist(), strict=True)}}
     if not any(t[1.0] != 0.0 for t in tables.values()):  # 1.0 is judged level 0 shifted
         return measures, threshold
+    q_side.judged = labels >= 0
     q_side.labels = np.where(labels >= 0, labels + 1.0, 0.0)
     out = [replace(m, gains=tuple(sorted(tables[m.name].items())), gain=None)
            if m.name in tables

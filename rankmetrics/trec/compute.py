@@ -26,6 +26,7 @@ from ..core import contributions as _metrics
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key
 from ..core.plan import QueryPlan
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
+from .judged import bpref as _bpref
 from .match import Matched
 
 Values = NDArray[np.float64]
@@ -122,7 +123,8 @@ def depth_needed(measures: Sequence[Measure], max_depth: Cut) -> Cut:
     """The deepest rank any measure reads (None: the whole list)."""
     if max_depth is not None:
         return max_depth
-    cut_only = ("ndcg", "dcg", "cg", "ncg", "p", "r", "f", "ap", "rr", "success", "numrel")
+    cut_only = ("ndcg", "dcg", "cg", "ncg", "p", "r", "f", "ap", "rr", "success", "numrel",
+                "judged")
     # (SetF, Rprec and the others without a cutoff read the whole list)
     if all(m.kind in cut_only and (m.k is not None or m.kind == "numrel") for m in measures):
         ks = [m.k for m in measures if m.k is not None]
@@ -242,6 +244,19 @@ class _Evaluation:
         zero = ideal <= 0
         return np.divide(num, ideal, out=np.zeros(self.n), where=~zero), zero
 
+    def judged_at(self, m: Measure) -> Values:
+        """Judged@k: expected documents with a qrels entry in the top min(k, M), divided by
+        min(k, retrieved) as ir_measures' ``judged`` provider does (the whole list without k)."""
+        out = np.zeros(self.n)
+        if self.core is None or self.m.run_in_qrels is None:
+            return out
+        vals = self.m.run_in_qrels.astype(np.float64)
+        if self.core.plan._backend == "numpy":
+            vals = np.append(vals, 0.0)  # the numpy kernel's padding sentinel
+        num = self.scatter(self.core.sums("rel", vals, ("judged",), [self.cut(m.k)])[0])
+        denom = self.n_ret if m.k is None else np.minimum(float(m.k), self.n_ret)
+        return np.divide(num, denom, out=out, where=denom > 0)
+
     def binary_measure(self, m: Measure, t: float, beta: float) -> Values:
         R = self.n_relevant(t)
         safe_r = np.where(R == 0, 1.0, R)
@@ -312,6 +327,11 @@ def compute(
             values[m.name], empty[m.name] = ev.n_relevant(t).copy(), never
         elif m.kind == "numrelret":
             values[m.name], empty[m.name] = ev.binary_measure(m, t, beta), never
+        elif m.kind == "judged":
+            values[m.name], empty[m.name] = ev.judged_at(m), never
+        elif m.kind == "bpref":
+            values[m.name] = _bpref(matched, ties, t, ev.n_relevant(t), max_depth)
+            empty[m.name] = ev.n_relevant(t) == 0
         else:
             values[m.name] = ev.binary_measure(m, t, beta)
             empty[m.name] = ev.n_relevant(t) == 0

@@ -36,6 +36,13 @@ class Matched:
     run_labels: NDArray[np.float64]
     run_scores: NDArray[np.float64]
     run_qidx: NDArray[np.int64]
+    #: (n_run_rows,) the document has a qrels entry with label >= 0 (trec_eval's judged: a
+    #: negative label is "in the pool, unjudged"); None when not computed
+    run_judged: NDArray[np.bool_] | None = None
+    #: (n_run_rows,) the document has any qrels entry (ir_measures' Judged); None as above
+    run_in_qrels: NDArray[np.bool_] | None = None
+    #: (n_base_rows,) the recall-base judgement has label >= 0; None as above
+    base_judged: NDArray[np.bool_] | None = None
 
 
 @dataclass
@@ -46,6 +53,8 @@ class QrelsSide:
     docs: pa.ChunkedArray
     labels: NDArray[np.float64]
     src: Any
+    #: judged (label >= 0) per row when ``labels`` were shifted after reading; else None
+    judged: NDArray[np.bool_] | None = None
 
 
 @dataclass
@@ -235,8 +244,14 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     hit = np.flatnonzero(sorted_keys[pos] == kr) if sorted_keys.size else pos[:0]
     r_labels = np.zeros(kr.size)
     r_labels[hit] = labels[order_q[pos[hit]]]
+    r_in_qrels = np.zeros(kr.size, dtype=bool)
+    r_in_qrels[hit] = True
+    r_judged = np.zeros(kr.size, dtype=bool)
+    q_judged = labels >= 0 if qs.judged is None else qs.judged
+    r_judged[hit] = q_judged[order_q[pos[hit]]]
     del kq, kr, pos, hit, sorted_keys, order_q, kept
     labels = labels[keep_q]
+    q_judged = q_judged[keep_q]
     q_idx = q_idx[keep_q]
 
     n_uq = len(uq)
@@ -259,4 +274,7 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         run_labels=np.maximum(r_labels[order], 0.0),
         run_scores=scores[order],
         run_qidx=run_qidx[order],
+        run_judged=r_judged[order],
+        run_in_qrels=r_in_qrels[order],
+        base_judged=q_judged[base_keep],
     )
