@@ -206,6 +206,13 @@ def test_judged_only_errors():
                     ).mean["AP"] == 1.0
 
 
+def test_all_trec_includes_bpref_as_trec_eval_does(shared_data):
+    root = shared_data / "trec_eval"
+    res = evaluate(str(root / "qrels.test"), str(root / "results.test"), ["all_trec"],
+                   ties="docno")
+    assert round(res.mean["bpref"], 4) == 0.1981  # out.test.a
+
+
 def test_names_and_errors():
     for name in ("bpref", "Bpref", "BPREF", "Bpref(rel=2)", "Judged@5", "judged"):
         evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, [name])

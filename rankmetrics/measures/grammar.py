@@ -45,7 +45,7 @@ RECALL_LEVELS = tuple(i / 10 for i in range(11))
 TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 #: every trec_eval measure rankmetrics computes, with trec_eval's default parameters
 ALL_TREC = (
-    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank"]
+    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank"]
     + [f"iprec_at_recall_{x:.2f}" for x in RECALL_LEVELS]
     + [f"P_{k}" for k in TREC_CUTOFFS]
     + [f"recall_{k}" for k in TREC_CUTOFFS]
