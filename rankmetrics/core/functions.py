@@ -346,9 +346,14 @@ def f1(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
     {threshold}
     {ties}
     {empty}
-    denominator : {{"relevant", "min_k_relevant"}}, default "relevant"
-        d = R, the relevant documents of the query (trec_eval, McSherry & Najork), or min(k, R)
-        (the lecture slides' AP@k).
+    denominator : {{"relevant", "min_k_relevant", "found"}}, default "relevant"
+        d = R, the relevant documents of the query (trec_eval, McSherry & Najork), min(k, R)
+        (the lecture slides' AP@k), or "found": the relevant documents in the top k
+        (torchmetrics' ``retrieval_average_precision(..., top_k=k)``, 0 when none is found).
+        Under ties d is then random too; the value is the exact E[sum / d], conditioning on
+        how many relevant documents of the tie group at rank k fall inside (hypergeometric;
+        see :mod:`rankmetrics.core.found`), and "optimistic"/"pessimistic" give the exact
+        maximum/minimum over orderings.
 
     {returns}
         In [0, 1].

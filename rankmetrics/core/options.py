@@ -7,7 +7,8 @@ from typing import Any
 from .gains import DiscountLike, GainLike, discount_key, gain_key
 from .validation import check_choice, check_empty, check_positive_real, check_threshold
 
-DENOMINATORS = ("relevant", "min_k_relevant")
+#: AP denominators: R, min(k, R), or the relevant documents found in the top k (torchmetrics)
+DENOMINATORS = ("relevant", "min_k_relevant", "found")
 
 
 class MetricOptions:

@@ -20,6 +20,7 @@ from . import backend as _backend
 from . import contributions as _metrics
 from . import kernel as _kernel
 from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
+from . import found as _found
 from .options import DENOMINATORS
 from .validation import (
     check_choice,
@@ -499,6 +500,8 @@ class QueryPlan:
         elif kind == "fbeta":
             b2 = beta * beta
             out = (1.0 + b2) * sums / (b2 * n_rel[None, :] + k_eff)
+        elif kind == "ap" and denominator == "found":  # torchmetrics' AP@k: exact, not E/E
+            out = _found.ap_found(ranking, self.n_queries, rel_ext, ties, ks, sums)
         elif kind == "ap":
             denom = safe_r if denominator == "relevant" else np.minimum(k_eff, safe_r)
             out = sums / denom
