@@ -385,6 +385,10 @@ def _binary_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
     elif base in ("fbeta", "f1"):
         b2 = 1.0 if base == "f1" else opt.beta * opt.beta
         out = (1.0 + b2) * sums / (b2 * n_rel[None, :] + k_eff)
+    elif base == "ap" and opt.denominator == "found":  # torchmetrics' AP@k, exact E[sum/d]
+        from ._found import ap_found
+
+        out = ap_found(ev, mode, list(ks), sums, rel, vkey)
     elif base == "ap":
         denom = safe_r if opt.denominator == "relevant" else torch.minimum(k_eff, safe_r)
         out = sums / denom
@@ -891,8 +895,11 @@ def f1(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, k: int
     {threshold}
     {ties}
     {empty}
-    denominator : {{"relevant", "min_k_relevant"}}, default "relevant"
-        d = R (trec_eval) or min(k, R) (AP@k of the lecture slides).
+    denominator : {{"relevant", "min_k_relevant", "found"}}, default "relevant"
+        d = R (trec_eval), min(k, R) (AP@k of the lecture slides), or "found": the relevant
+        documents in the top k (torchmetrics' ``retrieval_average_precision(preds, target,
+        top_k=k)``, 0 when none is found; exact E[sum / d] under ties, see
+        :mod:`rankmetrics.core.found`).
     {validate}
 
     {returns}

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import contributions as _metrics
+from ..core import found as _found
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key
 from ..core.plan import QueryPlan
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
@@ -257,6 +258,18 @@ class _Evaluation:
         denom = self.n_ret if m.k is None else np.minimum(float(m.k), self.n_ret)
         return np.divide(num, denom, out=out, where=denom > 0)
 
+    def ap_found(self, t: float, k: Cut) -> Values:
+        """AP at cut(k) over the relevant documents found there (torchmetrics' AP@k), exact
+        under ties (:mod:`rankmetrics.core.found`)."""
+        if self.core is None:
+            return np.zeros(self.n)
+        core = self.core
+        rel = core.relevance(t)
+        cut = self.cut(k)
+        sums = core.sums("ap", rel, ("rel", t), [cut])
+        vals = _found.ap_found(core.ranking, core.plan.n_queries, rel, core.ties, [cut], sums)
+        return self.scatter(vals[0])
+
     def binary_measure(self, m: Measure, t: float, beta: float) -> Values:
         R = self.n_relevant(t)
         safe_r = np.where(R == 0, 1.0, R)
@@ -276,6 +289,10 @@ class _Evaluation:
             denom = b2 * R + k_or_ret
             return np.divide((1.0 + b2) * self.rel_sum("rel", t, m.k), denom,
                              out=np.zeros(self.n), where=denom > 0)
+        if m.kind == "ap" and m.denominator == "found":
+            return self.ap_found(t, m.k)
+        if m.kind == "ap" and m.denominator == "min_k_relevant":
+            return self.rel_sum("ap", t, m.k) / np.maximum(np.minimum(k_or_ret, safe_r), 1.0)
         if m.kind == "ap":
             return self.rel_sum("ap", t, m.k) / safe_r
         if m.kind == "rr":
