@@ -20,7 +20,8 @@ from rankmetrics.trec import evaluate, tie_effect
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 #: every measure of the issue, by its trec_eval name, plus the counts and map_cut
 MEASURES = (
-    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "ndcg", "11pt_avg"]
+    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "ndcg", "11pt_avg",
+     "bpref"]
     + [f"P_{k}" for k in CUTS]
     + [f"recall_{k}" for k in CUTS]
     + [f"ndcg_cut_{k}" for k in CUTS]
