@@ -87,12 +87,14 @@ def _hypergeometric(s: Values, n: Values, r: Values, lo: Values, hi: Values,
         up = np.flatnonzero((j >= mode) & (j < hi))
         if up.size:
             ru, su, nu = r[up], s[up], n[up]
-            w[up, j + 1] = w[up, j] * ((ru - j) * (su - j) / ((j + 1.0) * (nu - ru - su + j + 1.0)))
+            ratio = (ru - j) * (su - j) / ((j + 1.0) * (nu - ru - su + j + 1.0))
+            w[up, j + 1] = w[up, j] * ratio
     for j in range(width - 1, 0, -1):  # downwards
         down = np.flatnonzero((j <= mode) & (j > lo))
         if down.size:
             rd, sd, nd = r[down], s[down], n[down]
-            w[down, j - 1] = w[down, j] * (j * (nd - rd - sd + j) / ((rd - j + 1.0) * (sd - j + 1.0)))
+            ratio = j * (nd - rd - sd + j) / ((rd - j + 1.0) * (sd - j + 1.0))
+            w[down, j - 1] = w[down, j] * ratio
     return w / w.sum(axis=1, keepdims=True)
 
 

@@ -18,9 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 from ..measures.grammar import Measure, parse_measure, parse_measures
 from . import backend as _backend
 from . import contributions as _metrics
+from . import found as _found
 from . import kernel as _kernel
 from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
-from . import found as _found
 from .options import DENOMINATORS
 from .validation import (
     check_choice,

@@ -584,8 +584,10 @@ def evaluate(
     in [0, threshold)), N those in the qrels; unjudged and negative-label documents are ignored
     (trec_eval's bpref; exact expectation under "average", see
     :mod:`rankmetrics.trec.judged`). Judged@k = documents with a qrels entry (any label) in
-    the top k / min(k, retrieved) (ir_measures' Judged@k; the whole list without k). Without a cutoff the whole retrieved list is
-    used (P and F then divide by the number retrieved). Under "average" every measure except
+    the top k / min(k, retrieved) (ir_measures' Judged@k; the whole list without k).
+    ``AP(denominator=found)@k`` divides by the relevant documents found in the top k
+    (torchmetrics). Without a cutoff the whole retrieved list is used (P and F then divide by
+    the number retrieved). Under "average" every measure except
     IPrec/11pt_avg is the exact expectation over tie orders; Rprec reads the expected count at
     rank R, which is exact too.
 
