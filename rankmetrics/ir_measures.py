@@ -12,7 +12,11 @@ default provider -- for every supported measure: nDCG gain is the relevance leve
 (``dcg="log2"``; ``dcg="exp-log2"`` uses 2**l - 1), ``IPrec`` reaches a recall level with
 trec_eval 9's rounding (what pytrec_eval ships), ``SetF(beta=x)`` weighs with trec_eval's
 ``set_F.x`` (x is beta squared in the textbook F-beta), ``judged_only=True`` drops unjudged
-documents from the run (trec_eval ``-J``; a negative qrels label counts as unjudged there). With
+documents from the run (trec_eval ``-J``, :func:`rankmetrics.trec.evaluate`'s ``judged_only``;
+a negative qrels label counts as unjudged there). ``Bpref`` is trec_eval's bpref; ``Judged@k``
+is ir_measures' own ``judged`` provider's (which breaks score ties by doc id *ascending*: under
+``ties="docno"`` ours follows trec_eval's descending order, so a tie group straddling k can
+differ; the default ``ties="average"`` is the exact mean over tied orders). With
 the default ``ties="average"`` every measure is the exact mean over all orderings of tied scores
 (McSherry & Najork 2008) instead of trec_eval's docno order.
 
@@ -107,6 +111,10 @@ def translate(measure: Any) -> tuple[str, str]:
     if name == "IPrec":
         level = p.get("recall", NOT_PROVIDED)
         return _with("IPrec", [_rel(measure), "rule=trec9"], f"@{level}"), "linear"
+    if name == "Bpref":
+        return _with("Bpref", [_rel(measure)], ""), "linear"
+    if name == "Judged":
+        return f"Judged{_cut(measure)}", "linear"
     if name == "SetF":
         beta = p.get("beta", NOT_PROVIDED)
         x = 1.0 if not _given(beta) else float(beta)
@@ -127,6 +135,8 @@ _SUPPORTED: list[Any] = [
     _m._SetF(rel=_AnyParam(), beta=_AnyParam(), judged_only=_AnyParam()),
     _m._NumRet(rel=_AnyParam()),
     _m._NumRel(rel=_AnyParam()),
+    _m._Bpref(rel=_AnyParam()),
+    _m._Judged(cutoff=_AnyParam()),
 ]
 _ORDER_ONLY: list[Any] = [_m._IPrec(recall=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam())]
 
@@ -148,22 +158,13 @@ class _Evaluator(Evaluator):
     def _iter_calc(self, run: Any) -> Iterator[Any]:
         frame = _irm.util.RunConverter(run).as_pd_dataframe()
         frame = frame.astype({"query_id": str, "doc_id": str})
-        judged_docs = None
+        if frame.empty:
+            return
         for (gain, judged), named in self._groups.items():
-            sub = frame
-            if judged:
-                if judged_docs is None:
-                    # trec_eval -J: a negative label marks a document outside the pool, i.e.
-                    # unjudged (trec_eval's RELVALUE_NONPOOL), so it is dropped too
-                    judged_rows = self._qrels[self._qrels["relevance"] >= 0]
-                    keys = judged_rows[["query_id", "doc_id"]].drop_duplicates()
-                    judged_docs = keys.assign(_judged=True)
-                sub = frame.merge(judged_docs, on=["query_id", "doc_id"], how="inner")
-                sub = sub.drop(columns="_judged")
-            if sub.empty:
-                continue
-            res = evaluate(self._qrels, sub, list(named), ties=self._ties, gain=gain,
-                           **self._options)
+            # judged_only: trec_eval -J (a negative label is unjudged too); a query left with
+            # nothing retrieved is still evaluated, as pytrec_eval does
+            res = evaluate(self._qrels, frame, list(named), ties=self._ties, gain=gain,
+                           judged_only=judged, **self._options)
             for text, measure in named.items():
                 column = res.per_query[text]
                 for qid, value in column.items():

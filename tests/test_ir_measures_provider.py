@@ -19,7 +19,7 @@ MEASURES = [
     "AP(rel=2)", "RR", "RR(rel=2)", "Rprec", "Rprec(rel=2)", "Success@10", "Success@1",
     "SetF(beta=0.5)", "SetF", "NumRet", "NumRel", "NumRelRet", "IPrec@0.3", "IPrec@0.0",
     "nDCG(judged_only=True)@10", "P(judged_only=True)@10", "AP(judged_only=True)",
-    "nDCG(gains={0:0,1:1,2:3})@10",
+    "nDCG(gains={0:0,1:1,2:3})@10", "Bpref", "Bpref(rel=2)",
 ]
 
 
@@ -74,6 +74,23 @@ def test_average_equals_the_rankmetrics_core(seed):
         core = evaluate(qrels, run, [text], gain=gain).per_query[text]
         for qid, value in core.items():
             assert got[(qid, str(m))] == pytest.approx(value, abs=1e-12)
+
+
+def test_judged_only_keeps_a_query_with_nothing_judged_and_judged_matches_ir_measures():
+    """A query whose retrieved documents are all unjudged: pytrec_eval (-J) still reports it
+    (num_ret 0), so the provider must too; Judged@k equals ir_measures' judged provider on
+    tie-free scores."""
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1, "n": -1}}
+    run = {"q1": {"a": 2.0, "x": 3.0, "b": 1.0}, "q2": {"n": 2.0, "y": 1.0}}
+    measures = [irm.parse_measure(m) for m in ("P(judged_only=True)@2", "AP(judged_only=True)")]
+    want = _per_query(irm.providers.registry["pytrec_eval"].evaluator(measures, qrels), run)
+    got = _per_query(provider(ties="docno").evaluator(measures, qrels), run)
+    assert ("q2", "P(judged_only=True)@2") in want
+    assert got == pytest.approx(want, abs=1e-12)
+    judged = [irm.Judged @ 1, irm.Judged @ 2, irm.Judged @ 10, irm.Judged]
+    want = _per_query(irm.providers.registry["judged"].evaluator(judged, qrels), run)
+    got = _per_query(provider().evaluator(judged, qrels), run)
+    assert got == pytest.approx(want, abs=1e-12)
 
 
 def test_tie_aware_differs_from_docno_where_ties_mix_relevance():
