@@ -463,7 +463,7 @@ _FACTORY_DOC = """
         no label >= threshold), for every metric. 1.0 is LightGBM's convention for ``ndcg``
         (an all-zero-label query scores 1); 0.0 is scikit-learn's; "skip" leaves such
         queries out of the mean.
-    denominator : {"relevant", "min_k_relevant"}, default "min_k_relevant"
+    denominator : {"relevant", "min_k_relevant", "found"}, default "min_k_relevant"
         Average-precision denominator (see :func:`rankmetrics.average_precision`).
         "min_k_relevant", min(k, R), is LightGBM's ``map@k`` (with ``empty=1.0``, its value
         for a query without relevant documents); "relevant" (R) is trec_eval's ``map_cut``.

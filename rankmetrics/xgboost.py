@@ -371,7 +371,7 @@ _FACTORY_DOC = """
         no label >= threshold). None is XGBoost's rules: 1.0 (its ``ndcg``/``map``), except
         precision, 0.0 (its ``pre``). A number or "skip" (leave such queries out of the mean)
         applies to every metric; 0.0 is XGBoost's ``ndcg-``/``map-``.
-    denominator : {"relevant", "min_k_relevant"}, default "min_k_relevant"
+    denominator : {"relevant", "min_k_relevant", "found"}, default "min_k_relevant"
         Average-precision denominator; ``min(k, R)`` is XGBoost's ``map@k``.
     precision_denominator : {"k", "min_k_size"}, default "min_k_size"
         Precision denominator; ``min(k, n_q)`` is XGBoost's ``pre@k``.
