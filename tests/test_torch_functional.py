@@ -312,7 +312,7 @@ def test_hypothesis_agreement(data, k, ties):
          r"empty must be one of 'skip', 'error'; got 'drop'"),
         (lambda: F.fbeta(torch.ones(2), torch.ones(2), beta=0), ValueError, r"beta must be > 0"),
         (lambda: F.average_precision(torch.ones(2), torch.ones(2), denominator="k"), ValueError,
-         r"denominator must be one of 'relevant', 'min_k_relevant'; got 'k'"),
+         r"denominator must be one of 'relevant', 'min_k_relevant', 'found'; got 'k'"),
         (lambda: F.ndcg(torch.ones(2), torch.ones(2), torch.tensor([0.0, 1.0])), TypeError,
          r"indexes must be an integer tensor \(e.g. torch.long\); got torch.float32"),
         (lambda: F.ndcg(torch.ones(2), torch.ones(2), torch.tensor([0, 1, 1])), ValueError,
