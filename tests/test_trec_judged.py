@@ -381,3 +381,17 @@ def test_peer_vectors_of_judged_only(shared_data, tmp_path):
                    judged_only=True)
     assert res.per_query["P@4"].to_dict() == pytest.approx(v["expected"]["per_query"],
                                                            abs=1e-12)
+
+
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_judged_flags_survive_the_shifted_labels_of_a_level_zero_gain(judged_only):
+    """A gain with g(0) != 0 makes evaluate shift every judged label by one before the join:
+    judged/unjudged/negative must still be told apart the same way."""
+    for seed in range(4):
+        qrels, run = random_case(seed)
+        plain = evaluate(qrels, run, ["Bpref", "Judged@3", "AP"], ties="docno",
+                         judged_only=judged_only).per_query
+        mixed = evaluate(qrels, run, ["Bpref", "Judged@3", "AP", "nDCG(gains={0: 1, 1: 4})"],
+                         ties="docno", judged_only=judged_only).per_query
+        np.testing.assert_allclose(mixed[plain.columns].to_numpy(), plain.to_numpy(), rtol=0,
+                                   atol=1e-12)
