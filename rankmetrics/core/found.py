@@ -21,6 +21,12 @@ in the first/last ``j`` of the ``s`` slots.
 The group statistics come from either kernel (:func:`group_at`: numpy buckets here, the compiled
 backend through :mod:`._numba_found`); the combination below is shared, so both backends give
 the same floating-point result.
+
+References
+----------
+McSherry & Najork (2008), Computing information retrieval performance measures efficiently in
+the presence of tied scores, ECIR, Sec. 2.4 (the AP terms of a tie group). torchmetrics
+``functional/retrieval/average_precision.py`` (the "found" denominator, 0 when none is found).
 """
 
 from __future__ import annotations

@@ -21,6 +21,12 @@ straddles a rank cutoff (``max_depth``, trec_eval's ``-M``) has only ``s`` of it
 inside: the document at slot ``p`` is relevant with probability ``r / n`` and then the judged
 non-relevant documents before it in the group are hypergeometric (``p - 1`` draws from the other
 ``n - 1``, ``m`` of them judged non-relevant), whose distribution is advanced slot by slot.
+
+References
+----------
+Buckley & Voorhees (2004), Retrieval evaluation with incomplete information, SIGIR (bpref).
+trec_eval 10.0 (NIST), ``m_bpref.c`` and ``form_res_rels.c`` (the caps, the negative label as
+"in the pool, unjudged", ``-J``). McSherry & Najork (2008), ECIR (exact tie averages).
 """
 
 from __future__ import annotations
