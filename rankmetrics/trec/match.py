@@ -100,18 +100,21 @@ def _duplicate_error(kind: str, src: Any, qid: str, docid: str, extra: str = "")
     return ValueError(f"{at}: {msg}")
 
 
-def _codes(enc: pa.DictionaryArray | pa.ChunkedArray) -> NDArray[np.int64]:
-    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
-    if not chunks:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks]
-                          ).astype(np.int64, copy=False)
+def _flat(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """One contiguous array: pyarrow's dictionary encoding of a chunked array gives every chunk
+    a copy of the dictionary seen so far (quadratic in the chunks of a large file)."""
+    if isinstance(col, pa.Array):
+        return col
+    if col.num_chunks == 1:
+        return col.chunk(0)
+    return col.combine_chunks() if col.num_chunks else pa.array([], col.type)
 
 
-def _encode(col: pa.ChunkedArray) -> tuple[NDArray[np.int64], pa.Array]:
+def _encode(col: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], pa.Array]:
     """Dictionary codes (int64) of every row and the dictionary (first-seen order)."""
-    enc = pc.dictionary_encode(col)
-    return _codes(enc), enc.chunks[-1].dictionary
+    enc = pc.dictionary_encode(_flat(col))
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return codes, enc.dictionary
 
 
 def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
@@ -199,11 +202,11 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         qs_docs = qs.docs.cast(pa.large_string())
     else:
         qs_docs = qs.docs
-    doc_enc = pc.dictionary_encode(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
-                                                    type=qs_docs.type))
-    codes = _codes(doc_enc)
-    n_docs = max(len(doc_enc.chunks[-1].dictionary) if doc_enc.num_chunks else 0, 1)
-    del doc_enc
+    # qrels first: codes below n_judged are the judged documents, the others cannot match
+    codes, dictionary = _encode(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
+                                                 type=qs_docs.type))
+    n_docs = max(len(dictionary), 1)
+    del dictionary
     n_q = len(qs.docs)
     cq, cr = codes[:n_q], codes[n_q:]
     # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
@@ -222,6 +225,7 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
             raise _duplicate_error("qrels", qs.src, uq[q_idx[i]].as_py(),
                                    qs.docs[i].as_py(), f" ({vals})")
         keep_q[rows] = False
+    cr_judged = cr <= (int(cq.max()) if n_q else -1)
     rows, _ = _repeated(kr, cr, n_docs)
     if rows.size:
         i = int(rows.min())
@@ -231,10 +235,16 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     kept = np.flatnonzero(keep_q)
     order_q = kept[np.argsort(kq[kept])]
     sorted_keys = kq[order_q]
-    pos = np.minimum(np.searchsorted(sorted_keys, kr), max(sorted_keys.size - 1, 0))
-    hit = np.flatnonzero(sorted_keys[pos] == kr) if sorted_keys.size else pos[:0]
+    # only run rows whose document occurs in the qrels are searched; hit: the run rows found,
+    # order_q[pos]: their qrels rows
+    cand = np.flatnonzero(cr_judged)
+    kc = kr[cand]
+    pos = np.minimum(np.searchsorted(sorted_keys, kc), max(sorted_keys.size - 1, 0))
+    found = sorted_keys[pos] == kc if sorted_keys.size else np.zeros(kc.size, dtype=bool)
+    hit, pos = cand[found], pos[found]
+    del cand, kc, found
     r_labels = np.zeros(kr.size)
-    r_labels[hit] = labels[order_q[pos[hit]]]
+    r_labels[hit] = labels[order_q[pos]]
     del kq, kr, pos, hit, sorted_keys, order_q, kept
     labels = labels[keep_q]
     q_idx = q_idx[keep_q]
