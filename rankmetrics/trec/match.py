@@ -65,17 +65,19 @@ def _array(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
     return arr if arr.type == pa.string() else arr.cast(pa.large_string())
 
 
-def prepare_qrels(src: Any) -> QrelsSide:
+def prepare_qrels(src: Any, threads: int | None = None) -> QrelsSide:
     """Read qrels (any accepted source)."""
-    tb = to_table(src, "qrels")
+    tb = to_table(src, "qrels", threads=threads)
     return QrelsSide(_array(tb.column("qid")), _array(tb.column("docid")),
                      tb.column("label").to_numpy(), src)
 
 
-def prepare(qrels: Any, run: Any, docno_order: bool) -> tuple[QrelsSide, RunSide]:
-    """Read both sides (qrels first, so that their errors are reported first)."""
-    qs = prepare_qrels(qrels)
-    tb = to_table(run, "run")
+def prepare(qrels: Any, run: Any, docno_order: bool, threads: int | None = None
+            ) -> tuple[QrelsSide, RunSide]:
+    """Read both sides (qrels first, so that their errors are reported first); ``threads=1``
+    keeps the readers on the calling thread."""
+    qs = prepare_qrels(qrels, threads)
+    tb = to_table(run, "run", threads=threads)
     rs = RunSide(_array(tb.column("qid")), _array(tb.column("docid")),
                  tb.column("score").to_numpy(), docno_order, run)
     return qs, rs
