@@ -119,6 +119,37 @@ def _encode(col: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], pa.Arra
     return codes, enc.dictionary
 
 
+#: about this many rows per dictionary encoding call: a hash table this small stays in the CPU
+#: cache (one table over every row of a large run is several times slower; --joins measures it)
+ENCODE_ROWS = 1 << 13
+
+
+def _doc_codes(docs: pa.ChunkedArray, query: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
+    """Codes of the document ids such that two rows of one query share a code iff their ids are
+    equal, and the number of codes.
+
+    The rows are grouped by query (a stable argsort of the query indices) and encoded by
+    pyarrow's hash dictionary encoding a batch of whole queries at a time; codes of different
+    batches are kept apart by offsets, so equal ids of different queries may get different
+    codes, which the (query, document) keys do not need.
+    """
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    order = np.argsort(query, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(query[order]) != 0])
+    at = np.minimum(np.searchsorted(starts, np.arange(0, n, ENCODE_ROWS)), starts.size - 1)
+    cuts = np.r_[np.unique(starts[at]), n]
+    grouped = _flat(docs).take(pa.array(order))
+    codes = np.empty(n, dtype=np.int64)
+    offset = 0
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        enc = pc.dictionary_encode(grouped.slice(a, b - a))
+        codes[order[a:b]] = enc.indices.to_numpy(zero_copy_only=False) + offset
+        offset += len(enc.dictionary)
+    return codes, offset
+
+
 def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(rows, first row with the same key) for every row whose key occurs more than once, the
@@ -204,11 +235,9 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         qs_docs = qs.docs.cast(pa.large_string())
     else:
         qs_docs = qs.docs
-    # qrels first: codes below n_judged are the judged documents, the others cannot match
-    codes, dictionary = _encode(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
-                                                 type=qs_docs.type))
-    n_docs = max(len(dictionary), 1)
-    del dictionary
+    codes, n_docs = _doc_codes(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
+                                                type=qs_docs.type), np.concatenate([q_idx, r_idx]))
+    n_docs = max(n_docs, 1)
     n_q = len(qs.docs)
     cq, cr = codes[:n_q], codes[n_q:]
     # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
@@ -227,7 +256,10 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
             raise _duplicate_error("qrels", qs.src, uq[q_idx[i]].as_py(),
                                    qs.docs[i].as_py(), f" ({vals})")
         keep_q[rows] = False
-    cr_judged = cr <= (int(cq.max()) if n_q else -1)
+    in_qrels = np.zeros(n_docs, dtype=bool)
+    in_qrels[cq] = True
+    cr_judged = in_qrels[cr]
+    del in_qrels
     rows, _ = _repeated(kr, cr, n_docs)
     if rows.size:
         i = int(rows.min())
