@@ -29,12 +29,15 @@ measure that ``rankmetrics.measures.registry.BY_NAME`` does not know yet is skip
 Thread settings (``--threads``): "1" pins pyarrow (``set_cpu_count(1)``,
 ``set_io_thread_count(1)``), numba (``set_num_threads(1)``) and rankmetrics
 (``threads=1``) to one thread -- pytrec_eval runs on one thread anyway; "default" leaves every
-library its own default; "both" (default) runs both settings.
+library its own default; "both" (default) runs both settings. (None of these tools uses OpenMP
+or BLAS threads for this work.)
 
 The tools run in ``--repeat`` interleaved rounds (the order rotated every round), so changes of
-the machine's load hit all of them alike; each table shows medians, min and max, and the
-speed-up is the median of the per-round ratios (min-max). The load average (``os.getloadavg``)
-is printed before and after every table. The means of rankmetrics (ties="docno") are checked
+the machine's load hit all of them alike; each table shows medians, min and max, and "time /
+ours" is the median (min-max) of the per-round ratios of a tool's time to rankmetrics' with
+ties="docno" (3.0: rankmetrics is 3x faster). Every tool is called once, untimed, before the
+rounds (imports, numba compiles and caches; those times are printed). The load average
+(``os.getloadavg``, 1 minute) is printed before and after every table. The means of rankmetrics (ties="docno") are checked
 against pytrec_eval and ir_measures (to 1e-9); ranx's, which break ties in their own order, are
 only compared. ``--joins`` also times the run x qrels join alone against a pandas merge and
 pyarrow's ``Table.join``. ``--quick`` is a tiny smoke run (20 x 100 lines, 3 rounds, no ranx).
