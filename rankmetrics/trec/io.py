@@ -178,14 +178,17 @@ def iter_chunks(p: Path, comp: str | None, size: int | None = None) -> Iterator[
                     first = False
                     if block.startswith(_BOM):
                         block = block[len(_BOM):]
-                data = rest + block if rest else block
-                cut = data.rfind(b"\n") + 1
+                cut = block.rfind(b"\n") + 1
                 if cut == 0:  # no line end yet: keep reading
-                    rest = data
+                    rest += block
                     continue
-                rest = data[cut:]
-                out = data[:cut] if rest else data
-                del data, block
+                # one copy of the block at most: the carried-over start plus its whole lines
+                if cut == len(block):
+                    out = b"".join((rest, block)) if rest else block
+                else:
+                    out = b"".join((rest, memoryview(block)[:cut]))
+                rest = block[cut:]
+                del block
                 yield out, line
                 # numpy counts a block's line ends about 5x faster than bytes.count
                 line += int(np.count_nonzero(np.frombuffer(out, np.uint8) == 10))
