@@ -37,10 +37,12 @@ the machine's load hit all of them alike; each table shows medians, min and max,
 ours" is the median (min-max) of the per-round ratios of a tool's time to rankmetrics' with
 ties="docno" (3.0: rankmetrics is 3x faster). Every tool is called once, untimed, before the
 rounds (imports, numba compiles and caches; those times are printed). The load average
-(``os.getloadavg``, 1 minute) is printed before and after every table. The means of rankmetrics (ties="docno") are checked
-against pytrec_eval and ir_measures (to 1e-9); ranx's, which break ties in their own order, are
-only compared. ``--joins`` also times the run x qrels join alone against a pandas merge and
-pyarrow's ``Table.join``. ``--quick`` is a tiny smoke run (20 x 100 lines, 3 rounds, no ranx).
+(``os.getloadavg``, 1 minute) is printed before and after every table. The means of
+rankmetrics (ties="docno") are checked against pytrec_eval and ir_measures (to 1e-9); ranx's,
+which break ties in their own order, are only compared. ``--joins`` also times the run x qrels
+join alone against a pandas merge and pyarrow's ``Table.join``; ``--phases`` splits the time
+of rankmetrics (read qrels, read run, join, measures) and of pytrec_eval (read, evaluate).
+``--quick`` is a tiny smoke run (20 x 100 lines, 3 rounds, no ranx).
 """
 
 from __future__ import annotations
@@ -258,10 +260,10 @@ def report(title: str, tools: list[tuple[str, Any]], times: dict[str, np.ndarray
 
 
 def join_candidates(qrels: Path, run: Path) -> list[tuple[str, Callable[[], Any]]]:
-    """The run x qrels join (labels of the retrieved documents, duplicate checks) three ways,
-    from the same arrow tables: rankmetrics' ``match`` and the library joins it replaced."""
-    import pandas as pd
-
+    """The run x qrels join (labels of the retrieved documents, duplicate checks) four ways, from
+    the same arrow tables: rankmetrics' ``match`` (document ids dictionary-encoded a batch of
+    queries at a time), the same with one dictionary over every row, and the library joins it
+    replaced."""
     from rankmetrics.trec import io as trec_io
     from rankmetrics.trec import match as trec_match
 
@@ -270,6 +272,14 @@ def join_candidates(qrels: Path, run: Path) -> list[tuple[str, Callable[[], Any]
 
     def ours_join() -> Any:
         return trec_match.match(qs, rs, complete=False).run_labels
+
+    def one_table() -> Any:  # the same join, with one hash table over every document id
+        batch = trec_match.ENCODE_ROWS
+        trec_match.ENCODE_ROWS = 1 << 62
+        try:
+            return trec_match.match(qs, rs, complete=False).run_labels
+        finally:
+            trec_match.ENCODE_ROWS = batch
 
     def pandas_merge() -> Any:
         rf, qf = r_tb.to_pandas(), q_tb.to_pandas()
@@ -297,9 +307,10 @@ def join_candidates(qrels: Path, run: Path) -> list[tuple[str, Callable[[], Any]
         return labels
 
     want = np.sort(ours_join())
-    for fn in (pandas_merge, arrow_join):
+    for fn in (one_table, pandas_merge, arrow_join):
         assert np.array_equal(np.sort(fn()), want)
     return [("rankmetrics match (dictionary codes + numpy)", ours_join),
+            ("  the same, one dictionary over all rows", one_table),
             ("pandas merge (+ duplicate checks)", pandas_merge),
             ("pyarrow Table.join (+ group_by checks)", arrow_join)]
 
@@ -322,6 +333,56 @@ def time_joins(qrels: Path, run: Path, repeat: int) -> None:
               f"{ts.max() * 1000:.0f}; x ours {np.median(ts / base):.2f})")
 
 
+def time_phases(qrels: Path, run: Path, repeat: int, threads: int | None) -> None:
+    """Where the time of ``evaluate`` goes (ties="docno"), next to pytrec_eval's two phases."""
+    import importlib
+
+    import pytrec_eval
+
+    from rankmetrics.measures.grammar import parse_measures
+    from rankmetrics.trec import match as trec_match
+
+    compute = importlib.import_module("rankmetrics.trec.compute").compute
+    measures = parse_measures(COMMON)
+    ours_t: dict[str, list[float]] = {k: [] for k in ("read qrels", "read run", "join",
+                                                       "measures")}
+    peer_t: dict[str, list[float]] = {"read (parse_qrel, parse_run)": [], "evaluate": []}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        qs = trec_match.prepare_qrels(qrels, threads)
+        t1 = time.perf_counter()
+        tb = trec_match.to_table(run, "run", threads=threads)  # what prepare() does
+        rs = trec_match.RunSide(trec_match._array(tb.column("qid")),
+                                trec_match._array(tb.column("docid")),
+                                tb.column("score").to_numpy(), True, run)
+        del tb
+        t2 = time.perf_counter()
+        m = trec_match.match(qs, rs, complete=False)
+        del qs, rs
+        t3 = time.perf_counter()
+        compute(measures, m, ties="docno", gain="linear", discount="log", log_base=2.0,
+                threshold=1.0, max_depth=None, beta=1.0, threads=threads or 1)
+        t4 = time.perf_counter()
+        for k, v in zip(ours_t, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
+            ours_t[k].append(v)
+        t0 = time.perf_counter()
+        with qrels.open() as f:
+            qd = pytrec_eval.parse_qrel(f)
+        with run.open() as f:
+            rd = pytrec_eval.parse_run(f)
+        t1 = time.perf_counter()
+        pytrec_eval.RelevanceEvaluator(qd, {NAMES[m][1] for m in COMMON}).evaluate(rd)
+        t2 = time.perf_counter()
+        peer_t["read (parse_qrel, parse_run)"].append(t1 - t0)
+        peer_t["evaluate"].append(t2 - t1)
+    print(f"\nphases, {repeat} rounds (pyarrow threads {pa.cpu_count()}, load average "
+          f"{os.getloadavg()[0]:.2f}); medians in s:")
+    for who, table in (("rankmetrics ties=docno", ours_t), ("pytrec_eval", peer_t)):
+        total = sum(float(np.median(v)) for v in table.values())
+        print(f"  {who}: " + ", ".join(f"{k} {np.median(v):.3f}" for k, v in table.items())
+              + f"; sum {total:.3f}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--topics", type=int, default=1000)
@@ -332,6 +393,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-ranx", action="store_true", help="leave ranx out")
     ap.add_argument("--joins", action="store_true",
                     help="also time the run x qrels join against pandas merge and pyarrow join")
+    ap.add_argument("--phases", action="store_true",
+                    help="also time rankmetrics' phases (read, join, measures) and pytrec_eval's")
     ap.add_argument("--quick", action="store_true", help="tiny smoke run (no ranx)")
     ap.add_argument("--dir", default=None, help="folder for the TREC files (default: temp)")
     args = ap.parse_args(argv)
@@ -410,6 +473,9 @@ def main(argv: list[str] | None = None) -> None:
                 report(f"{title}, {label}: {args.repeat} interleaved rounds, end to end "
                        "(read both files + evaluate)", tools, times, means, measures,
                        (load0, os.getloadavg()[0]))
+        if args.phases:
+            for mode in modes:
+                time_phases(qrels, run, args.repeat, set_threads(mode, defaults))
         if args.joins:
             for mode in modes:
                 set_threads(mode, defaults)

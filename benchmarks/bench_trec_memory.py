@@ -17,10 +17,9 @@ scores with 6 decimals) in four layouts, each reaching a different reader path o
 Each case runs in a fresh process that resets the kernel's peak-RSS mark
 (``/proc/self/clear_refs``) after its imports, reads the file with ``rankmetrics.trec.read_run``'s
 table reader (``rankmetrics.trec.io.read_file``) and prints the peak resident memory above the
-baseline, as a multiple of the file size and of the parsed columns (the arrow table's bytes) and in bytes
-per run line. With
-``--evaluate`` it also times ``rankmetrics.trec.evaluate`` (nDCG@10, AP) against qrels of every
-tenth document. Linux only (``/proc``).
+baseline, as a multiple of the file size and of the parsed columns (the arrow table's bytes)
+and in bytes per run line. With ``--evaluate`` it also times ``rankmetrics.trec.evaluate``
+(nDCG@10, AP) against qrels of every tenth document. Linux only (``/proc``).
 """
 
 from __future__ import annotations
