@@ -252,9 +252,11 @@ def report(title: str, tools: list[tuple[str, Any]], times: dict[str, np.ndarray
     for name, _ in tools:
         if name.startswith(("pytrec_eval", "ir_measures", "ranx")):
             common = [m for m in measures if m in means[name] and m in means[base]]
-            worst = max(abs(means[name][m] - means[base][m]) for m in common)
-            agree = ("agree" if worst < 1e-9 else "DISAGREE") if not name.startswith("ranx") \
-                else "ranx orders tied scores its own way"
+            diff = {m: abs(means[name][m] - means[base][m]) for m in common}
+            worst = max(diff.values())
+            agree = ("agree" if worst < 1e-9 else "DISAGREE: " + ", ".join(
+                f"{m} {d:.1e}" for m, d in diff.items() if d >= 1e-9)) \
+                if not name.startswith("ranx") else "ranx orders tied scores its own way"
             print(f"  {base} vs {name.split(' ')[0]}: max |mean diff| {worst:.1e} over "
                   f"{', '.join(common)} ({agree})")
 
