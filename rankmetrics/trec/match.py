@@ -1,10 +1,12 @@
 """Match a run against qrels: query codes, labels of retrieved documents, trec_eval order.
 
-Query ids and document ids become integer codes through pyarrow's hash dictionary encoding
-(document ids of qrels and run encoded together, so equal ids share a code); a (query, document)
-pair is then the int64 ``query * n_docs + doc``, and numpy sorts and binary searches those keys
-to find duplicates and the qrels row of every retrieved document. Only documents whose code
-occurs more than once are sorted for the duplicate checks.
+Query ids and document ids become integer codes through pyarrow's hash dictionary encoding.
+Document ids of qrels and run are encoded together, grouped by query and a batch of whole
+queries (about :data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU
+cache; equal ids of one query share a code. A (query, document) pair is then the int64
+``query * n_codes + code``, and numpy sorts and binary searches those keys to find duplicates
+and the qrels row of every retrieved document whose id the qrels hold. Only documents whose
+code occurs more than once are sorted for the duplicate checks.
 """
 
 from __future__ import annotations
