@@ -17,9 +17,9 @@ scores with 6 decimals) in four layouts, each reaching a different reader path o
 Each case runs in a fresh process that resets the kernel's peak-RSS mark
 (``/proc/self/clear_refs``) after its imports, reads the file with ``rankmetrics.trec.read_run``'s
 table reader (``rankmetrics.trec.io.read_file``) and prints the peak resident memory above the
-baseline, as a multiple of the file size and of the parsed columns (the arrow table's bytes). With
-``--evaluate`` it also times ``rankmetrics.trec.evaluate`` (nDCG@10, AP) against qrels of every
-tenth document. Linux only (``/proc``).
+baseline, as a multiple of the file size and of the parsed columns (the arrow table's bytes)
+and in bytes per run line. With ``--evaluate`` it also times ``rankmetrics.trec.evaluate``
+(nDCG@10, AP) against qrels of every tenth document. Linux only (``/proc``).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         folder = Path(tmp)
         print(f"{'layout':<10}{'file MB':>9}{'lines':>12}{'columns MB':>12}{'peak MB':>10}"
-              f"{'x file':>8}{'x columns':>11}{'seconds':>9}")
+              f"{'x file':>8}{'x columns':>11}{'B/line':>8}{'seconds':>9}")
         env = dict(os.environ)
         for layout in args.paths.split(","):
             run = folder / f"{layout}.run"
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
                 peak, cols, secs = out.stdout.split()
                 p, c = int(peak), int(cols)
                 print(f"{label:<10}{size / 1e6:>9.0f}{n:>12,}{c / 1e6:>12.0f}{p / 1e6:>10.0f}"
-                      f"{p / size:>8.2f}{p / c:>11.2f}{float(secs):>9.1f}", flush=True)
+                      f"{p / size:>8.2f}{p / c:>11.2f}{p / n:>8.0f}{float(secs):>9.1f}", flush=True)
             run.unlink()
         print(f"load average at the end {os.getloadavg()[0]:.2f}")
     t = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())

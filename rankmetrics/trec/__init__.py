@@ -413,6 +413,19 @@ class EvalResult:
         return json.dumps(out, indent=2)
 
 
+def _check_threads(threads: Any) -> int:
+    """The thread count of :func:`evaluate`: ``threads``, or pyarrow's CPU count for None."""
+    if threads is None:
+        import pyarrow as pa
+
+        return max(int(pa.cpu_count()), 1)
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
+        raise TypeError(f"threads must be a positive int or None; got {threads!r}")
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1 (None: pyarrow.cpu_count()); got {threads!r}")
+    return int(threads)
+
+
 def _check_options(ties: Any, threshold: Any, max_depth: Any, beta: Any, empty: Any,
                    gain: Any, discount: Any, log_base: Any, complete: Any) -> None:
     if not isinstance(ties, str) or ties not in TIES:
@@ -485,6 +498,7 @@ def evaluate(
     empty: float | str = 0.0,
     progress: bool | None = False,
     judged_only: bool = False,
+    threads: int | None = None,
 ) -> EvalResult:
     """Evaluate a run against qrels, per query and on average.
 
@@ -550,6 +564,12 @@ def evaluate(
         the ideal are unchanged. With ``max_depth`` the run is cut at ``max_depth`` first, as in
         trec_eval; that cut depends on the order of tied scores, so it needs ``ties="docno"``
         or ``"stable"``.
+    threads : int >= 1, optional
+        Threads of the evaluation: pyarrow's file readers and the kernel sums of large runs
+        (one thread per group of measures sharing a values array). None (default) takes
+        ``pyarrow.cpu_count()``, so ``pyarrow.set_cpu_count(1)`` makes the whole evaluation run
+        on the calling thread; 1 does so whatever pyarrow's setting. The numbers do not depend
+        on it.
 
     Returns
     -------
@@ -622,6 +642,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
     _check_options(ties, threshold, max_depth, beta, empty, gain, discount, log_base, complete)
     if not isinstance(judged_only, bool):
         raise TypeError(f"judged_only must be True or False; got {judged_only!r}")
+    n_threads = _check_threads(threads)
     for m in measures:
         if m.empty is not None:
             check_empty(m.empty)
@@ -648,7 +669,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
     empties: dict[str, np.ndarray] = {}
     try:
         for t, group in by_ties.items():
-            q_side, r_side = _match.prepare(qrels, run, t == "docno")
+            q_side, r_side = _match.prepare(qrels, run, t == "docno", n_threads)
             step("read")
             group, thr = _judged_gains(q_side, group, gain, float(threshold))
             matched = _match.match(q_side, r_side, complete=complete)
@@ -664,7 +685,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
             vals, emp = compute(
                 group, matched, ties=t, gain=gain, discount=discount,
                 log_base=float(log_base), threshold=thr, max_depth=max_depth,
-                beta=float(beta),
+                beta=float(beta), threads=n_threads,
             )
             values.update(vals)
             empties.update(emp)

@@ -32,7 +32,7 @@ from .match import Matched
 
 Values = NDArray[np.float64]
 Cut = int | None
-#: evaluations with at least this many retrieved rows compute their kernel sums in two threads
+#: evaluations with at least this many retrieved rows may compute their kernel sums in threads
 PARALLEL_ROWS = 200_000
 
 
@@ -198,16 +198,17 @@ class _Evaluation:
         return groups
 
     def warm(self, measures: Sequence[Measure], gain: GainLike, discount: DiscountLike,
-             log_base: float, threshold: float) -> None:
-        """Compute the kernel sums of large evaluations in two threads (numpy releases the
-        GIL); the measures then read them from the cache."""
-        if self.core is None or self.core.plan.n_rows < PARALLEL_ROWS:
+             log_base: float, threshold: float, threads: int) -> None:
+        """Compute the kernel sums of large evaluations in up to ``threads`` threads (the
+        kernels release the GIL), one per values array; the measures then read them from the
+        cache. Nothing happens with one thread."""
+        if threads < 2 or self.core is None or self.core.plan.n_rows < PARALLEL_ROWS:
             return
         groups = self._requests(measures, gain, discount, log_base, threshold)
         if len(groups) < 2:
             return
         core = self.core
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        with ThreadPoolExecutor(max_workers=min(threads, len(groups))) as pool:
             jobs = [pool.submit(core.sums, kind, values, vkey, cuts, disc, dkey)
                     for kind, values, cuts, disc, vkey, dkey in groups.values()]
             for job in jobs:
@@ -326,11 +327,13 @@ def compute(
     threshold: float,
     max_depth: Cut,
     beta: float,
+    threads: int = 1,
 ) -> tuple[dict[str, Values], dict[str, NDArray[np.bool_]]]:
     """Raw per-query values of every measure and, per measure, the mask of *empty* queries
-    (no relevant document; for nDCG/nCG an ideal gain of 0 up to the cutoff)."""
+    (no relevant document; for nDCG/nCG an ideal gain of 0 up to the cutoff). With
+    ``threads`` > 1 the kernel sums of large evaluations run in that many threads."""
     ev = _Evaluation(matched, measures, ties, max_depth)
-    ev.warm(measures, gain, discount, log_base, threshold)
+    ev.warm(measures, gain, discount, log_base, threshold, threads)
     values: dict[str, Values] = {}
     empty: dict[str, NDArray[np.bool_]] = {}
     never = np.zeros(ev.n, dtype=bool)

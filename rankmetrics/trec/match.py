@@ -1,10 +1,12 @@
 """Match a run against qrels: query codes, labels of retrieved documents, trec_eval order.
 
-Query ids and document ids become integer codes through pyarrow's hash dictionary encoding
-(document ids of qrels and run encoded together, so equal ids share a code); a (query, document)
-pair is then the int64 ``query * n_docs + doc``, and numpy sorts and binary searches those keys
-to find duplicates and the qrels row of every retrieved document. Only documents whose code
-occurs more than once are sorted for the duplicate checks.
+Query ids and document ids become integer codes through pyarrow's hash dictionary encoding.
+Document ids of qrels and run are encoded together, grouped by query and a batch of whole
+queries (about :data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU
+cache; equal ids of one query share a code. A (query, document) pair is then the int64
+``query * n_codes + code``, and numpy sorts and binary searches those keys to find duplicates
+and the qrels row of every retrieved document whose id the qrels hold. Only documents whose
+code occurs more than once are sorted for the duplicate checks.
 """
 
 from __future__ import annotations
@@ -74,17 +76,19 @@ def _array(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
     return arr if arr.type == pa.string() else arr.cast(pa.large_string())
 
 
-def prepare_qrels(src: Any) -> QrelsSide:
+def prepare_qrels(src: Any, threads: int | None = None) -> QrelsSide:
     """Read qrels (any accepted source)."""
-    tb = to_table(src, "qrels")
+    tb = to_table(src, "qrels", threads=threads)
     return QrelsSide(_array(tb.column("qid")), _array(tb.column("docid")),
                      tb.column("label").to_numpy(), src)
 
 
-def prepare(qrels: Any, run: Any, docno_order: bool) -> tuple[QrelsSide, RunSide]:
-    """Read both sides (qrels first, so that their errors are reported first)."""
-    qs = prepare_qrels(qrels)
-    tb = to_table(run, "run")
+def prepare(qrels: Any, run: Any, docno_order: bool, threads: int | None = None
+            ) -> tuple[QrelsSide, RunSide]:
+    """Read both sides (qrels first, so that their errors are reported first); ``threads=1``
+    keeps the readers on the calling thread."""
+    qs = prepare_qrels(qrels, threads)
+    tb = to_table(run, "run", threads=threads)
     rs = RunSide(_array(tb.column("qid")), _array(tb.column("docid")),
                  tb.column("score").to_numpy(), docno_order, run)
     return qs, rs
@@ -109,18 +113,52 @@ def _duplicate_error(kind: str, src: Any, qid: str, docid: str, extra: str = "")
     return ValueError(f"{at}: {msg}")
 
 
-def _codes(enc: pa.DictionaryArray | pa.ChunkedArray) -> NDArray[np.int64]:
-    chunks = enc.chunks if isinstance(enc, pa.ChunkedArray) else [enc]
-    if not chunks:
-        return np.zeros(0, dtype=np.int64)
-    return np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunks]
-                          ).astype(np.int64, copy=False)
+def _flat(col: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """One contiguous array: pyarrow's dictionary encoding of a chunked array gives every chunk
+    a copy of the dictionary seen so far (quadratic in the chunks of a large file)."""
+    if isinstance(col, pa.Array):
+        return col
+    if col.num_chunks == 1:
+        return col.chunk(0)
+    return col.combine_chunks() if col.num_chunks else pa.array([], col.type)
 
 
-def _encode(col: pa.ChunkedArray) -> tuple[NDArray[np.int64], pa.Array]:
+def _encode(col: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], pa.Array]:
     """Dictionary codes (int64) of every row and the dictionary (first-seen order)."""
-    enc = pc.dictionary_encode(col)
-    return _codes(enc), enc.chunks[-1].dictionary
+    enc = pc.dictionary_encode(_flat(col))
+    codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    return codes, enc.dictionary
+
+
+#: about this many rows per dictionary encoding call: a hash table this small stays in the CPU
+#: cache (one table over every row of a large run is several times slower; --joins measures it)
+ENCODE_ROWS = 1 << 13
+
+
+def _doc_codes(docs: pa.ChunkedArray, query: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
+    """Codes of the document ids such that two rows of one query share a code iff their ids are
+    equal, and the number of codes.
+
+    The rows are grouped by query (a stable argsort of the query indices) and encoded by
+    pyarrow's hash dictionary encoding a batch of whole queries at a time; codes of different
+    batches are kept apart by offsets, so equal ids of different queries may get different
+    codes, which the (query, document) keys do not need.
+    """
+    n = len(query)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    order = np.argsort(query, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(query[order]) != 0])
+    at = np.minimum(np.searchsorted(starts, np.arange(0, n, ENCODE_ROWS)), starts.size - 1)
+    cuts = np.r_[np.unique(starts[at]), n]
+    grouped = _flat(docs).take(pa.array(order))
+    codes = np.empty(n, dtype=np.int64)
+    offset = 0
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+        enc = pc.dictionary_encode(grouped.slice(a, b - a))
+        codes[order[a:b]] = enc.indices.to_numpy(zero_copy_only=False) + offset
+        offset += len(enc.dictionary)
+    return codes, offset
 
 
 def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
@@ -208,11 +246,9 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         qs_docs = qs.docs.cast(pa.large_string())
     else:
         qs_docs = qs.docs
-    doc_enc = pc.dictionary_encode(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
-                                                    type=qs_docs.type))
-    codes = _codes(doc_enc)
-    n_docs = max(len(doc_enc.chunks[-1].dictionary) if doc_enc.num_chunks else 0, 1)
-    del doc_enc
+    codes, n_docs = _doc_codes(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
+                                                type=qs_docs.type), np.concatenate([q_idx, r_idx]))
+    n_docs = max(n_docs, 1)
     n_q = len(qs.docs)
     cq, cr = codes[:n_q], codes[n_q:]
     # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
@@ -231,6 +267,10 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
             raise _duplicate_error("qrels", qs.src, uq[q_idx[i]].as_py(),
                                    qs.docs[i].as_py(), f" ({vals})")
         keep_q[rows] = False
+    in_qrels = np.zeros(n_docs, dtype=bool)
+    in_qrels[cq] = True
+    cr_judged = in_qrels[cr]
+    del in_qrels
     rows, _ = _repeated(kr, cr, n_docs)
     if rows.size:
         i = int(rows.min())
@@ -240,15 +280,21 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     kept = np.flatnonzero(keep_q)
     order_q = kept[np.argsort(kq[kept])]
     sorted_keys = kq[order_q]
-    pos = np.minimum(np.searchsorted(sorted_keys, kr), max(sorted_keys.size - 1, 0))
-    hit = np.flatnonzero(sorted_keys[pos] == kr) if sorted_keys.size else pos[:0]
+    # only run rows whose document occurs in the qrels are searched; hit: the run rows found,
+    # order_q[pos]: their qrels rows
+    cand = np.flatnonzero(cr_judged)
+    kc = kr[cand]
+    pos = np.minimum(np.searchsorted(sorted_keys, kc), max(sorted_keys.size - 1, 0))
+    found = sorted_keys[pos] == kc if sorted_keys.size else np.zeros(kc.size, dtype=bool)
+    hit, pos = cand[found], pos[found]
+    del cand, kc, found
     r_labels = np.zeros(kr.size)
-    r_labels[hit] = labels[order_q[pos[hit]]]
+    r_labels[hit] = labels[order_q[pos]]
     r_in_qrels = np.zeros(kr.size, dtype=bool)
     r_in_qrels[hit] = True
     r_judged = np.zeros(kr.size, dtype=bool)
     q_judged = labels >= 0 if qs.judged is None else qs.judged
-    r_judged[hit] = q_judged[order_q[pos[hit]]]
+    r_judged[hit] = q_judged[order_q[pos]]
     del kq, kr, pos, hit, sorted_keys, order_q, kept
     labels = labels[keep_q]
     q_judged = q_judged[keep_q]

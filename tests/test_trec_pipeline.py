@@ -1,0 +1,129 @@
+"""The TREC pipeline's speed paths give the same numbers: threads, many read chunks, the join.
+
+``match`` joins run and qrels on integer (query, document) keys and searches only the run rows
+whose document the qrels hold; the reference here is a plain dict join. ``evaluate(...,
+threads=...)`` must not change a number, whether the kernel sums run in a pool or not, and a
+file read as many small blocks (many arrow chunks) gives the same join as one block, and so does
+encoding the document ids a query or a few at a time (``ENCODE_ROWS``). About 3 s.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rankmetrics.trec import evaluate, write_qrels, write_run
+from rankmetrics.trec import io as _trec_io
+from rankmetrics.trec import match as _trec_match
+
+_compute = importlib.import_module("rankmetrics.trec.compute")  # the module, not the function
+MEASURES = ["nDCG@10", "P@5", "AP", "RR", "R@20", "NumRelRet"]
+
+
+def collection(seed: int, n_q: int = 30, n_docs: int = 40):
+    """Nested dicts: documents shared across queries, many unjudged, judged ones not retrieved,
+    run queries without judgements, tied scores."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    pool = [f"clueweb09-en{int(i):04d}-00-{int(j):05d}" for i, j in
+            zip(rng.integers(0, 50, 200), rng.integers(0, 99999, 200), strict=True)]
+    pool = list(dict.fromkeys(pool))
+    for q in range(n_q):
+        docs = rng.choice(len(pool), n_docs, replace=False)
+        run[str(100 + q)] = {pool[d]: float(rng.integers(0, 8)) for d in docs}
+        if q % 7 != 3:  # some run queries have no judgements
+            judged = rng.choice(len(pool), 25, replace=False)
+            qrels[str(100 + q)] = {pool[d]: int(rng.integers(-1, 4)) for d in judged}
+    qrels["999"] = {pool[0]: 1}  # a qrels query the run misses
+    return qrels, run
+
+
+def shuffled(nested: dict[str, dict[str, float]], seed: int, kind: str) -> pd.DataFrame:
+    """The rows of a nested dict as a DataFrame in random order (queries interleaved)."""
+    rows = [(q, d, v) for q, inner in nested.items() for d, v in inner.items()]
+    order = np.random.default_rng(seed).permutation(len(rows))
+    value = "label" if kind == "qrels" else "score"
+    return pd.DataFrame([rows[i] for i in order], columns=["qid", "docid", value])
+
+
+@pytest.mark.parametrize("batch", [1, 37, 1 << 13])
+@pytest.mark.parametrize("seed", range(4))
+def test_match_labels_equal_a_dict_join(seed, batch, monkeypatch):
+    # batch: rows per dictionary encoding (1: a query at a time); rows in random order
+    monkeypatch.setattr(_trec_match, "ENCODE_ROWS", batch)
+    qrels, run = collection(seed)
+    qs, rs = _trec_match.prepare(shuffled(qrels, seed, "qrels"), shuffled(run, seed, "run"),
+                                 False)
+    m = _trec_match.match(qs, rs, complete=False)
+    qids = m.qids.tolist()
+    got_by_query: dict[str, list[float]] = {}
+    for qi, lab in zip(m.run_qidx.tolist(), m.run_labels.tolist(), strict=True):
+        got_by_query.setdefault(qids[qi], []).append(lab)
+    for q in qids:
+        expect = sorted(max(qrels[q].get(d, 0), 0) for d in run[q])
+        assert sorted(got_by_query[q]) == expect, q
+    assert set(qids) == {q for q in run if q in qrels}
+
+
+@pytest.mark.parametrize("ties", ["docno", "average"])
+def test_threads_and_chunks_do_not_change_numbers(tmp_path, monkeypatch, ties):
+    qrels, run = collection(11, n_q=60, n_docs=60)
+    qp, rp = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    write_qrels(qp, qrels)
+    write_run(rp, run)
+    want = evaluate(qrels, run, MEASURES, ties=ties).per_query
+    for threads in (None, 1, 2, 3):
+        got = evaluate(qp, rp, MEASURES, ties=ties, threads=threads).per_query
+        np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+        assert got.index.tolist() == want.index.tolist()
+    # every kernel sum in a pool, the run read in blocks of ~1 KB (hundreds of chunks), and
+    # the document ids encoded a few queries at a time
+    monkeypatch.setattr(_compute, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(_trec_match, "ENCODE_ROWS", 100)
+    monkeypatch.setattr(_trec_io, "CHUNK_BYTES", 1024)
+    assert _trec_io.read_file(rp, "run", threads=1).column("docid").num_chunks > 50
+    for threads in (1, 2):
+        got = evaluate(qp, rp, MEASURES, ties=ties, threads=threads).per_query
+        np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+
+
+def test_duplicates_are_still_found_across_chunks(tmp_path, monkeypatch):
+    qrels, run = collection(3)
+    rp = tmp_path / "run.txt"
+    write_run(rp, run)
+    q = next(iter(qrels))
+    d = next(iter(run[q]))
+    with rp.open("a") as f:  # the same document again, at the end of the file
+        f.write(f"{q} Q0 {d} 99 -5.0 x\n")
+    monkeypatch.setattr(_trec_io, "CHUNK_BYTES", 1024)
+    monkeypatch.setattr(_trec_match, "ENCODE_ROWS", 50)
+    with pytest.raises(ValueError, match=rf"run.txt, lines \d+, \d+: the run retrieves document "
+                                         rf"'{d}' twice for query '{q}'"):
+        evaluate(qrels, rp, ["AP"], threads=1)
+
+
+@pytest.mark.parametrize(("threads", "err"), [(0, ValueError), (-2, ValueError),
+                                              (1.5, TypeError), (True, TypeError),
+                                              ("2", TypeError)])
+def test_bad_threads(threads, err):
+    qrels, run = collection(0, n_q=3)
+    with pytest.raises(err, match="threads"):
+        evaluate(qrels, run, ["AP"], threads=threads)
+
+
+def test_qrels_repeats_with_small_batches(monkeypatch):
+    monkeypatch.setattr(_trec_match, "ENCODE_ROWS", 2)
+    qrels = pd.DataFrame({"qid": ["1", "2", "1", "2", "1"], "docid": ["a", "a", "b", "a", "a"],
+                          "label": [1, 2, 0, 2, 1]})
+    run = {"1": {"a": 1.0, "b": 0.5}, "2": {"a": 0.3, "c": 0.1}}
+    res = evaluate(qrels, run, ["NumRel", "NumRelRet", "P@2"], ties="docno")
+    # a judgement repeated with the same label counts once
+    assert res.per_query.to_dict("list") == {"NumRel": [1.0, 1.0], "NumRelRet": [1.0, 1.0],
+                                             "P@2": [0.5, 0.5]}
+    with pytest.raises(ValueError, match=r"judge document 'a' of query '1' twice with different "
+                                         r"labels \(\[1.0, 3.0\]\)"):
+        evaluate(qrels.assign(label=[1, 2, 0, 2, 3]), run, ["AP"])
