@@ -12,7 +12,12 @@ default provider -- for every supported measure: nDCG gain is the relevance leve
 (``dcg="log2"``; ``dcg="exp-log2"`` uses 2**l - 1), ``IPrec`` reaches a recall level with
 trec_eval 9's rounding (what pytrec_eval ships), ``SetF(beta=x)`` weighs with trec_eval's
 ``set_F.x`` (x is beta squared in the textbook F-beta), ``judged_only=True`` drops unjudged
-documents from the run (trec_eval ``-J``; a negative qrels label counts as unjudged there). With
+documents from the run (trec_eval ``-J``; a negative qrels label counts as unjudged there).
+``ERR@k`` is gdeval's (ir_measures' only ERR provider): stop probability (2**g - 1) / 2**4,
+negative labels 0, ties by document id descending, so ``ties="docno"`` reproduces it (gdeval
+prints 5 decimals). ``RBP`` without ``rel`` is graded with the label itself, as ir_measures'
+trectools provider computes it (which averages tied scores' discounts, like our default); with
+``rel`` it is binary (ir_measures' cwl_eval provider). With
 the default ``ties="average"`` every measure is the exact mean over all orderings of tied scores
 (McSherry & Najork 2008) instead of trec_eval's docno order.
 
@@ -107,6 +112,12 @@ def translate(measure: Any) -> tuple[str, str]:
     if name == "IPrec":
         level = p.get("recall", NOT_PROVIDED)
         return _with("IPrec", [_rel(measure), "rule=trec9"], f"@{level}"), "linear"
+    if name == "ERR":  # gdeval's ERR: max_grade 4 (our default)
+        return _with("ERR", [], _cut(measure)), "linear"
+    if name == "RBP":  # graded (the label) without rel, as trectools; binary with rel
+        pers = p.get("p", NOT_PROVIDED)
+        inner = [f"p={float(pers)!r}"] if _given(pers) else []
+        return _with("RBP", [*inner, _rel(measure)], _cut(measure)), "linear"
     if name == "SetF":
         beta = p.get("beta", NOT_PROVIDED)
         x = 1.0 if not _given(beta) else float(beta)
@@ -127,6 +138,8 @@ _SUPPORTED: list[Any] = [
     _m._SetF(rel=_AnyParam(), beta=_AnyParam(), judged_only=_AnyParam()),
     _m._NumRet(rel=_AnyParam()),
     _m._NumRel(rel=_AnyParam()),
+    _m._ERR(cutoff=_AnyParam()),
+    _m._RBP(cutoff=_AnyParam(), p=_AnyParam(), rel=_AnyParam()),
 ]
 _ORDER_ONLY: list[Any] = [_m._IPrec(recall=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam())]
 

@@ -683,6 +683,12 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
             g = apply_gain(trec_gain(spec, levels), levels)
             tables[m.name] = {0.0: 0.0, **{lv + 1.0: v for lv, v in
                                            zip(levels.tolist(), g.tolist(), strict=True)}}
+        elif m.kind == "err" or (m.kind == "rbp" and m.rel is None):
+            # graded ERR / RBP read the label (or its gains= table) itself
+            g = (apply_gain(trec_gain(dict(m.gains), levels), levels) if m.gains is not None
+                 else levels)
+            tables[m.name] = {0.0: 0.0, **{lv + 1.0: v for lv, v in
+                                           zip(levels.tolist(), g.tolist(), strict=True)}}
     if not any(t[1.0] != 0.0 for t in tables.values()):  # 1.0 is judged level 0 shifted
         return measures, threshold
     q_side.labels = np.where(labels >= 0, labels + 1.0, 0.0)

@@ -36,6 +36,8 @@ class Matched:
     run_labels: NDArray[np.float64]
     run_scores: NDArray[np.float64]
     run_qidx: NDArray[np.int64]
+    #: whether each retrieved document has a qrels line (any label, negative included)
+    run_judged: NDArray[np.bool_] | None = None
 
 
 @dataclass
@@ -235,6 +237,8 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     hit = np.flatnonzero(sorted_keys[pos] == kr) if sorted_keys.size else pos[:0]
     r_labels = np.zeros(kr.size)
     r_labels[hit] = labels[order_q[pos[hit]]]
+    r_judged = np.zeros(kr.size, dtype=bool)
+    r_judged[hit] = True
     del kq, kr, pos, hit, sorted_keys, order_q, kept
     labels = labels[keep_q]
     q_idx = q_idx[keep_q]
@@ -259,4 +263,5 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         run_labels=np.maximum(r_labels[order], 0.0),
         run_scores=scores[order],
         run_qidx=run_qidx[order],
+        run_judged=r_judged[order],
     )
