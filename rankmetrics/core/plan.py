@@ -838,6 +838,7 @@ class QueryPlan:
             opts: dict[Any, dict[str, Any]] = {}
             for i in idx:
                 m, base = specs[i]
+                key: tuple[Any, ...]
                 if base in ("err", "rbp"):
                     key = (base, m.max_grade, m.p, m.rel, m.gains,
                            repr(check_empty(empty if m.empty is None else m.empty)))

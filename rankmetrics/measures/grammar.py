@@ -272,7 +272,8 @@ def _unknown(name: str) -> ValueError:
     return ValueError(
         f"unknown measure {name!r}; use e.g. nDCG@10, nDCG, DCG@10, CG@10, nCG@10, P@5, "
         "R@100, F1@10, F(beta=2)@10, SetF(beta=0.5), AP, AP@100, RR, RR@10, Rprec, Success@10, "
-        "ERR@10, RBP, RBP(p=0.95), IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, or trec_eval names (ndcg_cut.10, P_5, "
+        "ERR@10, RBP, RBP(p=0.95), IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, or "
+        "trec_eval names (ndcg_cut.10, P_5, "
         f"map, recip_rank, recall_100, iprec_at_recall_0.10, ...){_suggest(name)}"
     )
 

@@ -501,6 +501,7 @@ def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str]
     measure_of: dict[Any, Any] = {}
     for i, p in enumerate(parsed):
         o = _effective(opt, p.over)
+        key: tuple[Any, ...]
         if p.base in ("err", "rbp"):
             m = p.over["_measure"]
             key = (p.base, p.ties, m.max_grade, m.p, m.rel, m.gains, repr(o.empty))

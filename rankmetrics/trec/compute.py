@@ -24,8 +24,8 @@ from numpy.typing import NDArray
 
 from ..core import contributions as _metrics
 from ..core import err as _err
-from ..core.kernel import padded
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key
+from ..core.kernel import padded
 from ..core.plan import QueryPlan
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
 from .match import Matched
