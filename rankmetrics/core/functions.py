@@ -478,11 +478,11 @@ def success(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None,
     Parameters
     ----------
     {inputs}
-        Labels are the grades g, in [0, max_grade].
     {k}
     max_grade : float > 0, default 4
-        g_max of the stop probability. 4 is gdeval's ``$MAX_JUDGMENT``, the evaluator behind
-        ir_measures' ``ERR@k`` (TREC Web track), so the default gives its number.
+        g_max of the stop probability; labels are the grades g, in [0, max_grade]. 4 is
+        gdeval's ``$MAX_JUDGMENT``, the evaluator behind ir_measures' ``ERR@k`` (TREC Web
+        track), so the default gives its number.
     ties : {{"average", "optimistic", "pessimistic", "stable"}}, default "average"
         "average": the exact mean over every ordering of tied scores: within a tie group the
         probability of stopping at its j-th position is ebar_(j-1) - ebar_j, the difference of
