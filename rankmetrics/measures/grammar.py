@@ -4,9 +4,10 @@ Accepted, case-insensitively (see ``docs/guide/measures.md``):
 
 * ir_measures style ``Name(param=value, ...)@cutoff``: ``nDCG@10``, ``P(rel=2)@5``,
   ``nDCG(gains={0: 0, 1: 1, 2: 3})@10``, ``R@100``, ``AP``, ``AP@100``, ``RR``, ``Rprec``,
-  ``Success@10``, ``SetF(beta=0.5)``, ``IPrec@0.2``; our parameters ``ties=``, ``gain=``,
-  ``discount=``, ``b=`` (log base), ``empty=``, ``denominator=`` override the call's options
-  for that measure;
+  ``Success@10``, ``SetF(beta=0.5)``, ``IPrec@0.2``, ``ERR@20``, ``ERR(max_grade=3)@10``,
+  ``RBP``, ``RBP(p=0.95, rel=2)@100``, ``RBP_residual`` (TREC layer); our parameters
+  ``ties=``, ``gain=``, ``discount=``, ``b=`` (log base), ``empty=``, ``denominator=``
+  override the call's options for that measure;
 * trec_eval names: ``ndcg_cut.10`` / ``ndcg_cut_10``, ``P.5`` / ``P_5``, ``recall_100``,
   ``map``, ``map_cut.100``, ``recip_rank``, ``success_10``, ``set_F``, ``iprec_at_recall_0.10``,
   ``11pt_avg``, ``num_rel_ret``; the family names ``iprec_at_recall``, ``ndcg_cut``, ``map_cut``,
@@ -161,7 +162,8 @@ class Measure:
 
     @property
     def higher_is_better(self) -> bool:
-        """Whether larger values are better (every measure here: True)."""
+        """Whether larger values are better (every measure but ``RBP_residual``, an
+        uncertainty)."""
         return REGISTRY[self.kind].higher_is_better
 
 
