@@ -98,6 +98,12 @@ def test_rbp_worked_example():
     assert rm.rbp([2, 0], [2, 1], p=0.5, threshold=1)[0] == pytest.approx(0.5, abs=1e-15)
 
 
+def test_err_large_grades_do_not_overflow():
+    # 2**1500 overflows float64; the stop probability 2**(g - g_max) - 2**-g_max does not
+    got = rm.err([1500, 2000, 0], [3.0, 2.0, 1.0], max_grade=2000)[0]
+    assert got == pytest.approx(2.0**-500 + (1 - 2.0**-500) / 2, abs=1e-15)
+
+
 def test_err_worked_example_by_hand():
     # grades 4, 0, 2 (gmax 4): R = 15/16, 0, 3/16: 15/16 + (1/16)(1)(3/16)/3
     want = 15 / 16 + (1 / 16) * (3 / 16) / 3

@@ -55,7 +55,9 @@ def stop_probabilities(labels: Values, max_grade: float) -> Values:
     Labels above ``max_grade`` are rejected by the caller; labels <= 0 stop with probability 0.
     """
     g = np.maximum(labels, 0.0)
-    return (np.exp2(g) - 1.0) / np.exp2(max_grade)
+    # 2**(g - g_max) - 2**-g_max: (2**g - 1) / 2**g_max (exact for integer grades <= 53)
+    # without overflowing 2**g for grades above 1023
+    return np.exp2(g - max_grade) - np.exp2(-max_grade)
 
 
 def _symmetric_means(q: Values, m: int) -> Values:

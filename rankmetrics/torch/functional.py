@@ -424,7 +424,7 @@ def _err_rbp_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff], o
             f"ERR: a grade {worst:g} exceeds max_grade={top:g} (the stop probability "
             "(2**g - 1) / 2**max_grade would exceed 1); pass max_grade >= the largest label"
         )
-    stop = (torch.exp2(values) - 1.0) / (2.0 ** top)
+    stop = torch.exp2(values - top) - 2.0 ** -top  # as rankmetrics.core.err
     cum = torch.cumsum(_kernel.err_contributions(ev, mode, stop), dim=1)
     return _finish(ev, ev.at(cum, ks), none[None, :].expand(len(ks), -1), opt.empty, "ERR")
 
