@@ -464,3 +464,54 @@ def test_cli_computes_err_rbp_and_the_residual(tmp_path):
     assert all(0.0 <= v <= 1.0 for v in want["RBP_residual(p=0.9)@10"])
     assert math.isfinite(want["ERR@20"].mean())
     assert sys.modules["rankmetrics"] is rm
+
+
+@SETTINGS
+@given(data=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 4), st.integers(0, 3)),
+                     min_size=1, max_size=40),
+       ks=st.lists(st.one_of(st.none(), st.integers(1, 12)), min_size=1, max_size=3,
+                   unique=True),
+       ties=st.sampled_from(TIES))
+def test_err_kernels_agree_property(data, ks, ties):
+    """numpy vs numba ERR on random queries (interleaved ids, ties, several cutoffs at once):
+    bit for bit except under tie averaging (see test_err_and_rbp_numba_equal_numpy)."""
+    require("numba")
+    from rankmetrics.core.err import err_at_cutoffs, stop_probabilities
+    from rankmetrics.core.kernel import padded
+
+    y = np.array([a for a, _, _ in data], dtype=float)
+    s = np.array([b for _, b, _ in data], dtype=float)
+    q = np.array([c for _, _, c in data])
+    depth = None if None in ks else max(ks)
+    got = {}
+    for backend in ("numpy", "numba"):
+        with _backend(backend):
+            plan = QueryPlan(y, q)
+            stop = padded(stop_probabilities(plan.labels, 5.0), 0.0)
+            got[backend] = err_at_cutoffs(plan.rank(s, depth=depth, ties=ties),
+                                          plan.n_queries, stop, ties, ks)
+    if ties == "average":
+        np.testing.assert_allclose(got["numba"], got["numpy"], rtol=4 * 40 * EPS, atol=0)
+    else:
+        np.testing.assert_array_equal(got["numba"], got["numpy"])
+
+
+def test_xgboost_and_lightgbm_adapters_equal_the_core():
+    xgb = require("xgboost")
+    require("lightgbm")
+    from rankmetrics.lightgbm import make_eval_metric
+    from rankmetrics.xgboost import make_custom_metric
+
+    y, s, q = _workload(2, "many_small")
+    order = np.argsort(q, kind="stable")
+    y, s, q = y[order], s[order], q[order]
+    d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=q)
+    out = dict(make_custom_metric(["ERR@5", "RBP(p=0.9)"], bounds=True)(s, d))
+    assert out["ERR@5"] == pytest.approx(rm.err_score(y, s, q, k=5, empty=1.0), abs=1e-15)
+    assert out["RBP(p=0.9)"] == pytest.approx(rm.rbp_score(y, s, q, p=0.9, empty=1.0),
+                                              abs=1e-15)
+    assert out["ERR@5_pessimistic"] <= out["ERR@5"] <= out["ERR@5_optimistic"]
+    means = make_eval_metric(["ERR@5", "RBP"], empty=0.0)(y, s, None, np.bincount(q))
+    assert [(n, hib) for n, _, hib in means] == [("ERR@5", True), ("RBP", True)]
+    assert means[0][1] == pytest.approx(rm.err_score(y, s, q, k=5), abs=1e-15)
+    assert means[1][1] == pytest.approx(rm.rbp_score(y, s, q), abs=1e-15)
