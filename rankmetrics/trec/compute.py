@@ -309,8 +309,8 @@ class _Evaluation:
         depth = self.n_ret if c is None else np.minimum(self.n_ret, c)
         out = np.power(p, depth)
         if self.core is not None:
-            assert self.m.run_judged is not None
-            unjudged = self.core.ext((~self.m.run_judged).astype(np.float64))
+            assert self.m.run_in_qrels is not None
+            unjudged = self.core.ext((~self.m.run_in_qrels).astype(np.float64))
             out[self.pq] += self.core.sums("gain", unjudged, ("unjudged",), [c],
                                            self._rbp_discount(p), ("rbp", p))[0]
         return out

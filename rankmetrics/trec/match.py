@@ -36,8 +36,9 @@ class Matched:
     run_labels: NDArray[np.float64]
     run_scores: NDArray[np.float64]
     run_qidx: NDArray[np.int64]
-    #: whether each retrieved document has a qrels line (any label, negative included)
-    run_judged: NDArray[np.bool_] | None = None
+    #: (n_run_rows,) the document has any qrels entry (negative labels included); None when
+    #: not computed
+    run_in_qrels: NDArray[np.bool_] | None = None
 
 
 @dataclass
@@ -237,8 +238,8 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     hit = np.flatnonzero(sorted_keys[pos] == kr) if sorted_keys.size else pos[:0]
     r_labels = np.zeros(kr.size)
     r_labels[hit] = labels[order_q[pos[hit]]]
-    r_judged = np.zeros(kr.size, dtype=bool)
-    r_judged[hit] = True
+    r_in_qrels = np.zeros(kr.size, dtype=bool)
+    r_in_qrels[hit] = True
     del kq, kr, pos, hit, sorted_keys, order_q, kept
     labels = labels[keep_q]
     q_idx = q_idx[keep_q]
@@ -263,5 +264,5 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         run_labels=np.maximum(r_labels[order], 0.0),
         run_scores=scores[order],
         run_qidx=run_qidx[order],
-        run_judged=r_judged[order],
+        run_in_qrels=r_in_qrels[order],
     )
