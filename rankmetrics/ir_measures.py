@@ -16,9 +16,14 @@ documents from the run (trec_eval ``-J``, :func:`rankmetrics.trec.evaluate`'s ``
 a negative qrels label counts as unjudged there). ``Bpref`` is trec_eval's bpref; ``Judged@k``
 is ir_measures' own ``judged`` provider's (which breaks score ties by doc id *ascending*: under
 ``ties="docno"`` ours follows trec_eval's descending order, so a tie group straddling k can
-differ; the default ``ties="average"`` is the exact mean over tied orders). With
-the default ``ties="average"`` every measure is the exact mean over all orderings of tied scores
-(McSherry & Najork 2008) instead of trec_eval's docno order.
+differ; the default ``ties="average"`` is the exact mean over tied orders).
+``ERR@k`` is gdeval's (ir_measures' only ERR provider): stop probability (2**g - 1) / 2**4,
+negative labels 0, ties by document id descending, so ``ties="docno"`` reproduces it (gdeval
+prints 5 decimals). ``RBP`` without ``rel`` is graded with the label itself, as ir_measures'
+trectools provider computes it (which averages tied scores' discounts, like our default); with
+``rel`` it is binary (ir_measures' cwl_eval provider). With the default ``ties="average"``
+every measure is the exact mean over all orderings of tied scores (McSherry & Najork 2008)
+instead of trec_eval's docno order.
 
 Importing the module registers a default provider as ``ir_measures.providers.registry
 ["rankmetrics"]``. Needs the ``ir_measures`` extra (``pip install "rankmetrics[ir_measures]"``).
@@ -111,6 +116,12 @@ def translate(measure: Any) -> tuple[str, str]:
     if name == "IPrec":
         level = p.get("recall", NOT_PROVIDED)
         return _with("IPrec", [_rel(measure), "rule=trec9"], f"@{level}"), "linear"
+    if name == "ERR":  # gdeval's ERR: max_grade 4 (our default)
+        return _with("ERR", [], _cut(measure)), "linear"
+    if name == "RBP":  # graded (the label) without rel, as trectools; binary with rel
+        pers = p.get("p", NOT_PROVIDED)
+        inner = [f"p={float(pers)!r}"] if _given(pers) else []
+        return _with("RBP", [*inner, _rel(measure)], _cut(measure)), "linear"
     if name == "Bpref":
         return _with("Bpref", [_rel(measure)], ""), "linear"
     if name == "Judged":
@@ -135,6 +146,8 @@ _SUPPORTED: list[Any] = [
     _m._SetF(rel=_AnyParam(), beta=_AnyParam(), judged_only=_AnyParam()),
     _m._NumRet(rel=_AnyParam()),
     _m._NumRel(rel=_AnyParam()),
+    _m._ERR(cutoff=_AnyParam()),
+    _m._RBP(cutoff=_AnyParam(), p=_AnyParam(), rel=_AnyParam()),
     _m._Bpref(rel=_AnyParam()),
     _m._Judged(cutoff=_AnyParam()),
 ]

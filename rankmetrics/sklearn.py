@@ -96,6 +96,8 @@ _OPTIONS: dict[str, tuple[str, ...]] = {
     "rr": ("threshold", "empty"),
     "rprec": ("threshold", "empty"),
     "success": ("threshold", "empty"),
+    "err": ("empty",),
+    "rbp": ("empty",),
 }
 #: scikit-learn's conventions: ndcg/dcg scorers use linear gain, as sklearn.metrics.ndcg_score
 #: and rankmetrics.ndcg_score / dcg_score (the other measures keep the core's defaults)

@@ -41,19 +41,20 @@ def _brute(labels, scores, k, gmax):
 
 @pytest.fixture(autouse=True)
 def _numpy_kernel():
-    """The ERR term lives in the numpy reference kernel only (so far)."""
+    """The numpy reference kernel (the compiled one: tests/test_err_rbp.py)."""
     before = rm.get_backend()
     rm.set_backend("numpy")
     yield
     rm.set_backend(before)
 
 
-def test_compiled_ranking_is_refused():
+def test_compiled_ranking_goes_to_the_compiled_err():
     require("numba")
     rm.set_backend("numba")
     plan = QueryPlan([1, 0])
-    with pytest.raises(TypeError, match="numpy kernel"):
-        err_at_cutoffs(plan.rank([1.0, 1.0]), 1, np.zeros(3), "average", [None])
+    stop = np.array([0.5, 0.0, 0.0])
+    got = err_at_cutoffs(plan.rank([1.0, 1.0]), 1, stop, "average", [None, 1])
+    np.testing.assert_array_equal(got[:, 0], [(0.5 + 0.25) / 2, 0.25])
 
 
 def _ours(labels, scores, k, gmax, ties):

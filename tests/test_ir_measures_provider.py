@@ -119,7 +119,8 @@ def test_registered_and_usable_through_the_ir_measures_api(shared_data):
 def test_interpolated_precision_only_with_an_order():
     assert not provider().supports(irm.IPrec @ 0.5)
     assert provider(ties="docno").supports(irm.IPrec @ 0.5)
-    assert not provider().supports(irm.ERR @ 10)
+    assert not provider().supports(irm.alpha_nDCG @ 10)
+    assert provider().supports(irm.ERR @ 10) and provider().supports(irm.RBP(p=0.9) @ 5)
 
 
 def test_bad_options_name_the_option():

@@ -25,6 +25,7 @@ GRAMMAR = [
     "Rprec", "Success@10", "SetF(beta=0.5)",
     "ndcg_cut.10", "ndcg_cut_10", "P.5", "P_5", "map_cut.100", "recip_rank",
     "ndcg@10", "map@5", "mrr",
+    "ERR@10", "ERR(max_grade=3)@5", "err", "RBP", "RBP(p=0.9, rel=2)@5",
 ]
 #: the options every entry point is given explicitly
 SAME = {"ties": "average", "gain": "linear", "empty": 0.0, "denominator": "relevant"}
@@ -112,7 +113,8 @@ def test_registry_has_one_entry_per_measure():
     names = [n for d in DEFINITIONS for n in d.names]
     assert len(names) == len(set(names)) == len(BY_NAME)
     for d in DEFINITIONS:
-        assert d.cutoff in ("rank", "level", "none") and d.higher_is_better
+        assert d.cutoff in ("rank", "level", "none")
+        assert d.higher_is_better or d.kind == "rbp_residual"  # an uncertainty, not a score
         assert d.core is None or d.core in rm.core.plan.METRICS
 
 

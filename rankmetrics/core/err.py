@@ -55,7 +55,9 @@ def stop_probabilities(labels: Values, max_grade: float) -> Values:
     Labels above ``max_grade`` are rejected by the caller; labels <= 0 stop with probability 0.
     """
     g = np.maximum(labels, 0.0)
-    return (np.exp2(g) - 1.0) / np.exp2(max_grade)
+    # 2**(g - g_max) - 2**-g_max: (2**g - 1) / 2**g_max (exact for integer grades <= 53)
+    # without overflowing 2**g for grades above 1023
+    return np.exp2(g - max_grade) - np.exp2(-max_grade)
 
 
 def _symmetric_means(q: Values, m: int) -> Values:
@@ -115,17 +117,15 @@ def err_at_cutoffs(ranking: Ranking, n_queries: int, stop_ext: Values, ties: str
     """ERR at every cutoff in ``ks`` for every query: shape (len(ks), n_queries).
 
     ``stop_ext`` is the per-row stop probability with the padding sentinel's 0 appended.
-    ``ranking`` comes from the numpy reference kernel (a plan built under
-    ``rankmetrics.set_backend("numpy")``); the compiled kernel has no ERR term yet.
-
-    Raises
-    ------
-    TypeError
-        A ranking of the compiled kernel.
+    A ranking of the compiled kernel (:class:`~rankmetrics.core.backend.SegRanking`) goes to
+    :mod:`._numba_err` (the same operations in the same order: identical numbers).
     """
-    if not ranking.buckets and n_queries:
-        raise TypeError("err_at_cutoffs needs a ranking of the numpy kernel "
-                        "(build the QueryPlan under rankmetrics.set_backend('numpy'))")
+    from .backend import SegRanking
+
+    if isinstance(ranking, SegRanking):
+        from ._numba_err import err_at_cutoffs as compiled
+
+        return compiled(ranking, n_queries, stop_ext, ties, ks)
     out = np.zeros((len(ks), n_queries))
     width_all = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
     for rb in ranking.buckets:

@@ -473,6 +473,122 @@ def success(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None,
     return plan.success(scores, k=k, threshold=threshold, ties=ties, empty=empty)
 
 
+@_doc("""Expected reciprocal rank (at k) per query (Chapelle, Metzler, Zhang & Grinspan 2009),
+    exact under tied scores.
+
+    A user scans the ranking and stops at rank r with the stop probability R_r of the document
+    there, R = (2**g - 1) / 2**max_grade for a label (grade) g; ERR is the expected reciprocal
+    of the stopping rank.
+
+    Parameters
+    ----------
+    {inputs}
+    {k}
+    max_grade : float > 0, default 4
+        g_max of the stop probability; labels are the grades g, in [0, max_grade]. 4 is
+        gdeval's ``$MAX_JUDGMENT``, the evaluator behind ir_measures' ``ERR@k`` (TREC Web
+        track), so the default gives its number.
+    ties : {{"average", "optimistic", "pessimistic", "stable"}}, default "average"
+        "average": the exact mean over every ordering of tied scores: within a tie group the
+        probability of stopping at its j-th position is ebar_(j-1) - ebar_j, the difference of
+        adjacent elementary symmetric means of the group's continue probabilities 1 - R
+        (derived in :mod:`rankmetrics.core.err`, checked by brute force);
+        "optimistic"/"pessimistic": larger/smaller stop probability first inside every tie
+        group (the best/worst ordering, by an exchange argument); "stable": input order.
+    {empty}
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries,)
+        One value per query, in the order of ``np.unique(qid)``; in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        As the other measures, and a label above ``max_grade`` (its stop probability would
+        exceed 1; gdeval rejects labels above 4 too) or ``max_grade <= 0``.
+    TypeError
+        Non-numeric input or a cutoff that is not an int.
+
+    Notes
+    -----
+    ERR@k = sum_(r <= k) R_r / r * prod_(i < r) (1 - R_i) (Chapelle et al. 2009, eq. 4, with the
+    stop probability of their Sec. 4). gdeval (and so ir_measures) orders tied scores by
+    document id descending; pass ``ties="stable"`` on rows in that order to reproduce it.
+
+    References
+    ----------
+    O. Chapelle, D. Metzler, Y. Zhang and P. Grinspan, "Expected reciprocal rank for graded
+    relevance", CIKM 2009, eq. 4.
+
+    Examples
+    --------
+    >>> from rankmetrics import err
+    >>> err([4, 0, 2], [0.9, 0.5, 0.1]).round(4)        # 15/16 + (1/16)(3/16)/3
+    array([0.9414])
+    >>> err([1, 0], [0.5, 0.5], max_grade=1)            # R = 1/2 at rank 1 or 2: (1/2 + 1/4) / 2
+    array([0.375])
+    """)
+def err(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+        k: int | None = None, max_grade: float = 4, ties: str = "average",
+        empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.err(scores, k=k, max_grade=max_grade, ties=ties, empty=empty)
+
+
+@_doc("""Rank-biased precision (at k) per query (Moffat & Zobel 2008), exact under tied scores.
+
+    RBP = (1 - p) sum_i r_i p**(i - 1): a user goes on from rank i to rank i + 1 with
+    probability p (the persistence); 1 / (1 - p) is the expected number of ranks seen.
+
+    Parameters
+    ----------
+    {inputs}
+    p : float in (0, 1), default 0.8
+        The persistence (ir_measures' and trectools' default).
+    {k}
+    threshold : float, optional
+        Binary RBP: r_i = 1 when the label is >= threshold. None (default): graded RBP with
+        r_i = the label itself, as ir_measures' ``RBP`` (trectools) and ranx's ``rbp`` compute
+        it -- with labels above 1 RBP can exceed 1; Moffat & Zobel's r_i is in [0, 1].
+    {ties}
+    {empty}
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries,)
+        One value per query, in the order of ``np.unique(qid)``; in [0, 1] for labels in
+        [0, 1], below max label otherwise.
+
+    {raises}
+
+    Notes
+    -----
+    A geometric discount on a gain: with ties="average" every position of a tie group carries
+    the group's mean r (McSherry & Najork 2008), times (1 - p) p**(i - 1). The residual (the
+    RBP weight unjudged documents and the unranked tail could add) needs qrels: it is the
+    measure ``RBP_residual`` of :func:`rankmetrics.trec.evaluate`.
+
+    References
+    ----------
+    A. Moffat and J. Zobel, "Rank-biased precision for measurement of retrieval
+    effectiveness", ACM TOIS 27(1), 2008 (the definition of RBP and of its residual).
+
+    Examples
+    --------
+    >>> from rankmetrics import rbp
+    >>> rbp([1, 0, 1, 1, 0], [5, 4, 3, 2, 1]).round(4)   # 0.2 (1 + 0.8**2 + 0.8**3)
+    array([0.4304])
+    >>> rbp([1, 0], [1, 1], p=0.5)                       # 0.5 * (1 + 0.5) / 2
+    array([0.375])
+    """)
+def rbp(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+        p: float = 0.8, k: int | None = None, threshold: float | None = None,
+        ties: str = "average", empty: float | str = 0.0) -> Values:
+    plan, scores = _plan(y_true, y_score, qid)
+    return plan.rbp(scores, p=p, k=k, threshold=threshold, ties=ties, empty=empty)
+
+
 # ------------------------------------------------------------------------------- means
 _SCORE_DOC = """Mean of :func:`{name}` over queries (scikit-learn style), a float.
 
@@ -539,6 +655,8 @@ ndcg_score = _mean_form(ndcg, defaults={"gain": "linear"})
 reciprocal_rank_score = _mean_form(reciprocal_rank)
 r_precision_score = _mean_form(r_precision)
 success_score = _mean_form(success)
+err_score = _mean_form(err)
+rbp_score = _mean_form(rbp)
 # scikit-learn's precision_score, recall_score, f1_score, fbeta_score and
 # average_precision_score are classification metrics: ours are spelled mean_*.
 mean_precision_score = _mean_form(precision, name="mean_precision_score")

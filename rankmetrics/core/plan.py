@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..measures.grammar import Measure, parse_measure, parse_measures
 from . import backend as _backend
 from . import contributions as _metrics
+from . import err as _err
 from . import found as _found
 from . import kernel as _kernel
 from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
@@ -43,12 +44,16 @@ Values = NDArray[np.float64]
 PRECISION_DENOMINATORS = ("k", "min_k_size")
 
 METRICS = ("cg", "dcg", "ncg", "ndcg", "precision", "recall", "f1", "fbeta", "ap", "rr",
-           "rprec", "success")
+           "rprec", "success", "err", "rbp")
 #: measure kind of the grammar -> core metric
 _CORE_OF = {"ndcg": "ndcg", "dcg": "dcg", "ncg": "ncg", "cg": "cg", "p": "precision",
             "r": "recall", "f": "fbeta", "setf": "fbeta", "ap": "ap", "rr": "rr",
-            "rprec": "rprec", "success": "success"}
+            "rprec": "rprec", "success": "success", "err": "err", "rbp": "rbp"}
 _GAIN_BASES = ("cg", "dcg", "ncg", "ndcg")
+#: gdeval's $MAX_JUDGMENT: ERR's stop probability is (2**g - 1) / 2**4 by default
+_ERR_MAX_GRADE = 4.0
+#: ir_measures' (and trectools') default RBP persistence
+_RBP_P = 0.8
 
 
 def core_metric(m: Measure) -> str:
@@ -528,6 +533,88 @@ class QueryPlan:
             out[rb.queries[ok]] = cum[ok, col]
         return out
 
+    def _label_table(self, gains: Any) -> GainLike:
+        """A ``{label: value}`` mapping completed with the identity for unlisted levels (the
+        ``gains=`` rule of the measure language), or "linear" when none is given."""
+        if gains is None:
+            return "linear"
+        if not isinstance(gains, Mapping) and not isinstance(gains, tuple):
+            raise TypeError(f"gains must be a mapping {{label: value}}; got {gains!r}")
+        table = {float(v): float(v)
+                 for v in np.unique(np.concatenate([self.labels, self._base_labels])).tolist()}
+        for a, b in (gains.items() if isinstance(gains, Mapping) else gains):
+            b = float(b)
+            if not math.isfinite(b) or b < 0:
+                raise ValueError(f"gains must map labels to finite values >= 0; got {b!r}")
+            table[float(a)] = b
+        return table
+
+    def _per_query_any(self, positive_rows: NDArray[np.bool_],
+                       positive_base: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Whether each query's recall base has a row marked in ``positive_*``."""
+        if self._backend == "numba":
+            if self._base_layout is self.layout:
+                return _backend.segment_sums(self.layout, positive_rows.astype(np.float64)) > 0
+            return _backend.segment_sums(self._base_layout,
+                                         positive_base.astype(np.float64)) > 0
+        ext = _kernel.padded((positive_rows if self._base_layout is self.layout
+                              else positive_base).astype(np.float64), 0.0)
+        out = np.zeros(self.n_queries, dtype=bool)
+        for b in self._base_layout.buckets:
+            out[b.queries] = np.take(ext, b.rows).sum(axis=1) > 0
+        return out
+
+    def _err_metric(self, y_score, ks, max_grade, gains, ties, empty):
+        top = check_positive_real("max_grade", max_grade)
+        table = self._label_table(gains)
+        grades = apply_gain(table, self.labels)
+        base = grades if self._base_layout is self.layout else apply_gain(table,
+                                                                          self._base_labels)
+        if grades.size and float(grades.max()) > top:
+            raise ValueError(
+                f"ERR: a grade {float(grades.max()):g} exceeds max_grade={top:g} (the stop "
+                "probability (2**g - 1) / 2**max_grade would exceed 1); pass "
+                "max_grade >= the largest label (gdeval rejects labels above 4)"
+            )
+        ranking = self._ranking(y_score, ks, ties)
+        stop_ext = _kernel.padded(_err.stop_probabilities(grades, top), 0.0)
+        vals = _err.err_at_cutoffs(ranking, self.n_queries, stop_ext, ties, list(ks))
+        none = ~self._per_query_any(grades > 0, base > 0)
+        return self._finish(vals, np.broadcast_to(none[None, :], vals.shape), empty, "ERR")
+
+    def _rbp_metric(self, y_score, ks, p, threshold, gains, ties, empty):
+        p = check_positive_real("p", p)
+        if not p < 1.0:
+            raise ValueError(f"p (RBP persistence) must be in (0, 1); got {p!r}")
+        ranking = self._ranking(y_score, ks, ties)
+        need = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
+        width = self._max_width if need is None else min(need, self._max_width)
+        disc = (1.0 - p) * np.power(p, np.arange(width, dtype=np.float64))
+        if threshold is not None:
+            if gains is not None:
+                raise ValueError("RBP takes rel= (binary) or gains= (graded), not both")
+            values, n_rel = self._relevance(threshold)
+            vals = _metrics.at_cutoffs(ranking, self.n_queries, "rel", values, ties, ks, disc)
+            none = n_rel == 0
+        else:
+            table = self._label_table(gains)
+            values = self._gain_ext(table)
+            vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", values, ties, ks, disc)
+            g = apply_gain(table, self.labels)
+            gb = g if self._base_layout is self.layout else apply_gain(table, self._base_labels)
+            none = ~self._per_query_any(g > 0, gb > 0)
+        return self._finish(vals, np.broadcast_to(none[None, :], vals.shape), empty, "RBP")
+
+    def err(self, y_score, *, k: Cutoff = None, max_grade: float = 4, ties: str = "average",
+            empty: float | str = 0.0) -> Values:
+        """Expected reciprocal rank (at k) per query. See :func:`rankmetrics.err`."""
+        return self._err_metric(y_score, (check_k(k),), max_grade, None, ties, empty)[0]
+
+    def rbp(self, y_score, *, p: float = 0.8, k: Cutoff = None, threshold: float | None = None,
+            ties: str = "average", empty: float | str = 0.0) -> Values:
+        """Rank-biased precision (at k) per query. See :func:`rankmetrics.rbp`."""
+        return self._rbp_metric(y_score, (check_k(k),), p, threshold, None, ties, empty)[0]
+
     def cg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
            ties: str = "average") -> Values:
         """Cumulated gain at k per query (JK 2002, eq. 1). See :func:`rankmetrics.cg`."""
@@ -754,6 +841,13 @@ class QueryPlan:
             opts: dict[Any, dict[str, Any]] = {}
             for i in idx:
                 m, base = specs[i]
+                key: tuple[Any, ...]
+                if base in ("err", "rbp"):
+                    key = (base, m.max_grade, m.p, m.rel, m.gains,
+                           repr(check_empty(empty if m.empty is None else m.empty)))
+                    groups.setdefault(key, []).append(i)
+                    opts[key] = {"empty": empty if m.empty is None else m.empty}
+                    continue
                 o = self._options(m, base, gain, discount, log_base, threshold, beta, empty,
                                   denominator)
                 key = (base, gain_key(o["gain"]),
@@ -765,7 +859,15 @@ class QueryPlan:
             for key, members in groups.items():
                 base, o = key[0], opts[key]
                 cut = tuple(specs[i][0].k for i in members)
-                if base in _GAIN_BASES:
+                if base == "err":
+                    m0 = specs[members[0]][0]
+                    vals = self._err_metric(ranking, cut, _ERR_MAX_GRADE if m0.max_grade is None
+                                            else m0.max_grade, m0.gains, t, o["empty"])
+                elif base == "rbp":
+                    m0 = specs[members[0]][0]
+                    vals = self._rbp_metric(ranking, cut, _RBP_P if m0.p is None else m0.p,
+                                            m0.rel, m0.gains, t, o["empty"])
+                elif base in _GAIN_BASES:
                     vals = self._gain_metric(ranking, cut, o["gain"], o["discount"],
                                              o["log_base"], t, base in ("ncg", "ndcg"),
                                              o["empty"])

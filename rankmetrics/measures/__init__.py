@@ -15,6 +15,9 @@ P(rel=2)@5
 (2.0, 5)
 >>> SetF(beta=0.5)
 SetF(beta=0.5)
+>>> from rankmetrics.measures import ERR, RBP
+>>> ERR(max_grade=3)@10, RBP(p=0.9)@5
+(ERR(max_grade=3)@10, RBP(p=0.9)@5)
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from .grammar import Measure, parse_measure, parse_measures
 from .registry import DEFINITIONS, REGISTRY, Definition
 
 __all__ = [
-    "AP", "CG", "DCG", "F", "IPrec", "Measure", "NumRel", "NumRelRet", "NumRet", "P", "R", "RR",
+    "AP", "CG", "DCG", "ERR", "F", "IPrec", "Measure", "RBP", "RBP_residual", "NumRel",
+    "NumRelRet", "NumRet", "P", "R", "RR",
     "Rprec", "SetF", "Success", "nCG", "nDCG", "Definition", "DEFINITIONS", "REGISTRY",
     "parse_measure", "parse_measures",
     "Bpref", "Judged",
@@ -50,5 +54,8 @@ IPrec = _object("iprec")
 NumRet = _object("numret")
 NumRel = _object("numrel")
 NumRelRet = _object("numrelret")
+ERR = _object("err")
+RBP = _object("rbp")
+RBP_residual = _object("rbp_residual")
 Bpref = _object("bpref")
 Judged = _object("judged")

@@ -4,9 +4,10 @@ Accepted, case-insensitively (see ``docs/guide/measures.md``):
 
 * ir_measures style ``Name(param=value, ...)@cutoff``: ``nDCG@10``, ``P(rel=2)@5``,
   ``nDCG(gains={0: 0, 1: 1, 2: 3})@10``, ``R@100``, ``AP``, ``AP@100``, ``RR``, ``Rprec``,
-  ``Success@10``, ``SetF(beta=0.5)``, ``IPrec@0.2``; our parameters ``ties=``, ``gain=``,
-  ``discount=``, ``b=`` (log base), ``empty=``, ``denominator=`` override the call's options
-  for that measure;
+  ``Success@10``, ``SetF(beta=0.5)``, ``IPrec@0.2``, ``ERR@20``, ``ERR(max_grade=3)@10``,
+  ``RBP``, ``RBP(p=0.95, rel=2)@100``, ``RBP_residual`` (TREC layer); our parameters
+  ``ties=``, ``gain=``, ``discount=``, ``b=`` (log base), ``empty=``, ``denominator=``
+  override the call's options for that measure;
 * trec_eval names: ``ndcg_cut.10`` / ``ndcg_cut_10``, ``P.5`` / ``P_5``, ``recall_100``,
   ``map``, ``map_cut.100``, ``recip_rank``, ``success_10``, ``set_F``, ``iprec_at_recall_0.10``,
   ``11pt_avg``, ``num_rel_ret``; the family names ``iprec_at_recall``, ``ndcg_cut``, ``map_cut``,
@@ -73,7 +74,7 @@ _IRM_RE = re.compile(
 )
 _PARAM_ALIASES = {"log_base": "b", "threshold": "rel"}
 _ALL_PARAMS = ("rel", "gains", "beta", "rule", "levels", "ties", "gain", "discount", "b",
-               "empty", "denominator")
+               "empty", "denominator", "max_grade", "p")
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,10 @@ class Measure:
         Recall levels averaged by ``11pt_avg`` (None: 0, 0.1, ..., 1).
     ties, gain, discount, log_base, empty, denominator
         Per-measure overrides of the call's options (None: the call's).
+    max_grade : float or None
+        ERR's g_max in the stop probability (2**g - 1) / 2**g_max (None: 4, as gdeval).
+    p : float or None
+        RBP's persistence in (0, 1) (None: 0.8, as ir_measures).
     """
 
     name: str
@@ -129,6 +134,8 @@ class Measure:
     log_base: float | None = None
     empty: float | str | None = None
     denominator: str | None = None
+    max_grade: float | None = None
+    p: float | None = None
 
     # ir_measures-style construction -------------------------------------------------------
     def __matmul__(self, cutoff: Any) -> Measure:
@@ -155,7 +162,8 @@ class Measure:
 
     @property
     def higher_is_better(self) -> bool:
-        """Whether larger values are better (every measure here: True)."""
+        """Whether larger values are better (every measure but ``RBP_residual``, an
+        uncertainty)."""
         return REGISTRY[self.kind].higher_is_better
 
 
@@ -266,8 +274,8 @@ def _unknown(name: str) -> ValueError:
     return ValueError(
         f"unknown measure {name!r}; use e.g. nDCG@10, nDCG, DCG@10, CG@10, nCG@10, P@5, "
         "R@100, F1@10, F(beta=2)@10, SetF(beta=0.5), AP, AP@100, RR, RR@10, Rprec, Success@10, "
-        "IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, Bpref, Judged@10, or trec_eval names "
-        "(ndcg_cut.10, P_5, "
+        "ERR@10, RBP, RBP(p=0.95), IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, Bpref, "
+        "Judged@10, or trec_eval names (ndcg_cut.10, P_5, "
         f"map, recip_rank, recall_100, iprec_at_recall_0.10, ...){_suggest(name)}"
     )
 
@@ -346,6 +354,16 @@ def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any])
                 f"got {value}"
             )
         opts["denominator"] = den
+    elif key == "max_grade":
+        top = _number(value, f"max_grade of {name!r}")
+        if top <= 0:
+            raise ValueError(f"max_grade of {name!r} must be > 0; got {value}")
+        opts["max_grade"] = top
+    elif key == "p":
+        pers = _number(value, f"p (persistence) of {name!r}")
+        if not 0.0 < pers < 1.0:
+            raise ValueError(f"p (persistence) of {name!r} must be in (0, 1); got {value}")
+        opts["p"] = pers
 
 
 def parse_measure(name: str | Measure) -> list[Measure]:
@@ -416,7 +434,8 @@ def parse_measure(name: str | Measure) -> list[Measure]:
             raise ValueError(
                 f"bad parameter {item!r} in {name!r}; supported: rel=<threshold> (binary "
                 "measures), gains={level: gain} (gain measures), beta=<weight> (F, SetF), "
-                "rule=trec|trec9|recall (IPrec, 11pt_avg), levels=[...] (11pt_avg), and "
+                "rule=trec|trec9|recall (IPrec, 11pt_avg), levels=[...] (11pt_avg), "
+                "max_grade= (ERR), p= (RBP), and "
                 "ties=, gain=linear|exponential, discount=, b=<log base>, empty=, denominator="
             )
         if key not in allowed:

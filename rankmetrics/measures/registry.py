@@ -41,8 +41,10 @@ class Definition:
         (expected relevant count), ``"ap"``, ``"rr"`` (McSherry & Najork 2008 terms),
         ``"rr*rank"`` (Success: the RR terms times their rank), ``"rel@R"`` (R-precision: the
         expected relevant count read at rank R), ``"order"`` (interpolated precision: a maximum
-        over ranks, no tie average), ``"judged"`` (needs to tell judged from unjudged
-        documents: Bpref, Judged) or ``"count"``.
+        over ranks, no tie average), ``"err"`` (ERR's cascade terms, :mod:`rankmetrics.core.err`),
+        ``"residual"`` (RBP's residual: discounted unjudged indicator plus the tail),
+        ``"judged"`` (needs to tell judged from unjudged documents: Bpref, Judged) or
+        ``"count"``.
     core : str or None
         The core metric (:meth:`rankmetrics.QueryPlan.evaluate`) computing it; None for the
         measures only :func:`rankmetrics.trec.evaluate` computes.
@@ -88,6 +90,15 @@ DEFINITIONS: tuple[Definition, ...] = (
                "rel@R", "rprec", "precision at rank R (the number of relevant documents)"),
     Definition("success", "Success", ("success",), _B, "rank", True, "rr*rank", "success",
                "1 if a relevant document is within k (its probability under ties)"),
+    Definition("err", "ERR", ("err",), ("max_grade", "gains", *COMMON_PARAMS), "rank", True,
+               "err", "err", "expected reciprocal rank (Chapelle et al. 2009, eq. 4), stop "
+               "probability (2^g - 1) / 2^max_grade, max_grade 4 as gdeval"),
+    Definition("rbp", "RBP", ("rbp",), ("p", "rel", "gains", *COMMON_PARAMS), "rank", True,
+               "gain", "rbp", "rank-biased precision (Moffat & Zobel 2008): "
+               "(1 - p) sum_i r_i p^(i-1), p = 0.8; graded labels as they are unless rel="),
+    Definition("rbp_residual", "RBP_residual", ("rbp_residual", "rbp_res"), ("p", "ties"),
+               "rank", False, "residual", None, "RBP's residual (Moffat & Zobel 2008): "
+               "the RBP weight of unjudged ranked documents plus the tail p^n"),
     Definition("iprec", "IPrec", ("iprec", "iprec_at_recall"), ("rel", "rule"), "level", True,
                "order", None, "interpolated precision at a recall level"),
     Definition("11pt", "11pt_avg", ("11pt_avg", "11pt", "ipavg11"), ("rel", "rule", "levels"),

@@ -5,7 +5,8 @@ torchmetrics (``rankmetrics[torchmetrics]``) and is imported only when first use
 
 * :mod:`rankmetrics.torch.functional` -- :func:`cg`, :func:`dcg`, :func:`ncg`, :func:`ndcg`,
   :func:`precision`, :func:`recall`, :func:`f1`, :func:`fbeta`, :func:`average_precision`,
-  :func:`reciprocal_rank`, :func:`r_precision`, :func:`success` and :func:`evaluate`:
+  :func:`reciprocal_rank`, :func:`r_precision`, :func:`success`, :func:`err`,
+  :func:`rbp` and :func:`evaluate`:
   per-query values for flat ``(N,)`` input with ``indexes`` or padded ``(B, L)`` input with
   ``mask``, on the input's device.
 * :func:`pad_slates` -- flat rows with ``indexes`` into padded ``(B, L)`` slates and a mask.
@@ -29,6 +30,7 @@ from .functional import (
     average_precision,
     cg,
     dcg,
+    err,
     evaluate,
     f1,
     fbeta,
@@ -36,6 +38,7 @@ from .functional import (
     ndcg,
     precision,
     r_precision,
+    rbp,
     recall,
     reciprocal_rank,
     success,
@@ -47,6 +50,7 @@ __all__ = [
     "average_precision",
     "cg",
     "dcg",
+    "err",
     "evaluate",
     "f1",
     "fbeta",
@@ -54,6 +58,7 @@ __all__ = [
     "ndcg",
     "precision",
     "r_precision",
+    "rbp",
     "recall",
     "reciprocal_rank",
     "success",

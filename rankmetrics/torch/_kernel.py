@@ -447,3 +447,68 @@ class Evaluator:
         rk = self.ranking(False)
         w = self.width if k is None else min(k, self.width)
         return ((rk.size[:, :w] > 1) & rk.pos_valid[:, :w]).any(dim=1)
+
+
+# ------------------------------------------------------------------------------ ERR, RBP
+@dataclass(frozen=True)
+class Geometric:
+    """RBP's discount of rank i, (1 - p) p**(i - 1) (Moffat & Zobel 2008), as a hashable
+    discount callable (the core builds the same table)."""
+
+    p: float
+
+    def __call__(self, ranks: Any) -> Any:
+        import numpy as np
+
+        return (1.0 - self.p) * np.power(self.p, np.asarray(ranks, dtype=np.float64) - 1.0)
+
+
+def err_contributions(ev: Evaluator, mode: str, stop: Tensor) -> Tensor:
+    """ERR contribution of every position 0..W-1 (Chapelle et al. 2009, eq. 4), tie-averaged
+    exactly as :mod:`rankmetrics.core.err`: within a tie group the probability of stopping at
+    its j-th position is ebar_(j-1) - ebar_j, adjacent elementary symmetric means of the
+    group's continue probabilities (built one member at a time, every group at once).
+
+    ``stop`` is the padded (Q, L) stop probability (0 at padding).
+    """
+    rk = ev.ranking(mode == "stable")
+    w = rk.width
+    pos = torch.arange(w, device=stop.device)
+    posf = pos.to(stop.dtype)
+    if mode in ("optimistic", "pessimistic"):
+        r = resolve(rk, stop, mode == "optimistic")
+    else:
+        r = torch.where(rk.pos_valid, stop.gather(1, rk.idx), 0.0)
+    q = 1.0 - r
+    cp = torch.cumprod(q, dim=1)
+    excl = torch.cat([torch.ones_like(cp[:, :1]), cp[:, :-1]], dim=1)
+    if mode != "average":
+        return excl * (1.0 - q) / (posf + 1.0)
+    before = excl.gather(1, rk.start)  # the groups before are complete: order-free product
+    size = torch.where(rk.pos_valid, rk.end - rk.start, 1)
+    longest = int(size.max()) if size.numel() else 1  # host sync: the loop length
+    if longest == 1:
+        return excl * (1.0 - q) / (posf + 1.0)
+    j = (pos - rk.start + 1).to(stop.dtype)  # 1-based offset inside the group
+    first = j == 1.0
+    tail_q = None
+    if rk.tail is not None and rk.tmask is not None:
+        # members of the tail group (it may continue past W): the documents of its score
+        order = torch.argsort((~rk.tmask).to(torch.int8), dim=1, stable=True)
+        tail_q = (1.0 - stop).gather(1, order)
+    ebar = torch.zeros_like(q)  # ebar_j of each position's group, held at offset j
+    sizef = size.to(stop.dtype)
+    for i in range(1, longest + 1):
+        member = (rk.start + i - 1).clamp(max=w - 1)
+        qi = q.gather(1, member)
+        if tail_q is not None and rk.tail is not None:
+            col = min(i - 1, tail_q.shape[1] - 1)
+            qi = torch.where(rk.tail, tail_q[:, col: col + 1], qi)
+        prev = torch.cat([torch.ones_like(ebar[:, :1]), ebar[:, :-1]], dim=1)
+        prev = torch.where(first, 1.0, prev)
+        new = ((i - j) * ebar + j * qi * prev) / i
+        ebar = torch.where((j <= i) & (i <= sizef) & rk.pos_valid, new, ebar)
+    prev = torch.cat([torch.ones_like(ebar[:, :1]), ebar[:, :-1]], dim=1)
+    prev = torch.where(first, 1.0, prev)
+    c = before * (prev - ebar) / (posf + 1.0)
+    return torch.where(rk.pos_valid, c, 0.0)

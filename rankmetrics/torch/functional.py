@@ -59,6 +59,8 @@ __all__ = [
     "reciprocal_rank",
     "r_precision",
     "success",
+    "err",
+    "rbp",
     "evaluate",
 ]
 
@@ -401,6 +403,36 @@ def _binary_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
     return _finish(ev, out, empty_mask, opt.empty, names[base])
 
 
+def _err_rbp_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff], opt: Options,
+                    m: Any) -> Tensor:
+    """ERR (stop probability (2**g - 1) / 2**max_grade) or RBP (geometric discount on the
+    label, the ``gains=`` table, or 0/1 relevance with ``rel=``), as the numpy core."""
+    b = ev.batch
+    table: GainLike = "linear" if m.gains is None else LevelGains(m.gains)
+    if base == "rbp" and m.rel is not None:
+        values, n_rel = b.relevance(m.rel)
+        vkey: Any = ("rel", m.rel)
+        none = n_rel == 0
+    else:
+        values = b.gains(table)
+        vkey = gain_key(table)
+        none = ~(values > 0).any(dim=1)
+    if base == "rbp":
+        pers = 0.8 if m.p is None else float(m.p)
+        cum = ev.cumulative(mode, "gain", vkey, values, ("callable", _kernel.Geometric(pers)))
+        return _finish(ev, ev.at(cum, ks), none[None, :].expand(len(ks), -1), opt.empty, "RBP")
+    top = 4.0 if m.max_grade is None else float(m.max_grade)
+    worst = float(values.max()) if values.numel() else 0.0  # host sync
+    if worst > top:
+        raise ValueError(
+            f"ERR: a grade {worst:g} exceeds max_grade={top:g} (the stop probability "
+            "(2**g - 1) / 2**max_grade would exceed 1); pass max_grade >= the largest label"
+        )
+    stop = torch.exp2(values - top) - 2.0 ** -top  # as rankmetrics.core.err
+    cum = torch.cumsum(_kernel.err_contributions(ev, mode, stop), dim=1)
+    return _finish(ev, ev.at(cum, ks), none[None, :].expand(len(ks), -1), opt.empty, "ERR")
+
+
 class Parsed(NamedTuple):
     """One measure of a call: output name, core metric, cutoff and its own option overrides."""
 
@@ -438,6 +470,9 @@ def parse_names(metrics: Any) -> list[Parsed]:
             over["empty"] = m.empty
         if m.denominator is not None:
             over["denominator"] = m.denominator
+        if base in ("err", "rbp"):  # their own parameters, read by _err_rbp_values
+            over = {"empty": m.empty} if m.empty is not None else {}
+            over["_measure"] = m
         k = None if base == "rprec" else m.k
         out.append(Parsed(m.name, base, k, over, m.ties))
     return out
@@ -451,6 +486,7 @@ def width_for(parsed: Sequence[Parsed], extra: Sequence[Cutoff], length: int) ->
 
 
 def _effective(opt: Options, over: dict[str, Any]) -> Options:
+    over = {key: v for key, v in over.items() if not key.startswith("_")}
     if not over:
         return opt
     return Options(**{"gain": opt.gain, "discount": opt.discount, "log_base": opt.log_base,
@@ -466,8 +502,17 @@ def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str]
     """
     groups: dict[Any, list[int]] = {}
     opts: dict[Any, Options] = {}
+    measure_of: dict[Any, Any] = {}
     for i, p in enumerate(parsed):
         o = _effective(opt, p.over)
+        key: tuple[Any, ...]
+        if p.base in ("err", "rbp"):
+            m = p.over["_measure"]
+            key = (p.base, p.ties, m.max_grade, m.p, m.rel, m.gains, repr(o.empty))
+            groups.setdefault(key, []).append(i)
+            opts[key] = o
+            measure_of[key] = m
+            continue
         key = (p.base, p.ties, gain_key(o.gain), o.dkey(), o.threshold, o.beta, repr(o.empty),
                o.denominator)
         groups.setdefault(key, []).append(i)
@@ -478,7 +523,9 @@ def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str]
             base, own = key[0], key[1]
             use = own if own is not None and mode == modes[0] else mode
             ks = [parsed[i].k for i in idx]
-            if base in _GAIN_METRICS:
+            if base in ("err", "rbp"):
+                vals = _err_rbp_values(ev, use, base, ks, opts[key], measure_of[key])
+            elif base in _GAIN_METRICS:
                 vals = _gain_values(ev, use, base, ks, opts[key])
             else:
                 vals = _binary_values(ev, use, base, ks, opts[key])
@@ -1023,6 +1070,93 @@ def success(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
             empty: float | str = 0.0, validate: bool = True) -> Tensor:
     return _one("Success", preds, target, indexes, mask, k, ties, validate,
                 threshold=threshold, empty=empty)
+
+
+@_doc("""Expected reciprocal rank (at k) per query (Chapelle et al. 2009, eq. 4), exact under
+    tied scores.
+
+    Torch mirror of :func:`rankmetrics.err`: stop probability R = (2**g - 1) / 2**max_grade;
+    with ties="average" the probability of stopping at the j-th position of a tie group is the
+    difference of adjacent elementary symmetric means of the group's 1 - R (see
+    :mod:`rankmetrics.core.err`).
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    {k}
+    max_grade : float > 0, default 4
+        g_max (gdeval's, as ir_measures' ``ERR@k``); a label above it raises ValueError.
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1].
+
+    {raises}
+
+    References
+    ----------
+    O. Chapelle, D. Metzler, Y. Zhang and P. Grinspan, "Expected reciprocal rank for graded
+    relevance", CIKM 2009, eq. 4.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import err
+    >>> err(torch.tensor([0.5, 0.5]), torch.tensor([1, 0]), max_grade=1)
+    tensor([0.3750])
+    """)
+def err(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
+        k: int | None = None, max_grade: float = 4, ties: str = "average",
+        empty: float | str = 0.0, validate: bool = True) -> Tensor:
+    name = f"ERR(max_grade={float(max_grade)!r})"
+    return _one(name, preds, target, indexes, mask, k, ties, validate, empty=empty)
+
+
+@_doc("""Rank-biased precision (at k) per query (Moffat & Zobel 2008), exact under tied scores.
+
+    Torch mirror of :func:`rankmetrics.rbp`: (1 - p) sum_i r_i p**(i - 1), r the label itself
+    (graded, as ir_measures / trectools and ranx) or 0/1 relevance when ``threshold`` is given.
+
+    Parameters
+    ----------
+    {inputs}
+    {mask}
+    p : float in (0, 1), default 0.8
+        The persistence.
+    {k}
+    threshold : float, optional
+        Binary RBP with this relevance threshold; None: graded.
+    {ties}
+    {empty}
+    {validate}
+
+    {returns}
+        In [0, 1] for labels in [0, 1].
+
+    {raises}
+
+    References
+    ----------
+    A. Moffat and J. Zobel, "Rank-biased precision for measurement of retrieval
+    effectiveness", ACM TOIS 27(1), 2008.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from rankmetrics.torch import rbp
+    >>> rbp(torch.tensor([1.0, 1.0]), torch.tensor([1, 0]), p=0.5)
+    tensor([0.3750])
+    """)
+def rbp(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, p: float = 0.8,
+        k: int | None = None, threshold: float | None = None, ties: str = "average",
+        empty: float | str = 0.0, validate: bool = True) -> Tensor:
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 < float(p) < 1.0:
+        raise ValueError(f"p (RBP persistence) must be in (0, 1); got {p!r}")
+    inner = f"p={float(p)!r}" + ("" if threshold is None else f", rel={float(threshold)!r}")
+    return _one(f"RBP({inner})", preds, target, indexes, mask, k, ties, validate, empty=empty)
 
 
 def evaluate(

@@ -517,7 +517,11 @@ def evaluate(
         ``nDCG``, ``nDCG@10``, ``DCG@10``, ``CG@10``, ``nCG@10``, ``P@5``, ``R@100``,
         ``F1@10``, ``F(beta=0.5)@10``, ``SetF(beta=0.5)``, ``AP``, ``AP@100``, ``RR``,
         ``RR@10``, ``Rprec``, ``Success@10``, ``IPrec@0.1``, ``11pt_avg``, ``NumRet``,
-        ``NumRel``, ``NumRelRet``, ``P(rel=2)@5``, ``nDCG(gains={1: 3, 2: 9})@10`` -- or
+        ``NumRel``, ``NumRelRet``, ``P(rel=2)@5``, ``nDCG(gains={1: 3, 2: 9})@10``,
+        ``ERR@20`` (gdeval's: stop probability (2**g - 1) / 2**4; ``ERR(max_grade=g)@k``),
+        ``RBP``, ``RBP(p=0.95, rel=2)@100`` (graded with the label unless ``rel=``),
+        ``RBP_residual(p=0.8)`` (the RBP weight of unjudged retrieved documents plus the tail
+        p**min(n, k) past the n retrieved: Moffat & Zobel's residual) -- or
         trec_eval names (``ndcg_cut.10`` or ``ndcg_cut_10``, ``P.5``, ``map``,
         ``map_cut.100``, ``recip_rank``, ``recall_100``, ``success_10``, ``set_F``,
         ``iprec_at_recall_0.10``; the family names ``iprec_at_recall``, ``ndcg_cut``,
@@ -734,6 +738,12 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
         if m.kind in ("ndcg", "dcg", "cg", "ncg"):
             spec = dict(m.gains) if m.gains is not None else (m.gain or gain)
             g = apply_gain(trec_gain(spec, levels), levels)
+            tables[m.name] = {0.0: 0.0, **{lv + 1.0: v for lv, v in
+                                           zip(levels.tolist(), g.tolist(), strict=True)}}
+        elif m.kind == "err" or (m.kind == "rbp" and m.rel is None):
+            # graded ERR / RBP read the label (or its gains= table) itself
+            g = (apply_gain(trec_gain(dict(m.gains), levels), levels) if m.gains is not None
+                 else levels)
             tables[m.name] = {0.0: 0.0, **{lv + 1.0: v for lv, v in
                                            zip(levels.tolist(), g.tolist(), strict=True)}}
     if not any(t[1.0] != 0.0 for t in tables.values()):  # 1.0 is judged level 0 shifted

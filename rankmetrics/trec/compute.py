@@ -23,8 +23,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core import contributions as _metrics
+from ..core import err as _err
 from ..core import found as _found
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key
+from ..core.kernel import padded
 from ..core.plan import QueryPlan
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
 from .judged import bpref as _bpref
@@ -86,6 +88,10 @@ class _Core:
         dkey = ("none",) if discount is None else discount_key(discount, log_base)
         return self.plan._ideal_at(gain, disc, dkey, list(ks))
 
+    def ext(self, values: Values) -> Values:
+        """Per-row values as the kernel reads them (the numpy kernel: with the padding 0)."""
+        return padded(values, 0.0) if self.plan._backend == "numpy" else values
+
     def prefix(self, values: Values, width: Cut):
         """Yield (plan query indices, expected relevant documents in ranks 1..i, (qb, w))."""
         for rb, cum in _metrics.cumulative(self.ranking, "rel", values, self.ties, width):
@@ -125,7 +131,7 @@ def depth_needed(measures: Sequence[Measure], max_depth: Cut) -> Cut:
     if max_depth is not None:
         return max_depth
     cut_only = ("ndcg", "dcg", "cg", "ncg", "p", "r", "f", "ap", "rr", "success", "numrel",
-                "judged")
+                "err", "rbp", "rbp_residual", "judged")
     # (SetF, Rprec and the others without a cutoff read the whole list)
     if all(m.kind in cut_only and (m.k is not None or m.kind == "numrel") for m in measures):
         ks = [m.k for m in measures if m.k is not None]
@@ -246,6 +252,71 @@ class _Evaluation:
         zero = ideal <= 0
         return np.divide(num, ideal, out=np.zeros(self.n), where=~zero), zero
 
+    def _grades(self, m: Measure, labels: Values) -> Values:
+        """ERR's grades / graded RBP's r of ``labels``: the label, or the ``gains=`` table
+        (unlisted levels keep their label)."""
+        if m.gains is None:
+            return labels
+        return apply_gain(trec_gain(dict(m.gains), self.all_labels), labels)
+
+    def err_measure(self, m: Measure) -> tuple[Values, NDArray[np.bool_]]:
+        """ERR (Chapelle et al. 2009, eq. 4); empty: no judged document with a grade > 0."""
+        top = 4.0 if m.max_grade is None else float(m.max_grade)
+        base = self._grades(m, self.m.base_labels)
+        run = self._grades(m, self.m.run_labels)
+        worst = max(float(base.max(initial=0.0)), float(run.max(initial=0.0)))
+        if worst > top:
+            raise ValueError(
+                f"{m.name}: the qrels hold grade {worst:g} > max_grade={top:g} (its stop "
+                "probability (2**g - 1) / 2**max_grade would exceed 1; gdeval rejects such "
+                "qrels too); pass e.g. ERR(max_grade=...)"
+            )
+        positive = np.bincount(self.m.base_qidx, weights=base > 0, minlength=self.n) > 0
+        if self.core is None:
+            return np.zeros(self.n), ~positive
+        stop = padded(_err.stop_probabilities(run, top), 0.0)
+        vals = _err.err_at_cutoffs(self.core.ranking, self.core.plan.n_queries, stop,
+                                   self.core.ties, [self.cut(m.k)])[0]
+        return self.scatter(vals), ~positive
+
+    def _rbp_discount(self, p: float) -> Values:
+        assert self.core is not None
+        return (1.0 - p) * np.power(p, np.arange(self.core.plan._max_width, dtype=np.float64))
+
+    def rbp_measure(self, m: Measure) -> tuple[Values, NDArray[np.bool_]]:
+        """RBP (Moffat & Zobel 2008): binary with ``rel=``, else graded (the label or
+        ``gains=``), as trectools / ir_measures; empty: no relevant (r > 0) judged document."""
+        p = 0.8 if m.p is None else float(m.p)
+        if m.rel is not None:
+            empty = self.n_relevant(m.rel) == 0
+            if self.core is None:
+                return np.zeros(self.n), empty
+            kind, values, vkey = "rel", self.core.relevance(m.rel), ("rel", m.rel)
+        else:
+            base = self._grades(m, self.m.base_labels)
+            empty = ~(np.bincount(self.m.base_qidx, weights=base > 0, minlength=self.n) > 0)
+            if self.core is None:
+                return np.zeros(self.n), empty
+            g = "linear" if m.gains is None else trec_gain(dict(m.gains), self.all_labels)
+            kind, values, vkey = "gain", self.core.gains(g), _gain_id(g)
+        vals = self.core.sums(kind, values, vkey, [self.cut(m.k)], self._rbp_discount(p),
+                              ("rbp", p))[0]
+        return self.scatter(vals), empty
+
+    def rbp_residual(self, m: Measure) -> Values:
+        """RBP's residual: the RBP weight (1 - p) p**(i - 1) of every unjudged retrieved rank
+        (tie-averaged: the tie group's mean unjudged share) plus the tail p**min(n, k) past the
+        list (n retrieved documents; every unevaluated rank could be relevant)."""
+        p = 0.8 if m.p is None else float(m.p)
+        c = self.cut(m.k)
+        depth = self.n_ret if c is None else np.minimum(self.n_ret, c)
+        out = np.power(p, depth)
+        if self.core is not None:
+            assert self.m.run_in_qrels is not None
+            unjudged = self.core.ext((~self.m.run_in_qrels).astype(np.float64))
+            out[self.pq] += self.core.sums("gain", unjudged, ("unjudged",), [c],
+                                           self._rbp_discount(p), ("rbp", p))[0]
+        return out
     def judged_at(self, m: Measure) -> Values:
         """Judged@k: expected documents with a qrels entry in the top min(k, M), divided by
         min(k, retrieved) as ir_measures' ``judged`` provider does (the whole list without k)."""
@@ -347,6 +418,12 @@ def compute(
             values[m.name], empty[m.name] = ev.n_relevant(t).copy(), never
         elif m.kind == "numrelret":
             values[m.name], empty[m.name] = ev.binary_measure(m, t, beta), never
+        elif m.kind == "err":
+            values[m.name], empty[m.name] = ev.err_measure(m)
+        elif m.kind == "rbp":
+            values[m.name], empty[m.name] = ev.rbp_measure(m)
+        elif m.kind == "rbp_residual":
+            values[m.name], empty[m.name] = ev.rbp_residual(m), never
         elif m.kind == "judged":
             values[m.name], empty[m.name] = ev.judged_at(m), never
         elif m.kind == "bpref":
