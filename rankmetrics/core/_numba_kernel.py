@@ -189,6 +189,37 @@ def select_top(k, i, lo, hi, d):
     _insertion(k, i, a, b)
 
 
+_TINY = 16
+
+
+@_jit(inline="always")
+def _sort_tiny(k, i, c, tk, ti):
+    """Sort (k, i)[:c] (c <= _TINY, ``i`` ascending) in rank order by counting each entry's
+    rank: comparisons are summed, never branched on (random scores mispredict branches)."""
+    for a in range(c):
+        tk[a] = k[a]
+        ti[a] = i[a]
+    for a in range(c):
+        ka = tk[a]
+        r = 0
+        for b in range(a):  # earlier rows first among equal scores
+            r += tk[b] >= ka
+        for b in range(a + 1, c):
+            r += tk[b] > ka
+        k[r] = ka
+        i[r] = ti[a]
+
+
+@_jit(inline="always")
+def _sort_any(k, i, c, stack, tk, ti):
+    """Sort (k, i)[:c] in rank order (small ranges by counting, others by introsort); ``i``
+    ascending on entry (rows gathered in order)."""
+    if c <= _TINY:
+        _sort_tiny(k, i, c, tk, ti)
+    elif not _sorted_already(k, i, c):
+        sort_range(k, i, 0, c, stack)
+
+
 @_jit()
 def _sorted_already(k, i, c):
     for a in range(1, c):
@@ -492,7 +523,7 @@ def run_starts(q, lo, hi, starts, n_starts):
 DISC_NONE, DISC_TABLE, DISC_RANK = 0, 1, 2
 
 
-@_jit()
+@_jit(inline="always")
 def _gather_top(scores, order, has_order, o, m, depth, key, idx, top):
     """Copy the candidates of segment [o, o+m) into (key, idx)[:c], unsorted: every row when
     ``depth <= 0`` or ``depth >= m``, else the ``depth`` best and every row tying the
@@ -540,7 +571,7 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top):
     return m
 
 
-@_jit()
+@_jit(inline="always")
 def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf):
     """Prefix sums of the contributions of ranks 1..w of the ranked buffer (key, idx)[:c]
     (as :func:`cutoff_sums`); ``out[slots[j], q]`` = the sum at cutoff ``cuts[j]``,
@@ -582,13 +613,14 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
                 total = total_g
                 size = size_g
                 offset = float(p - g0)
-            pos = float(p)
             if kind == KIND_MEAN:
                 contrib = total / size
             elif kind == KIND_AP:
+                pos = float(p)
                 r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
                 contrib = (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
             else:
+                pos = float(p)
                 if before == 0.0 and total > 0.0:
                     qv = max(size - total - offset, 0.0) / (size - offset)
                     f_prev = f
@@ -658,7 +690,7 @@ def _first_relevant(scores, order, has_order, o, m, values, dmode, disc):
 
 @_jit()
 def _sparse_whole(scores, order, has_order, o, m, values, kind, dmode, disc, key, idx, stack,
-                  gb, gt, inc, eq):
+                  tk, ti, gb, gt, inc, eq):
     """Whole-list sum of mean (gain/relevance) or AP contributions under tie averaging, sorting
     only the rows with a non-zero value: O(m log G) for G tie groups holding such rows."""
     n_c = 0
@@ -670,8 +702,7 @@ def _sparse_whole(scores, order, has_order, o, m, values, kind, dmode, disc, key
             n_c += 1
     if n_c == 0:
         return 0.0
-    if not _sorted_already(key, idx, n_c):
-        sort_range(key, idx, 0, n_c, stack)
+    _sort_any(key, idx, n_c, stack, tk, ti)
     n_g = 0
     cz = 0.0
     a = 0
@@ -729,7 +760,7 @@ def _sparse_whole(scores, order, has_order, o, m, values, kind, dmode, disc, key
     return cum
 
 
-@_jit()
+@_jit(inline="always")
 def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf,
             whole, scores, order, has_order, o, m, stack, gb, gt, inc, eq, sparse):
     """One measure family of a segment: its finite cutoffs from the ranked buffer, its
@@ -763,6 +794,8 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
     """
     has_order = order.shape[0] > 0
     stack = np.empty(3 * 64, dtype=np.int64)
+    tk = np.empty(_TINY, dtype=key.dtype)
+    ti = np.empty(_TINY, dtype=idx.dtype)
     n_fam = fam_kind.shape[0]
     avg = mode == MODE_AVERAGE
     for s in range(offsets.shape[0] - 1):
@@ -775,8 +808,11 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
         depth = 0 if full or width >= m else width
         if full or width > 0:
             c = _gather_top(scores, order, has_order, o, m, depth, key, idx, top)
-            if not _sorted_already(key, idx, c):
-                sort_range(key, idx, 0, c, stack)
+            if c > top.shape[0]:  # quickselect moved rows: idx is no longer ascending
+                if not _sorted_already(key, idx, c):
+                    sort_range(key, idx, 0, c, stack)
+            else:
+                _sort_any(key, idx, c, stack, tk, ti)
         else:
             c = 0
         sparse = any_whole and c < m
@@ -796,8 +832,10 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
                 if fam_whole[f] and fam_kind[f] != KIND_RR:
                     if fam_src[f] == 0:
                         v = _sparse_whole(scores, order, has_order, o, m, va, fam_kind[f],
-                                          fam_dmode[f], disc, key, idx, stack, gb, gt, inc, eq)
+                                          fam_dmode[f], disc, key, idx, stack, tk, ti, gb, gt,
+                                          inc, eq)
                     else:
                         v = _sparse_whole(scores, order, has_order, o, m, vb, fam_kind[f],
-                                          fam_dmode[f], disc, key, idx, stack, gb, gt, inc, eq)
+                                          fam_dmode[f], disc, key, idx, stack, tk, ti, gb, gt,
+                                          inc, eq)
                     out[slots[fam_hi[f] - 1], q] = v
