@@ -189,7 +189,7 @@ def select_top(k, i, lo, hi, d):
     _insertion(k, i, a, b)
 
 
-_TINY = 16
+_TINY = 24
 
 
 @_jit(inline="always")
@@ -202,10 +202,10 @@ def _sort_tiny(k, i, c, tk, ti):
     for a in range(c):
         ka = tk[a]
         r = 0
-        for b in range(a):  # earlier rows first among equal scores
-            r += tk[b] >= ka
-        for b in range(a + 1, c):
-            r += tk[b] > ka
+        for v in tk[:a]:  # earlier rows first among equal scores (slices: no index wrap)
+            r += v >= ka
+        for v in tk[a + 1: c]:
+            r += v > ka
         k[r] = ka
         i[r] = ti[a]
 
@@ -414,10 +414,40 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     depth = curve.shape[1]
     levels = np.empty(_LEVELS, dtype=np.float64)
     counts = np.empty(_LEVELS, dtype=np.int64)
+    # the deepest rank read: a small one keeps a window of the largest gains (one pass,
+    # a branch that is almost never taken once the window is full)
+    deep = depth if depth > 0 else (cuts[cuts.shape[0] - 1] if cuts.shape[0] else 0)
+    top = np.empty(_LEVELS, dtype=np.float64)
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
+        if 0 < deep <= _LEVELS and deep < m:
+            for a in range(deep):
+                g = gains[order[o + a] if has_order else o + a]
+                b = a - 1
+                while b >= 0 and top[b] > g:  # ascending window
+                    top[b + 1] = top[b]
+                    b -= 1
+                top[b + 1] = g
+            t0 = top[0]
+            for a in range(deep, m):
+                g = gains[order[o + a] if has_order else o + a]
+                if g > t0:
+                    b = 1
+                    while b < deep and top[b] < g:
+                        top[b - 1] = top[b]
+                        b += 1
+                    top[b - 1] = g
+                    t0 = top[0]
+            acc = 0.0
+            j = 0
+            for p in range(deep):
+                acc += top[deep - 1 - p] * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                if j < 0:
+                    break
+            continue
         n_lv = 0
         for a in range(m):
             g = gains[order[o + a] if has_order else o + a]
@@ -524,10 +554,11 @@ DISC_NONE, DISC_TABLE, DISC_RANK = 0, 1, 2
 
 
 @_jit(inline="always")
-def _gather_top(scores, order, has_order, o, m, depth, key, idx, top):
+def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=False):
     """Copy the candidates of segment [o, o+m) into (key, idx)[:c], unsorted: every row when
     ``depth <= 0`` or ``depth >= m``, else the ``depth`` best and every row tying the
-    ``depth``-th score. Returns c."""
+    ``depth``-th score. Returns c; with ``one_group``, -1 (and nothing copied) when the
+    ``depth`` best scores are all equal (``top[0]``): ranks 1..depth are one tie group."""
     if 0 < depth < m and depth <= top.shape[0]:
         for j in range(depth):
             v = scores[order[o + j] if has_order else o + j]
@@ -546,6 +577,8 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top):
                     b += 1
                 top[b - 1] = v
                 t0 = top[0]
+        if one_group and top[depth - 1] == t0:
+            return -1
         c = 0
         for j in range(m):
             r = order[o + j] if has_order else o + j
@@ -642,6 +675,61 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
     while j < hi:
         out[slots[j], q] = cum
         j += 1
+
+
+@_jit(inline="always")
+def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, disc, cuts, slots,
+               lo, hi, out, q):
+    """As :func:`_walk` (tie averaging) when the list starts with one tie group, the rows
+    scored ``t``, reaching past rank ``wcap``: one pass, no copy, no sort."""
+    total = 0.0
+    n_t = 0
+    for j in range(m):  # in row order: the sum of the ranked group, operation for operation
+        r = order[o + j] if has_order else o + j
+        if scores[r] == t:
+            total += values[r]
+            n_t += 1
+    w = min(wcap, n_t)
+    size = float(n_t)
+    cum = 0.0
+    f = 1.0
+    j = lo
+    for p in range(w):
+        offset = float(p)
+        if kind == KIND_MEAN:
+            contrib = total / size
+        elif kind == KIND_AP:
+            pos = float(p)
+            r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
+            contrib = (total / size) * (0.0 + 1.0 + offset * r_other) / (pos + 1.0)
+        else:
+            pos = float(p)
+            if total > 0.0:
+                qv = max(size - total - offset, 0.0) / (size - offset)
+                f_prev = f
+                f = f * qv
+                contrib = (f_prev - f) / (pos + 1.0)
+            else:
+                contrib = 0.0 / (pos + 1.0)
+        if dmode == DISC_TABLE:
+            contrib = contrib * disc[p]
+        elif dmode == DISC_RANK:
+            contrib = contrib * float(p + 1)
+        cum += contrib
+        while j < hi and cuts[j] == p + 1:
+            out[slots[j], q] = cum
+            j += 1
+    while j < hi:
+        out[slots[j], q] = cum
+        j += 1
+
+
+@_jit(inline="always")
+def _count_nonzero(values, order, has_order, o, m):
+    n = 0
+    for j in range(m):
+        n += values[order[o + j] if has_order else o + j] != 0
+    return n
 
 
 @_jit()
@@ -805,28 +893,68 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
         # the whole list is sorted when a whole-list measure cannot be read sparsely, or when
         # the cutoff covers the list anyway, or the list is short
         full = any_whole and (not avg or m <= 32)
+        if any_whole and not full:
+            # whole-list mean / AP sums are read sparsely only when few rows carry a value
+            for f in range(n_fam):
+                if fam_whole[f] and fam_kind[f] != KIND_RR:
+                    if fam_src[f] == 0:
+                        nz = _count_nonzero(va, order, has_order, o, m)
+                    else:
+                        nz = _count_nonzero(vb, order, has_order, o, m)
+                    if 4 * nz > m:
+                        full = True
+                        break
         depth = 0 if full or width >= m else width
         if full or width > 0:
-            c = _gather_top(scores, order, has_order, o, m, depth, key, idx, top)
-            if c > top.shape[0]:  # quickselect moved rows: idx is no longer ascending
+            c = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
+            if c < 0:
+                pass
+            elif c > top.shape[0]:  # quickselect moved rows: idx is no longer ascending
                 if not _sorted_already(key, idx, c):
                     sort_range(key, idx, 0, c, stack)
             else:
                 _sort_any(key, idx, c, stack, tk, ti)
         else:
             c = 0
-        sparse = any_whole and c < m
-        pending = False
-        for f in range(n_fam):
-            if fam_src[f] == 0:
-                pend = _family(key, idx, c, va, fam_kind[f], mode, fam_dmode[f], disc, cuts,
-                               slots, fam_lo[f], fam_hi[f], out, q, vbuf, fam_whole[f], scores,
-                               order, has_order, o, m, stack, gb, gt, inc, eq, sparse)
-            else:
-                pend = _family(key, idx, c, vb, fam_kind[f], mode, fam_dmode[f], disc, cuts,
-                               slots, fam_lo[f], fam_hi[f], out, q, vbuf, fam_whole[f], scores,
-                               order, has_order, o, m, stack, gb, gt, inc, eq, sparse)
-            pending = pending or (pend and fam_kind[f] != KIND_RR)
+        if c < 0:  # ranks 1..width are one tie group: read it in one pass per family
+            t = top[0]
+            pending = False
+            for f in range(n_fam):
+                hi_f = fam_hi[f] - 1 if fam_whole[f] else fam_hi[f]
+                if hi_f > fam_lo[f]:
+                    if fam_src[f] == 0:
+                        _walk_tied(scores, order, has_order, o, m, t, cuts[hi_f - 1], va,
+                                   fam_kind[f], fam_dmode[f], disc, cuts, slots, fam_lo[f],
+                                   hi_f, out, q)
+                    else:
+                        _walk_tied(scores, order, has_order, o, m, t, cuts[hi_f - 1], vb,
+                                   fam_kind[f], fam_dmode[f], disc, cuts, slots, fam_lo[f],
+                                   hi_f, out, q)
+                if fam_whole[f]:
+                    if fam_kind[f] == KIND_RR:
+                        if fam_src[f] == 0:
+                            v = _first_relevant(scores, order, has_order, o, m, va,
+                                                fam_dmode[f], disc)
+                        else:
+                            v = _first_relevant(scores, order, has_order, o, m, vb,
+                                                fam_dmode[f], disc)
+                        out[slots[fam_hi[f] - 1], q] = v
+                    else:
+                        pending = True
+            c = 0
+        else:
+            sparse = any_whole and c < m
+            pending = False
+            for f in range(n_fam):
+                if fam_src[f] == 0:
+                    pend = _family(key, idx, c, va, fam_kind[f], mode, fam_dmode[f], disc, cuts,
+                                   slots, fam_lo[f], fam_hi[f], out, q, vbuf, fam_whole[f], scores,
+                                   order, has_order, o, m, stack, gb, gt, inc, eq, sparse)
+                else:
+                    pend = _family(key, idx, c, vb, fam_kind[f], mode, fam_dmode[f], disc, cuts,
+                                   slots, fam_lo[f], fam_hi[f], out, q, vbuf, fam_whole[f], scores,
+                                   order, has_order, o, m, stack, gb, gt, inc, eq, sparse)
+                pending = pending or (pend and fam_kind[f] != KIND_RR)
         if pending:  # whole-list mean / AP sums: the buffers are free again
             for f in range(n_fam):
                 if fam_whole[f] and fam_kind[f] != KIND_RR:

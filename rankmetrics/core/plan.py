@@ -178,6 +178,25 @@ class QueryPlan:
         if recall_base is not None:
             self._set_recall_base(recall_base)
 
+    @classmethod
+    def _from_checked(cls, labels: Values, qid: np.ndarray | None) -> QueryPlan:
+        """Plan over labels and qids already validated (by ``flatten_inputs``): 1-D, same length,
+        non-empty. Skips the second validation (and copy) of the one-call functions."""
+        plan = cls.__new__(cls)
+        plan._shape2d = None
+        plan._backend = _backend.get_backend()
+        if qid is None:
+            qids: np.ndarray = np.zeros(1, dtype=np.int64)
+            layout = plan._layout_from_sizes(np.array([labels.shape[0]], dtype=np.int64))
+        elif plan._backend == "numba":
+            qids, layout = _backend.group_rows(qid, _index_queries)
+        else:
+            qids, qidx = _index_queries(qid)
+            layout = _kernel.build_layout(qidx, int(qids.shape[0]))
+            del qidx
+        plan._init(labels, qids, layout)
+        return plan
+
     def _set_recall_base(self, recall_base: tuple[ArrayLike, ArrayLike]) -> None:
         if not isinstance(recall_base, tuple) or len(recall_base) != 2:
             raise TypeError("recall_base must be a tuple (labels, qid)")
