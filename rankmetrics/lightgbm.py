@@ -324,6 +324,9 @@ class _TieAwareMetric:
                 f"{pred_name} must have one score per row ({plan.n_rows}); got shape "
                 f"{preds.shape}"
             )
+        if not self.bounds:  # one pass: the compiled kernel ranks each query once for all
+            values = plan.evaluate(preds, self.metrics, ties=self.ties, **kw)
+            return {self.prefix + m: values[m] for m in self.metrics}, entry
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
         # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
         values = plan.evaluate(preds if self._own_ties else ranking, self.metrics,

@@ -211,13 +211,79 @@ def _sort_tiny(k, i, c, tk, ti):
 
 
 @_jit(inline="always")
+def _merge(sk, si, dk, di, lo, mid, hi):
+    """Stable merge of the runs [lo, mid) and [mid, hi) of (sk, si) into (dk, di), by score
+    descending; the choice is a select, not a branch."""
+    a = lo
+    b = mid
+    d = lo
+    while a < mid and b < hi:
+        ka = sk[a]
+        kb = sk[b]
+        left = ka >= kb
+        dk[d] = ka if left else kb
+        di[d] = si[a] if left else si[b]
+        a += left
+        b += not left
+        d += 1
+    while a < mid:
+        dk[d] = sk[a]
+        di[d] = si[a]
+        a += 1
+        d += 1
+    while b < hi:
+        dk[d] = sk[b]
+        di[d] = si[b]
+        b += 1
+        d += 1
+
+
+@_jit()
+def _merge_sort(k, i, c, tk, ti):
+    """Stable sort of (k, i)[:c] by score descending, (tk, ti) of size >= c as work space:
+    runs of 8 ordered by counting ranks, then bottom-up branch-free merges. With ``i``
+    ascending on entry this is the rank order (ties by row)."""
+    run = 8
+    for lo in range(0, c, run):
+        n = min(run, c - lo)
+        for a in range(n):
+            tk[a] = k[lo + a]
+            ti[a] = i[lo + a]
+        for a in range(n):
+            ka = tk[a]
+            r = 0
+            for v in tk[:a]:
+                r += v >= ka
+            for v in tk[a + 1: n]:
+                r += v > ka
+            k[lo + r] = ka
+            i[lo + r] = ti[a]
+    in_k = True
+    width = run
+    while width < c:
+        for lo in range(0, c, 2 * width):
+            mid = min(lo + width, c)
+            hi = min(lo + 2 * width, c)
+            if in_k:
+                _merge(k, i, tk, ti, lo, mid, hi)
+            else:
+                _merge(tk, ti, k, i, lo, mid, hi)
+        in_k = not in_k
+        width *= 2
+    if not in_k:
+        for a in range(c):
+            k[a] = tk[a]
+            i[a] = ti[a]
+
+
+@_jit(inline="always")
 def _sort_any(k, i, c, stack, tk, ti):
-    """Sort (k, i)[:c] in rank order (small ranges by counting, others by introsort); ``i``
-    ascending on entry (rows gathered in order)."""
+    """Sort (k, i)[:c] in rank order; ``i`` ascending on entry (rows gathered in order), and
+    (tk, ti) work space of size >= c."""
     if c <= _TINY:
         _sort_tiny(k, i, c, tk, ti)
     elif not _sorted_already(k, i, c):
-        sort_range(k, i, 0, c, stack)
+        _merge_sort(k, i, c, tk, ti)
 
 
 @_jit()
@@ -882,8 +948,8 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
     """
     has_order = order.shape[0] > 0
     stack = np.empty(3 * 64, dtype=np.int64)
-    tk = np.empty(_TINY, dtype=key.dtype)
-    ti = np.empty(_TINY, dtype=idx.dtype)
+    tk = np.empty(max(key.shape[0], _TINY), dtype=key.dtype)
+    ti = np.empty(max(key.shape[0], _TINY), dtype=idx.dtype)
     n_fam = fam_kind.shape[0]
     avg = mode == MODE_AVERAGE
     for s in range(offsets.shape[0] - 1):
