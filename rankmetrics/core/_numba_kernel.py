@@ -280,10 +280,13 @@ def _merge_sort(k, i, c, tk, ti):
 def _sort_any(k, i, c, stack, tk, ti):
     """Sort (k, i)[:c] in rank order; ``i`` ascending on entry (rows gathered in order), and
     (tk, ti) work space of size >= c."""
-    if c <= _TINY:
+    if c <= _TINY and c <= tk.shape[0]:
         _sort_tiny(k, i, c, tk, ti)
     elif not _sorted_already(k, i, c):
-        _merge_sort(k, i, c, tk, ti)
+        if c <= tk.shape[0]:
+            _merge_sort(k, i, c, tk, ti)
+        else:
+            sort_range(k, i, 0, c, stack)
 
 
 @_jit()
@@ -937,7 +940,7 @@ def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, o
 @_jit()
 def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va, vb, fam_kind,
                   fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out, key,
-                  idx, top, vbuf, gb, gt, inc, eq):
+                  idx, top, tk, ti, vbuf, gb, gt, inc, eq):
     """Every measure family of every segment in one pass per segment.
 
     Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
@@ -948,8 +951,6 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
     """
     has_order = order.shape[0] > 0
     stack = np.empty(3 * 64, dtype=np.int64)
-    tk = np.empty(max(key.shape[0], _TINY), dtype=key.dtype)
-    ti = np.empty(max(key.shape[0], _TINY), dtype=idx.dtype)
     n_fam = fam_kind.shape[0]
     avg = mode == MODE_AVERAGE
     for s in range(offsets.shape[0] - 1):
@@ -958,7 +959,7 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
         q = seg_query[s]
         # the whole list is sorted when a whole-list measure cannot be read sparsely, or when
         # the cutoff covers the list anyway, or the list is short
-        full = any_whole and (not avg or m <= 32)
+        full = any_whole and (not avg or (m <= 32 and key.shape[0] >= m))
         if any_whole and not full:
             # whole-list mean / AP sums are read sparsely only when few rows carry a value
             for f in range(n_fam):
@@ -967,7 +968,7 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
                         nz = _count_nonzero(va, order, has_order, o, m)
                     else:
                         nz = _count_nonzero(vb, order, has_order, o, m)
-                    if 4 * nz > m:
+                    if 4 * nz > m or nz + 2 > gb.shape[0]:
                         full = True
                         break
         depth = 0 if full or width >= m else width

@@ -422,12 +422,20 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     longest = layout.max_size
     any_whole = bool(whole.any())
     mode = _MODE[ties]
-    key = np.empty(longest, dtype=scores.dtype)
-    idx = np.empty(longest, dtype=row_dtype(layout.n_rows))
+    # work buffers: the ranked candidates (none when only whole-list MRR is read under tie
+    # averaging), merge space up to _MERGE_CAP rows (longer lists sort in place), sparse
+    # whole-list sums for lists with up to _SPARSE_CAP rows carrying a value
+    ranked = width > 0 or mode != 0 or bool((whole & (kinds != _KIND["rr"])).any())
+    n_key = longest if ranked else 0
+    key = np.empty(n_key, dtype=scores.dtype)
+    idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
     top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
+    n_merge = min(n_key, _MERGE_CAP)
+    tk = np.empty(n_merge, dtype=scores.dtype)
+    ti = np.empty(n_merge, dtype=idx.dtype)
     vbuf = np.empty(longest if mode in (1, 2) else 0)
     sparse = any_whole and mode == 0 and longest > 32
-    n_g = longest + 2 if sparse else 0
+    n_g = min(longest // 4, _SPARSE_CAP) + 2 if sparse else 0
     gb = np.empty(n_g)
     gt = np.empty(n_g)
     inc = np.empty(n_g, dtype=row_dtype(layout.n_rows))
@@ -435,8 +443,8 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     nk.eval_segments(scores, layout.order, layout.offsets, layout.seg_query, width, any_whole,
                      mode, _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds,
                      src, dmode, lo, hi, whole, cuts_all, slots_all,
-                     _EMPTY1 if disc is None else disc, out, key, idx, top, vbuf, gb, gt, inc,
-                     eq)
+                     _EMPTY1 if disc is None else disc, out, key, idx, top, tk, ti, vbuf, gb, gt,
+                     inc, eq)
     res = []
     for f, fam in enumerate(families):
         block = out[lo[f]: hi[f]]
@@ -446,5 +454,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     return res
 
 
+_MERGE_CAP = 1 << 16
+_SPARSE_CAP = 1 << 16
 _EMPTY1 = np.empty(0)
 _EMPTY1F = np.empty(0, dtype=np.float32)
