@@ -445,9 +445,9 @@ class QueryPlan:
         dkeys = {f[2] for f in fams if f[2] is not None and f[2] != "rank"}
         if len(dkeys) > 1:
             return None
-        ks_all = [k for f in fams for k in f[3]]
-        need = None if any(k is None for k in ks_all) else max(k for k in ks_all
-                                                               if k is not None)
+        ks_all = [k for f in fams if f[2] is not None and f[2] != "rank" for k in f[3]]
+        need = None if any(k is None for k in ks_all) else max((k for k in ks_all
+                                                                if k is not None), default=1)
         width = self._max_width if need is None else min(need, self._max_width)
         disc = self._discount_by_key(next(iter(dkeys)), width) if dkeys else None
         families = [_backend.Family(kind, values, 2 if dk == "rank" else 0 if dk is None else 1,
