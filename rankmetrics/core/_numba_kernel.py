@@ -491,6 +491,33 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
+        if m <= _TINY:  # a short list: each gain's place counted (no branches), then summed
+            for a in range(m):
+                levels[a] = gains[order[o + a] if has_order else o + a]
+            for a in range(m):
+                ga = levels[a]
+                r = 0
+                for v in levels[:a]:
+                    r += v >= ga
+                for v in levels[a + 1: m]:
+                    r += v > ga
+                top[r] = ga
+            acc = 0.0
+            j = 0
+            for p in range(m):
+                acc += top[p] * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                if j < 0:
+                    break
+            if j >= 0:  # lists shorter than a cutoff or the curve: flat past their end
+                if depth > 0:
+                    for pp in range(m, depth):
+                        curve[q, pp] = acc
+                else:
+                    while j < cuts.shape[0]:
+                        out[cut_slot[j], q] = acc
+                        j += 1
+            continue
         if 0 < deep <= _LEVELS and deep < m:
             for a in range(deep):
                 g = gains[order[o + a] if has_order else o + a]
@@ -746,7 +773,7 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
         j += 1
 
 
-@_jit(inline="always")
+@_jit()
 def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, disc, cuts, slots,
                lo, hi, out, q):
     """As :func:`_walk` (tie averaging) when the list starts with one tie group, the rows
