@@ -310,3 +310,26 @@ def test_one_pass_shortcuts_agree(ties) -> None:
         ref, got = _both(lambda s=s: rm.QueryPlan(y, q).evaluate(
             s, ["cg@5", "cg", "p@3", "P(rel=2)"], ties=ties, gain="linear"))
         _agree(ref, got, True, ties)  # integer sums: bit for bit
+
+
+@pytest.mark.parametrize("ldtype", [np.int8, np.uint8, np.int16, np.int64, np.float32])
+def test_narrow_label_dtypes_are_read_as_given(ldtype) -> None:
+    # one-call functions keep integer / float64 labels as given (no widening copy): same
+    # numbers as float64 labels, under both kernels, and the input is left unchanged
+    rng = np.random.default_rng(11)
+    q = np.repeat(np.arange(50), rng.integers(1, 60, 50))
+    y = rng.integers(0, 5, q.size)
+    s = rng.integers(0, 8, q.size).astype(np.float32)
+    yl = y.astype(ldtype)
+    before = yl.copy()
+    for fn, kw in (("ndcg", {"k": 10}), ("ndcg", {"gain": [0, 1, 3, 7, 15]}),
+                   ("dcg", {"gain": "linear"}), ("average_precision", {"threshold": 2}),
+                   ("reciprocal_rank", {}), ("precision", {"k": 5})):
+        want = getattr(rm, fn)(y.astype(np.float64), s, q, **kw)
+        ref, got = _both(lambda fn=fn, kw=kw: getattr(rm, fn)(yl, s, q, **kw))
+        np.testing.assert_array_equal(got, want, err_msg=f"{fn} {kw}")
+        np.testing.assert_allclose(ref, want, rtol=1e-12, atol=1e-12, err_msg=f"{fn} {kw}")
+    np.testing.assert_array_equal(yl, before)
+    with pytest.raises(ValueError, match="non-negative"):
+        rm.ndcg(np.array([1, -1], dtype=ldtype) if np.dtype(ldtype).kind != "u"
+                else np.array([1.0, -1.0]), [0.2, 0.1])
