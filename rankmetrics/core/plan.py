@@ -460,10 +460,13 @@ class QueryPlan:
         dk = None if discount is None else discount_key(discount, log_base)
         return ("gain", self._gain_ext(gain), dk, ks)
 
-    def _binary_family(self, kind: str, threshold: float, ks: tuple[Cutoff, ...]
+    def _binary_family(self, kind: str, threshold: float, ks: tuple[Cutoff, ...],
+                       denominator: str = "relevant"
                        ) -> tuple[str, Any, Any, tuple[Cutoff, ...]] | None:
+        """None for what needs a written-out ranking: R-precision (a cutoff per query) and
+        AP with the "found" denominator (read from the ranking by ``core.found``)."""
         kind = {"f1": "fbeta"}.get(kind, kind)
-        if kind == "rprec":
+        if kind == "rprec" or (kind == "ap" and denominator == "found"):
             return None
         rel = self._relevance(threshold)[0]
         if kind == "success":
@@ -547,11 +550,13 @@ class QueryPlan:
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
                        denominator="relevant", precision_denominator="k", sums=None):
         kind = {"f1": "fbeta"}.get(kind, kind)
-        if sums is None and kind != "rprec" and self._fusable(y_score):
+        fam = None
+        if sums is None and self._fusable(y_score):
+            fam = self._binary_family(kind, threshold, tuple(ks), denominator)
+        if fam is not None:
             check_ties(ties)
             scores = self._scores(y_score)
-            fam = self._binary_family(kind, threshold, tuple(ks))
-            res = None if fam is None else self._fused(scores, ties, [fam])
+            res = self._fused(scores, ties, [fam])
             sums = None if res is None else res[0]
         rel_ext, n_rel = self._relevance(threshold)
         if sums is not None:
@@ -854,7 +859,8 @@ class QueryPlan:
                         fams.append(self._gain_family(o["gain"], o["discount"], o["log_base"],
                                                       cut))
                     else:
-                        fams.append(self._binary_family(base, o["threshold"], cut))
+                        fams.append(self._binary_family(base, o["threshold"], cut,
+                                                        o["denominator"]))
                 if all(f is not None for f in fams):
                     res = self._fused(scores, t, fams)
                     if res is not None:
