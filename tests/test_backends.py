@@ -271,7 +271,9 @@ def test_large_tie_group_straddling_the_cutoff() -> None:
 
 
 ONE_PASS = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map", "mrr", "p@10", "ndcg", "dcg",
-            "ap@10", "rr@10", "success@3", "recall@5", "cg@5", "P(rel=2)@5", "AP(rel=3)", "Rprec"]
+            "ap@10", "rr@10", "success@3", "recall@5", "cg@5", "P(rel=2)@5", "AP(rel=3)", "Rprec",
+            "nDCG(ties=optimistic)@10", "nDCG(ties=pessimistic)@10", "AP(ties=stable)",
+            "RR(ties=optimistic)"]
 
 
 @SETTINGS

@@ -965,21 +965,26 @@ def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, o
 
 
 @_jit()
-def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va, vb, fam_kind,
-                  fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out, key,
-                  idx, top, tk, ti, vbuf, gb, gt, inc, eq):
+def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode, va, vb,
+                  fam_kind, fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out,
+                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq):
     """Every measure family of every segment in one pass per segment.
 
     Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
     ``fam_kind[f]``, discount ``fam_dmode[f]`` (none, ``disc``, the rank), and its cutoffs
     ``cuts[fam_lo[f]:fam_hi[f]]`` (ascending; when ``fam_whole[f]`` the last is the whole list)
     into rows ``slots[...]`` of ``out`` (n_slots, n_queries). ``width``: the largest finite
-    cutoff (0: none). ``any_whole``: some family needs the whole list.
+    cutoff (0: none). ``any_whole``: some family needs the whole list. ``fam_mode[f]``: the
+    family's tie rule; all rules read the same ranked buffer (score, then row), so a call may
+    mix them (the bounds next to the tie average).
     """
     has_order = order.shape[0] > 0
     stack = np.empty(3 * 64, dtype=np.int64)
     n_fam = fam_kind.shape[0]
-    avg = mode == MODE_AVERAGE
+    avg = True
+    for f in range(n_fam):
+        if fam_mode[f] != MODE_AVERAGE:
+            avg = False
     for s in range(offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
@@ -1041,13 +1046,15 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, mode, va,
             pending = False
             for f in range(n_fam):
                 if fam_src[f] == 0:
-                    pend = _family(key, idx, c, va, fam_kind[f], mode, fam_dmode[f], disc, cuts,
-                                   slots, fam_lo[f], fam_hi[f], out, q, vbuf, fam_whole[f], scores,
-                                   order, has_order, o, m, stack, gb, gt, inc, eq, sparse)
+                    pend = _family(key, idx, c, va, fam_kind[f], fam_mode[f], fam_dmode[f],
+                                   disc, cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf,
+                                   fam_whole[f], scores, order, has_order, o, m, stack, gb, gt,
+                                   inc, eq, sparse)
                 else:
-                    pend = _family(key, idx, c, vb, fam_kind[f], mode, fam_dmode[f], disc, cuts,
-                                   slots, fam_lo[f], fam_hi[f], out, q, vbuf, fam_whole[f], scores,
-                                   order, has_order, o, m, stack, gb, gt, inc, eq, sparse)
+                    pend = _family(key, idx, c, vb, fam_kind[f], fam_mode[f], fam_dmode[f],
+                                   disc, cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf,
+                                   fam_whole[f], scores, order, has_order, o, m, stack, gb, gt,
+                                   inc, eq, sparse)
                 pending = pending or (pend and fam_kind[f] != KIND_RR)
         if pending:  # whole-list mean / AP sums: the buffers are free again
             for f in range(n_fam):

@@ -367,6 +367,7 @@ class Family:
     values: NDArray[Any]  # per-row gain (float64) or 0/1 relevance (float32)
     dmode: int  # 0: no discount, 1: the discount table, 2: times the rank (success)
     ks: tuple[int | None, ...]
+    ties: str | None = None  # None: the call's tie rule
 
 
 def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: Sequence[Family],
@@ -397,6 +398,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     lo = np.empty(n_fam, dtype=np.int64)
     hi = np.empty(n_fam, dtype=np.int64)
     whole = np.zeros(n_fam, dtype=np.bool_)
+    modes = np.array([_MODE[fam.ties or ties] for fam in families], dtype=np.int64)
     cut_parts, slot_parts, uniq = [], [], []
     n_slots = 0
     width = 0
@@ -421,11 +423,12 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     out = np.zeros((n_slots, layout.n_queries))
     longest = layout.max_size
     any_whole = bool(whole.any())
-    mode = _MODE[ties]
+    avg = bool((modes == 0).all())
+    bounds = bool(((modes == 1) | (modes == 2)).any())
     # work buffers: the ranked candidates (none when only whole-list MRR is read under tie
     # averaging), merge space up to _MERGE_CAP rows (longer lists sort in place), sparse
     # whole-list sums for lists with up to _SPARSE_CAP rows carrying a value
-    ranked = width > 0 or mode != 0 or bool((whole & (kinds != _KIND["rr"])).any())
+    ranked = width > 0 or not avg or bool((whole & (kinds != _KIND["rr"])).any())
     n_key = longest if ranked else 0
     key = np.empty(n_key, dtype=scores.dtype)
     idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
@@ -433,15 +436,15 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     n_merge = min(n_key, _MERGE_CAP)
     tk = np.empty(n_merge, dtype=scores.dtype)
     ti = np.empty(n_merge, dtype=idx.dtype)
-    vbuf = np.empty(longest if mode in (1, 2) else 0)
-    sparse = any_whole and mode == 0 and longest > 32
+    vbuf = np.empty(longest if bounds else 0)
+    sparse = any_whole and avg and longest > 32
     n_g = min(longest // 4, _SPARSE_CAP) + 2 if sparse else 0
     gb = np.empty(n_g)
     gt = np.empty(n_g)
     inc = np.empty(n_g, dtype=row_dtype(layout.n_rows))
     eq = np.empty(n_g, dtype=row_dtype(layout.n_rows))
     nk.eval_segments(scores, layout.order, layout.offsets, layout.seg_query, width, any_whole,
-                     mode, _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds,
+                     modes, _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds,
                      src, dmode, lo, hi, whole, cuts_all, slots_all,
                      _EMPTY1 if disc is None else disc, out, key, idx, top, tk, ti, vbuf, gb, gt,
                      inc, eq)

@@ -438,7 +438,8 @@ class QueryPlan:
         return self._backend == "numba" and not isinstance(y_score, _kernel.Ranking)
 
     def _fused(self, scores: np.ndarray, ties: str,
-               fams: list[tuple[str, Any, Any, tuple[Cutoff, ...]]]) -> list[Values] | None:
+               fams: list[tuple[str, Any, Any, tuple[Cutoff, ...]]],
+               fam_ties: list[str] | None = None) -> list[Values] | None:
         """Sums of every family ``(kind, values, discount key or None, ks)`` with each query
         ranked once by the compiled kernel, or None when they cannot share one pass.
         ``scores``: validated by :meth:`_scores`."""
@@ -451,7 +452,8 @@ class QueryPlan:
         width = self._max_width if need is None else min(need, self._max_width)
         disc = self._discount_by_key(next(iter(dkeys)), width) if dkeys else None
         families = [_backend.Family(kind, values, 2 if dk == "rank" else 0 if dk is None else 1,
-                                    ks) for kind, values, dk, ks in fams]
+                                    ks, None if fam_ties is None else fam_ties[f])
+                    for f, (kind, values, dk, ks) in enumerate(fams)]
         with np.errstate(over="ignore", invalid="ignore"):
             return _backend.evaluate_fused(self.layout, scores, ties, families, disc)
 
@@ -832,11 +834,9 @@ class QueryPlan:
         for i, (m, _) in enumerate(specs):
             by_ties.setdefault(m.ties or ties, []).append(i)
         out: dict[str, Values] = {}
-        fusable = self._fusable(y_score)
-        scores = self._scores(y_score) if fusable else None
+        plans: list[tuple[str, list[int], dict[Any, list[int]], dict[Any, dict[str, Any]]]] = []
         for t, idx in by_ties.items():
             check_ties(t)
-            ks = [None if specs[i][1] == "rprec" else specs[i][0].k for i in idx]
             groups: dict[Any, list[int]] = {}
             opts: dict[Any, dict[str, Any]] = {}
             for i in idx:
@@ -849,9 +849,13 @@ class QueryPlan:
                        o["threshold"], o["beta"], repr(o["empty"]), o["denominator"])
                 groups.setdefault(key, []).append(i)
                 opts[key] = o
-            sums: dict[Any, Values] = {}
-            if scores is not None:  # every measure from one ranking pass, when they can share it
-                fams: list[Any] = []
+            plans.append((t, idx, groups, opts))
+        sums: dict[Any, Values] = {}
+        scores = self._scores(y_score) if self._fusable(y_score) else None
+        if scores is not None:  # every measure of every tie rule from one pass over the queries
+            fams: list[Any] = []
+            fam_ties: list[str] = []
+            for t, _, groups, opts in plans:
                 for key, members in groups.items():
                     base, o = key[0], opts[key]
                     cut = tuple(specs[i][0].k for i in members)
@@ -861,10 +865,14 @@ class QueryPlan:
                     else:
                         fams.append(self._binary_family(base, o["threshold"], cut,
                                                         o["denominator"]))
-                if all(f is not None for f in fams):
-                    res = self._fused(scores, t, fams)
-                    if res is not None:
-                        sums = dict(zip(groups, res, strict=True))
+                    fam_ties.append(t)
+            if all(f is not None for f in fams):
+                res = self._fused(scores, ties, fams, fam_ties)
+                if res is not None:
+                    keys = [(t, key) for t, _, groups, _ in plans for key in groups]
+                    sums = dict(zip(keys, res, strict=True))
+        for t, idx, groups, opts in plans:
+            ks = [None if specs[i][1] == "rprec" else specs[i][0].k for i in idx]
             ranking = None if sums else self._ranking(y_score if scores is None else scores,
                                                       ks, t)
             for key, members in groups.items():
@@ -873,12 +881,12 @@ class QueryPlan:
                 if base in _GAIN_BASES:
                     vals = self._gain_metric(ranking, cut, o["gain"], o["discount"],
                                              o["log_base"], t, base in ("ncg", "ndcg"),
-                                             o["empty"], sums=sums.get(key))
+                                             o["empty"], sums=sums.get((t, key)))
                 else:
                     vals = self._binary_metric(ranking, cut, base, o["threshold"], t, o["empty"],
                                                beta=o["beta"], denominator=o["denominator"],
                                                precision_denominator=precision_denominator,
-                                               sums=sums.get(key))
+                                               sums=sums.get((t, key)))
                 for j, i in enumerate(members):
                     out[specs[i][0].name] = vals[j]
         result = {m.name: out[m.name] for m in measures}
