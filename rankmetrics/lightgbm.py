@@ -43,6 +43,7 @@ built-in metric runs at the same cutoff. :func:`early_stopping` checks this.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Iterable, Sequence
@@ -63,7 +64,7 @@ from .core.validation import (
     check_ties,
     check_weights,
 )
-from .measures.grammar import Measure, parse_measure
+from .measures.grammar import Measure, parse_measure, parse_measures
 from .measures.registry import REGISTRY
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -324,6 +325,17 @@ class _TieAwareMetric:
                 f"{pred_name} must have one score per row ({plan.n_rows}); got shape "
                 f"{preds.shape}"
             )
+        if not self.bounds:  # one pass: the compiled kernel ranks each query once for all
+            values = plan.evaluate(preds, self.metrics, ties=self.ties, **kw)
+            return {self.prefix + m: values[m] for m in self.metrics}, entry
+        if not self._own_ties and plan._backend == "numba":
+            # the bounds as measures with their own tie rule: one pass for all three rules
+            ms = parse_measures(self.metrics)
+            extra = [dataclasses.replace(m, ties=rule, name=f"{m.name}_{rule}")
+                     for m in ms for rule in _BOUNDS]
+            values = plan.evaluate(preds, [*ms, *extra], ties=self.ties, **kw)
+            out = {self.prefix + name: v for name, v in values.items()}
+            return {n: out[n] for n in self.names}, entry
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
         # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
         values = plan.evaluate(preds if self._own_ties else ranking, self.metrics,

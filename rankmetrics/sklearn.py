@@ -230,7 +230,7 @@ def _ranking_score(
 def _mean(metric: Measure, y_true: ArrayLike, y_score: ArrayLike, q: ArrayLike | None,
           options: dict[str, Any]) -> float:
     labels, scores, qq = flatten_inputs(y_true, y_score, q)
-    plan = QueryPlan(labels, qq)
+    plan = QueryPlan._from_checked(labels, qq)  # validated once; the plan lives for this call
     values = plan.evaluate(scores, [metric], **options)[metric.name]
     return weighted_mean(values, None, plan.n_queries)
 

@@ -268,3 +268,70 @@ def test_large_tie_group_straddling_the_cutoff() -> None:
             ref, got = _both(lambda name=name, ties=ties: getattr(rm, name)(y, s, q, k=10,
                                                                            ties=ties))
             _agree(ref, got, False, f"{name} {ties}")
+
+
+ONE_PASS = ["ndcg@1", "ndcg@3", "ndcg@5", "ndcg@10", "map", "mrr", "p@10", "ndcg", "dcg",
+            "ap@10", "rr@10", "success@3", "recall@5", "cg@5", "P(rel=2)@5", "AP(rel=3)", "Rprec",
+            "nDCG(ties=optimistic)@10", "nDCG(ties=pessimistic)@10", "AP(ties=stable)",
+            "RR(ties=optimistic)"]
+
+
+@SETTINGS
+@given(data=workloads(), ties=st.sampled_from(bf.TIE_MODES), sparse=st.booleans(),
+       names=st.lists(st.sampled_from(ONE_PASS), min_size=1, max_size=7, unique=True))
+def test_backends_agree_on_one_pass_evaluate(data, ties, sparse, names) -> None:
+    # raw scores: the compiled kernel ranks each query once for every measure (fused pass),
+    # whole lists read sparsely when few rows are relevant, one-tie-group heads in one pass
+    y, s, q = data
+    if sparse:  # few non-zero gains: whole-list sums sort only those rows
+        y = np.where(np.arange(y.size) % 9 == 0, y, 0.0)
+
+    def run() -> dict[str, Any]:
+        plan = rm.QueryPlan(y, q)
+        out = plan.evaluate(s, names, ties=ties)
+        out.update({f"{n} again": v for n, v in plan.evaluate(s, names, ties=ties).items()})
+        return out
+
+    ref, got = _both(run)
+    _agree(ref, got, False, f"ties={ties} {names}")
+
+
+@pytest.mark.parametrize("ties", bf.TIE_MODES)
+def test_one_pass_shortcuts_agree(ties) -> None:
+    # long lists: the sparse whole-list path, the first-relevant group of MRR and the
+    # one-tie-group head all taken, against the numpy reference
+    rng = np.random.default_rng(7)
+    sizes = rng.integers(33, 400, size=40)
+    q = np.repeat(np.arange(40), sizes)
+    y = np.where(rng.random(q.size) < 0.08, rng.integers(1, 5, q.size), 0).astype(float)
+    for s in (rng.integers(0, 3, q.size).astype(float), np.zeros(q.size),
+              rng.random(q.size).astype(np.float32),
+              np.where(rng.random(q.size) < 0.9, 1.0, rng.random(q.size))):
+        ref, got = _both(lambda s=s: rm.QueryPlan(y, q).evaluate(s, ONE_PASS, ties=ties))
+        _agree(ref, got, False, ties)
+        ref, got = _both(lambda s=s: rm.QueryPlan(y, q).evaluate(
+            s, ["cg@5", "cg", "p@3", "P(rel=2)"], ties=ties, gain="linear"))
+        _agree(ref, got, True, ties)  # integer sums: bit for bit
+
+
+@pytest.mark.parametrize("ldtype", [np.int8, np.uint8, np.int16, np.int64, np.float32])
+def test_narrow_label_dtypes_are_read_as_given(ldtype) -> None:
+    # one-call functions keep integer / float64 labels as given (no widening copy): same
+    # numbers as float64 labels, under both kernels, and the input is left unchanged
+    rng = np.random.default_rng(11)
+    q = np.repeat(np.arange(50), rng.integers(1, 60, 50))
+    y = rng.integers(0, 5, q.size)
+    s = rng.integers(0, 8, q.size).astype(np.float32)
+    yl = y.astype(ldtype)
+    before = yl.copy()
+    for fn, kw in (("ndcg", {"k": 10}), ("ndcg", {"gain": [0, 1, 3, 7, 15]}),
+                   ("dcg", {"gain": "linear"}), ("average_precision", {"threshold": 2}),
+                   ("reciprocal_rank", {}), ("precision", {"k": 5})):
+        want = getattr(rm, fn)(y.astype(np.float64), s, q, **kw)
+        ref, got = _both(lambda fn=fn, kw=kw: getattr(rm, fn)(yl, s, q, **kw))
+        np.testing.assert_array_equal(got, want, err_msg=f"{fn} {kw}")
+        np.testing.assert_allclose(ref, want, rtol=1e-12, atol=1e-12, err_msg=f"{fn} {kw}")
+    np.testing.assert_array_equal(yl, before)
+    with pytest.raises(ValueError, match="non-negative"):
+        rm.ndcg(np.array([1, -1], dtype=ldtype) if np.dtype(ldtype).kind != "u"
+                else np.array([1.0, -1.0]), [0.2, 0.1])

@@ -5,10 +5,12 @@ here); its own stack buffers are O(log n). Bounds, on every workload shape: many
 queries (contiguous, shuffled), one huge query (issue #17 item 12):
 
 * at most 2x the inputs for 64-bit inputs (float64 labels and scores, int64 qids);
-* at most 32 bytes per row whatever the input dtypes. The label side alone is 16 bytes per row
-  (validation's float64 copy of the labels plus the float64 gains or relevance), the ranking
-  4 (int32 rows in rank order), a grouped row order 4 when qids are not contiguous; a full-list
-  nDCG of one huge query adds its discount table (8 bytes per rank).
+* at most 32 bytes per row whatever the input dtypes. A one-call function keeps integer and
+  float64 labels as given; the label side is then the float64 gains (8 bytes per row) or float32
+  relevance (4); a ``QueryPlan`` copies its labels (8). The fused pass holds the candidates of
+  one query (scores and row indices: 12 bytes per row of the longest query), a grouped row
+  order 4 when qids are not contiguous, and a whole-list nDCG of one huge query its discount
+  table (8 bytes per rank).
 
 ``RANKMETRICS_MEMORY_ROWS`` sets the huge query's length (default 5 000 000).
 """

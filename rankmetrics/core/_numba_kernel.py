@@ -134,10 +134,13 @@ def _partition(k, i, lo, hi):
 
 
 @_jit()
-def sort_range(k, i, lo, hi):
+def sort_range(k, i, lo, hi, stack):
     """Sort (k, i)[lo:hi] in rank order in place: introsort (quicksort; heapsort for a range
-    that has been partitioned 2 log2(n) times, so the worst case stays O(n log n))."""
-    stack = np.empty(3 * 64, dtype=np.int64)
+    that has been partitioned 2 log2(n) times, so the worst case stays O(n log n)).
+    ``stack``: int64 work space of at least 192 entries (allocated once by the caller)."""
+    if hi - lo <= _SMALL:
+        _insertion(k, i, lo, hi)
+        return
     stack[0] = lo
     stack[1] = hi
     stack[2] = 2 * (int(np.log2(max(hi - lo, 2))) + 1)
@@ -186,6 +189,106 @@ def select_top(k, i, lo, hi, d):
     _insertion(k, i, a, b)
 
 
+_TINY = 24
+
+
+@_jit(inline="always")
+def _sort_tiny(k, i, c, tk, ti):
+    """Sort (k, i)[:c] (c <= _TINY, ``i`` ascending) in rank order by counting each entry's
+    rank: comparisons are summed, never branched on (random scores mispredict branches)."""
+    for a in range(c):
+        tk[a] = k[a]
+        ti[a] = i[a]
+    for a in range(c):
+        ka = tk[a]
+        r = 0
+        for v in tk[:a]:  # earlier rows first among equal scores (slices: no index wrap)
+            r += v >= ka
+        for v in tk[a + 1: c]:
+            r += v > ka
+        k[r] = ka
+        i[r] = ti[a]
+
+
+@_jit(inline="always")
+def _merge(sk, si, dk, di, lo, mid, hi):
+    """Stable merge of the runs [lo, mid) and [mid, hi) of (sk, si) into (dk, di), by score
+    descending; the choice is a select, not a branch."""
+    a = lo
+    b = mid
+    d = lo
+    while a < mid and b < hi:
+        ka = sk[a]
+        kb = sk[b]
+        left = ka >= kb
+        dk[d] = ka if left else kb
+        di[d] = si[a] if left else si[b]
+        a += left
+        b += not left
+        d += 1
+    while a < mid:
+        dk[d] = sk[a]
+        di[d] = si[a]
+        a += 1
+        d += 1
+    while b < hi:
+        dk[d] = sk[b]
+        di[d] = si[b]
+        b += 1
+        d += 1
+
+
+@_jit()
+def _merge_sort(k, i, c, tk, ti):
+    """Stable sort of (k, i)[:c] by score descending, (tk, ti) of size >= c as work space:
+    runs of 8 ordered by counting ranks, then bottom-up branch-free merges. With ``i``
+    ascending on entry this is the rank order (ties by row)."""
+    run = 8
+    for lo in range(0, c, run):
+        n = min(run, c - lo)
+        for a in range(n):
+            tk[a] = k[lo + a]
+            ti[a] = i[lo + a]
+        for a in range(n):
+            ka = tk[a]
+            r = 0
+            for v in tk[:a]:
+                r += v >= ka
+            for v in tk[a + 1: n]:
+                r += v > ka
+            k[lo + r] = ka
+            i[lo + r] = ti[a]
+    in_k = True
+    width = run
+    while width < c:
+        for lo in range(0, c, 2 * width):
+            mid = min(lo + width, c)
+            hi = min(lo + 2 * width, c)
+            if in_k:
+                _merge(k, i, tk, ti, lo, mid, hi)
+            else:
+                _merge(tk, ti, k, i, lo, mid, hi)
+        in_k = not in_k
+        width *= 2
+    if not in_k:
+        for a in range(c):
+            k[a] = tk[a]
+            i[a] = ti[a]
+
+
+@_jit(inline="always")
+def _sort_any(k, i, c, stack, tk, ti):
+    """Sort (k, i)[:c] in rank order; ``i`` ascending on entry (rows gathered in order), and
+    (tk, ti) work space of size >= c."""
+    if c <= _TINY and c <= tk.shape[0]:
+        _sort_tiny(k, i, c, tk, ti)
+    elif not _sorted_already(k, i, c):
+        if c <= tk.shape[0]:
+            _merge_sort(k, i, c, tk, ti)
+        else:
+            sort_range(k, i, 0, c, stack)
+
+
 @_jit()
 def _sorted_already(k, i, c):
     for a in range(1, c):
@@ -204,6 +307,7 @@ def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top):
     >= T in a second pass: O(m) per list. A larger cutoff uses quickselect.
     """
     has_order = order.shape[0] > 0
+    stack = np.empty(3 * 64, dtype=np.int64)
     for s in range(offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
@@ -248,7 +352,7 @@ def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top):
                         _swap(key, rows, c, j)
                         c += 1
         if not _sorted_already(key, rows, c):
-            sort_range(key, rows, 0, c)
+            sort_range(key, rows, 0, c, stack)
         counts[s] = c
 
 
@@ -379,10 +483,67 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     depth = curve.shape[1]
     levels = np.empty(_LEVELS, dtype=np.float64)
     counts = np.empty(_LEVELS, dtype=np.int64)
+    # the deepest rank read: a small one keeps a window of the largest gains (one pass,
+    # a branch that is almost never taken once the window is full)
+    deep = depth if depth > 0 else (cuts[cuts.shape[0] - 1] if cuts.shape[0] else 0)
+    top = np.empty(_LEVELS, dtype=np.float64)
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
+        if m <= _TINY:  # a short list: each gain's place counted (no branches), then summed
+            for a in range(m):
+                levels[a] = gains[order[o + a] if has_order else o + a]
+            for a in range(m):
+                ga = levels[a]
+                r = 0
+                for v in levels[:a]:
+                    r += v >= ga
+                for v in levels[a + 1: m]:
+                    r += v > ga
+                top[r] = ga
+            acc = 0.0
+            j = 0
+            for p in range(m):
+                acc += top[p] * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                if j < 0:
+                    break
+            if j >= 0:  # lists shorter than a cutoff or the curve: flat past their end
+                if depth > 0:
+                    for pp in range(m, depth):
+                        curve[q, pp] = acc
+                else:
+                    while j < cuts.shape[0]:
+                        out[cut_slot[j], q] = acc
+                        j += 1
+            continue
+        if 0 < deep <= _LEVELS and deep < m:
+            for a in range(deep):
+                g = gains[order[o + a] if has_order else o + a]
+                b = a - 1
+                while b >= 0 and top[b] > g:  # ascending window
+                    top[b + 1] = top[b]
+                    b -= 1
+                top[b + 1] = g
+            t0 = top[0]
+            for a in range(deep, m):
+                g = gains[order[o + a] if has_order else o + a]
+                if g > t0:
+                    b = 1
+                    while b < deep and top[b] < g:
+                        top[b - 1] = top[b]
+                        b += 1
+                    top[b - 1] = g
+                    t0 = top[0]
+            acc = 0.0
+            j = 0
+            for p in range(deep):
+                acc += top[deep - 1 - p] * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                if j < 0:
+                    break
+            continue
         n_lv = 0
         for a in range(m):
             g = gains[order[o + a] if has_order else o + a]
@@ -474,3 +635,436 @@ def run_starts(q, lo, hi, starts, n_starts):
             starts[n_starts] = a
             n_starts += 1
     return n_starts
+
+
+# ------------------------------------------------------------------------ fused evaluation
+# One pass per query: select (or sort) the query's candidates into small work buffers, then
+# read every measure family from them; no (n,) ranked-row array is written. Whole-list measures
+# under tie averaging never sort the whole list: a position only contributes when its tie group
+# holds a non-zero value (gain or relevance), so only those rows are sorted and the size and
+# rank of their tie groups are counted over the list (O(m log G)); reciprocal rank reads the
+# best-scored group holding a relevant row only (O(m)). Skipped positions add exact zeros, so
+# the sums are those of :func:`cutoff_sums` over a full ranking, operation for operation.
+
+DISC_NONE, DISC_TABLE, DISC_RANK = 0, 1, 2
+
+
+@_jit(inline="always")
+def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=False):
+    """Copy the candidates of segment [o, o+m) into (key, idx)[:c], unsorted: every row when
+    ``depth <= 0`` or ``depth >= m``, else the ``depth`` best and every row tying the
+    ``depth``-th score. Returns c; with ``one_group``, -1 (and nothing copied) when the
+    ``depth`` best scores are all equal (``top[0]``): ranks 1..depth are one tie group."""
+    if 0 < depth < m and depth <= top.shape[0]:
+        for j in range(depth):
+            v = scores[order[o + j] if has_order else o + j]
+            b = j - 1
+            while b >= 0 and top[b] > v:  # ascending window
+                top[b + 1] = top[b]
+                b -= 1
+            top[b + 1] = v
+        t0 = top[0]
+        for j in range(depth, m):
+            v = scores[order[o + j] if has_order else o + j]
+            if v > t0:
+                b = 1
+                while b < depth and top[b] < v:
+                    top[b - 1] = top[b]
+                    b += 1
+                top[b - 1] = v
+                t0 = top[0]
+        if one_group and top[depth - 1] == t0:
+            return -1
+        c = 0
+        for j in range(m):
+            r = order[o + j] if has_order else o + j
+            v = scores[r]
+            if v >= t0:
+                idx[c] = r
+                key[c] = v
+                c += 1
+        return c
+    for j in range(m):
+        r = order[o + j] if has_order else o + j
+        idx[j] = r
+        key[j] = scores[r]
+    if 0 < depth < m:
+        select_top(key, idx, 0, m, depth)
+        t = key[depth - 1]
+        c = depth
+        for j in range(depth, m):
+            if key[j] == t:
+                _swap(key, idx, c, j)
+                c += 1
+        return c
+    return m
+
+
+@_jit(inline="always")
+def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf):
+    """Prefix sums of the contributions of ranks 1..w of the ranked buffer (key, idx)[:c]
+    (as :func:`cutoff_sums`); ``out[slots[j], q]`` = the sum at cutoff ``cuts[j]``,
+    j in [lo, hi), cuts ascending (past w: the sum over all w ranks)."""
+    cz = 0.0
+    cum = 0.0
+    f = 1.0
+    j = lo
+    g0 = 0
+    while g0 < w:
+        sc = key[g0]
+        g1 = g0 + 1
+        if mode != MODE_STABLE:
+            while g1 < c and key[g1] == sc:
+                g1 += 1
+        resolve = (mode == MODE_OPTIMISTIC or mode == MODE_PESSIMISTIC) and g1 - g0 > 1
+        before_g = cz
+        total_g = 0.0
+        size_g = float(g1 - g0)
+        if resolve:
+            n_g = g1 - g0
+            for a in range(n_g):
+                vbuf[a] = values[idx[g0 + a]]
+            vbuf[:n_g].sort()
+        else:
+            for a in range(g0, g1):
+                cz += values[idx[a]]
+            total_g = cz - before_g
+        for p in range(g0, min(g1, w)):
+            if resolve:
+                v = vbuf[g1 - 1 - p] if mode == MODE_OPTIMISTIC else vbuf[p - g0]
+                before = cz
+                cz += v
+                total = cz - before
+                size = 1.0
+                offset = 0.0
+            else:
+                before = before_g
+                total = total_g
+                size = size_g
+                offset = float(p - g0)
+            if kind == KIND_MEAN:
+                contrib = total / size
+            elif kind == KIND_AP:
+                pos = float(p)
+                r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
+                contrib = (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+            else:
+                pos = float(p)
+                if before == 0.0 and total > 0.0:
+                    qv = max(size - total - offset, 0.0) / (size - offset)
+                    f_prev = f
+                    f = f * qv
+                    contrib = (f_prev - f) / (pos + 1.0)
+                else:
+                    contrib = 0.0 / (pos + 1.0)
+            if dmode == DISC_TABLE:
+                contrib = contrib * disc[p]
+            elif dmode == DISC_RANK:
+                contrib = contrib * float(p + 1)
+            cum += contrib
+            while j < hi and cuts[j] == p + 1:
+                out[slots[j], q] = cum
+                j += 1
+        if kind == KIND_RR and cz > 0.0:  # past the first relevant row every term is 0
+            break
+        g0 = g1
+    while j < hi:
+        out[slots[j], q] = cum
+        j += 1
+
+
+@_jit()
+def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, disc, cuts, slots,
+               lo, hi, out, q):
+    """As :func:`_walk` (tie averaging) when the list starts with one tie group, the rows
+    scored ``t``, reaching past rank ``wcap``: one pass, no copy, no sort."""
+    total = 0.0
+    n_t = 0
+    for j in range(m):  # in row order: the sum of the ranked group, operation for operation
+        r = order[o + j] if has_order else o + j
+        if scores[r] == t:
+            total += values[r]
+            n_t += 1
+    w = min(wcap, n_t)
+    size = float(n_t)
+    cum = 0.0
+    f = 1.0
+    j = lo
+    for p in range(w):
+        offset = float(p)
+        if kind == KIND_MEAN:
+            contrib = total / size
+        elif kind == KIND_AP:
+            pos = float(p)
+            r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
+            contrib = (total / size) * (0.0 + 1.0 + offset * r_other) / (pos + 1.0)
+        else:
+            pos = float(p)
+            if total > 0.0:
+                qv = max(size - total - offset, 0.0) / (size - offset)
+                f_prev = f
+                f = f * qv
+                contrib = (f_prev - f) / (pos + 1.0)
+            else:
+                contrib = 0.0 / (pos + 1.0)
+        if dmode == DISC_TABLE:
+            contrib = contrib * disc[p]
+        elif dmode == DISC_RANK:
+            contrib = contrib * float(p + 1)
+        cum += contrib
+        while j < hi and cuts[j] == p + 1:
+            out[slots[j], q] = cum
+            j += 1
+    while j < hi:
+        out[slots[j], q] = cum
+        j += 1
+
+
+@_jit(inline="always")
+def _count_nonzero(values, order, has_order, o, m):
+    n = 0
+    for j in range(m):
+        n += values[order[o + j] if has_order else o + j] != 0
+    return n
+
+
+@_jit()
+def _first_relevant(scores, order, has_order, o, m, values, dmode, disc):
+    """Whole-list reciprocal rank (x discount) under tie averaging, in O(m): only the
+    best-scored tie group holding a relevant row contributes."""
+    best = 0.0
+    found = False
+    for j in range(m):
+        r = order[o + j] if has_order else o + j
+        if values[r] != 0 and (not found or scores[r] > best):
+            best = scores[r]
+            found = True
+    if not found:
+        return 0.0
+    above = 0
+    size = 0
+    cz = 0.0
+    for j in range(m):
+        r = order[o + j] if has_order else o + j
+        v = scores[r]
+        if v > best:
+            above += 1
+        elif v == best:
+            size += 1
+            cz += values[r]
+    total = cz
+    sizef = float(size)
+    f = 1.0
+    cum = 0.0
+    for p in range(above, above + size):
+        offset = float(p - above)
+        qv = max(sizef - total - offset, 0.0) / (sizef - offset)
+        f_prev = f
+        f = f * qv
+        contrib = (f_prev - f) / (float(p) + 1.0)
+        if dmode == DISC_TABLE:
+            contrib = contrib * disc[p]
+        elif dmode == DISC_RANK:
+            contrib = contrib * float(p + 1)
+        cum += contrib
+        if f == 0.0:  # every later term is (0 - 0) / rank
+            break
+    return cum
+
+
+@_jit()
+def _sparse_whole(scores, order, has_order, o, m, values, kind, dmode, disc, key, idx, stack,
+                  tk, ti, gb, gt, inc, eq):
+    """Whole-list sum of mean (gain/relevance) or AP contributions under tie averaging, sorting
+    only the rows with a non-zero value: O(m log G) for G tie groups holding such rows."""
+    n_c = 0
+    for j in range(m):
+        r = order[o + j] if has_order else o + j
+        if values[r] != 0:
+            key[n_c] = scores[r]
+            idx[n_c] = r
+            n_c += 1
+    if n_c == 0:
+        return 0.0
+    _sort_any(key, idx, n_c, stack, tk, ti)
+    n_g = 0
+    cz = 0.0
+    a = 0
+    while a < n_c:  # tie groups of the candidates; their sums in rank order
+        sc = key[a]
+        before = cz
+        b = a
+        while b < n_c and key[b] == sc:
+            cz += values[idx[b]]
+            b += 1
+        gb[n_g] = before
+        gt[n_g] = cz - before
+        key[n_g] = sc  # compact: key[g] = the group's score (descending)
+        inc[n_g] = 0
+        eq[n_g] = 0
+        n_g += 1
+        a = b
+    inc[n_g] = 0
+    for j in range(m):  # rank and size of every group: rows scored above it, and tying it
+        v = scores[order[o + j] if has_order else o + j]
+        lo = 0
+        hi = n_g
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if key[mid] > v:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < n_g and key[lo] == v:
+            eq[lo] += 1
+            inc[lo + 1] += 1
+        else:
+            inc[lo] += 1
+    cum = 0.0
+    above = 0
+    for g in range(n_g):
+        above += inc[g]
+        size = eq[g]
+        sizef = float(size)
+        before = gb[g]
+        total = gt[g]
+        mean = total / sizef
+        r_other = (total - 1.0) / max(sizef - 1.0, 1.0) if sizef > 1.0 else 0.0
+        for p in range(above, above + size):
+            if kind == KIND_MEAN:
+                contrib = mean
+            else:
+                offset = float(p - above)
+                contrib = mean * (before + 1.0 + offset * r_other) / (float(p) + 1.0)
+            if dmode == DISC_TABLE:
+                contrib = contrib * disc[p]
+            elif dmode == DISC_RANK:
+                contrib = contrib * float(p + 1)
+            cum += contrib
+    return cum
+
+
+@_jit(inline="always")
+def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf,
+            whole, scores, order, has_order, o, m, stack, gb, gt, inc, eq, sparse):
+    """One measure family of a segment: its finite cutoffs from the ranked buffer, its
+    whole-list cutoff (the last of ``cuts``, when ``whole``) from the buffer when it holds the
+    whole list, else sparsely."""
+    if sparse and whole:
+        if hi - 1 > lo:
+            w = min(cuts[hi - 2], c)
+            _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi - 1,
+                  out, q, vbuf)
+        if kind == KIND_RR:
+            out[slots[hi - 1], q] = _first_relevant(scores, order, has_order, o, m, values,
+                                                    dmode, disc)
+        return True
+    w = c if whole else min(cuts[hi - 1], c)
+    _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf)
+    return False
+
+
+@_jit()
+def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode, va, vb,
+                  fam_kind, fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out,
+                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq):
+    """Every measure family of every segment in one pass per segment.
+
+    Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
+    ``fam_kind[f]``, discount ``fam_dmode[f]`` (none, ``disc``, the rank), and its cutoffs
+    ``cuts[fam_lo[f]:fam_hi[f]]`` (ascending; when ``fam_whole[f]`` the last is the whole list)
+    into rows ``slots[...]`` of ``out`` (n_slots, n_queries). ``width``: the largest finite
+    cutoff (0: none). ``any_whole``: some family needs the whole list. ``fam_mode[f]``: the
+    family's tie rule; all rules read the same ranked buffer (score, then row), so a call may
+    mix them (the bounds next to the tie average).
+    """
+    has_order = order.shape[0] > 0
+    stack = np.empty(3 * 64, dtype=np.int64)
+    n_fam = fam_kind.shape[0]
+    avg = True
+    for f in range(n_fam):
+        if fam_mode[f] != MODE_AVERAGE:
+            avg = False
+    for s in range(offsets.shape[0] - 1):
+        o = offsets[s]
+        m = offsets[s + 1] - o
+        q = seg_query[s]
+        # the whole list is sorted when a whole-list measure cannot be read sparsely, or when
+        # the cutoff covers the list anyway, or the list is short
+        full = any_whole and (not avg or (m <= 32 and key.shape[0] >= m))
+        if any_whole and not full:
+            # whole-list mean / AP sums are read sparsely only when few rows carry a value
+            for f in range(n_fam):
+                if fam_whole[f] and fam_kind[f] != KIND_RR:
+                    if fam_src[f] == 0:
+                        nz = _count_nonzero(va, order, has_order, o, m)
+                    else:
+                        nz = _count_nonzero(vb, order, has_order, o, m)
+                    if 4 * nz > m or nz + 2 > gb.shape[0]:
+                        full = True
+                        break
+        depth = 0 if full or width >= m else width
+        if full or width > 0:
+            c = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
+            if c < 0:
+                pass
+            elif c > top.shape[0]:  # quickselect moved rows: idx is no longer ascending
+                if not _sorted_already(key, idx, c):
+                    sort_range(key, idx, 0, c, stack)
+            else:
+                _sort_any(key, idx, c, stack, tk, ti)
+        else:
+            c = 0
+        if c < 0:  # ranks 1..width are one tie group: read it in one pass per family
+            t = top[0]
+            pending = False
+            for f in range(n_fam):
+                hi_f = fam_hi[f] - 1 if fam_whole[f] else fam_hi[f]
+                if hi_f > fam_lo[f]:
+                    if fam_src[f] == 0:
+                        _walk_tied(scores, order, has_order, o, m, t, cuts[hi_f - 1], va,
+                                   fam_kind[f], fam_dmode[f], disc, cuts, slots, fam_lo[f],
+                                   hi_f, out, q)
+                    else:
+                        _walk_tied(scores, order, has_order, o, m, t, cuts[hi_f - 1], vb,
+                                   fam_kind[f], fam_dmode[f], disc, cuts, slots, fam_lo[f],
+                                   hi_f, out, q)
+                if fam_whole[f]:
+                    if fam_kind[f] == KIND_RR:
+                        if fam_src[f] == 0:
+                            v = _first_relevant(scores, order, has_order, o, m, va,
+                                                fam_dmode[f], disc)
+                        else:
+                            v = _first_relevant(scores, order, has_order, o, m, vb,
+                                                fam_dmode[f], disc)
+                        out[slots[fam_hi[f] - 1], q] = v
+                    else:
+                        pending = True
+            c = 0
+        else:
+            sparse = any_whole and c < m
+            pending = False
+            for f in range(n_fam):
+                if fam_src[f] == 0:
+                    pend = _family(key, idx, c, va, fam_kind[f], fam_mode[f], fam_dmode[f],
+                                   disc, cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf,
+                                   fam_whole[f], scores, order, has_order, o, m, stack, gb, gt,
+                                   inc, eq, sparse)
+                else:
+                    pend = _family(key, idx, c, vb, fam_kind[f], fam_mode[f], fam_dmode[f],
+                                   disc, cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf,
+                                   fam_whole[f], scores, order, has_order, o, m, stack, gb, gt,
+                                   inc, eq, sparse)
+                pending = pending or (pend and fam_kind[f] != KIND_RR)
+        if pending:  # whole-list mean / AP sums: the buffers are free again
+            for f in range(n_fam):
+                if fam_whole[f] and fam_kind[f] != KIND_RR:
+                    if fam_src[f] == 0:
+                        v = _sparse_whole(scores, order, has_order, o, m, va, fam_kind[f],
+                                          fam_dmode[f], disc, key, idx, stack, tk, ti, gb, gt,
+                                          inc, eq)
+                    else:
+                        v = _sparse_whole(scores, order, has_order, o, m, vb, fam_kind[f],
+                                          fam_dmode[f], disc, key, idx, stack, tk, ti, gb, gt,
+                                          inc, eq)
+                    out[slots[fam_hi[f] - 1], q] = v

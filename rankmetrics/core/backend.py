@@ -356,3 +356,108 @@ def ideal_curve(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.
     none = np.empty(0, dtype=np.int64)
     _ideal(layout, gains, disc, none, none, _EMPTY2, out)
     return out
+
+
+# ------------------------------------------------------------------------ fused evaluation
+@dataclass(frozen=True)
+class Family:
+    """Cutoffs of one contribution kind over one value vector (see :func:`evaluate_fused`)."""
+
+    kind: str  # "gain" / "rel" (mean), "ap", "rr"
+    values: NDArray[Any]  # per-row gain (float64) or 0/1 relevance (float32)
+    dmode: int  # 0: no discount, 1: the discount table, 2: times the rank (success)
+    ks: tuple[int | None, ...]
+    ties: str | None = None  # None: the call's tie rule
+
+
+def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: Sequence[Family],
+                   disc: NDArray[np.float64] | None) -> list[NDArray[np.float64]] | None:
+    """Sums of contributions at every cutoff of every family, ranking each query once.
+
+    Returns one (len(ks), n_queries) array per family, or None when the families cannot share
+    one pass (more than one float64 and one float32 value vector).
+    """
+    va = vb = None
+    for fam in families:
+        if fam.values.dtype == np.float64:
+            if va is not None and fam.values is not va:
+                return None
+            va = fam.values
+        elif fam.values.dtype == np.float32:
+            if vb is not None and fam.values is not vb:
+                return None
+            vb = fam.values
+        else:
+            return None
+    nk = _numba_module()
+    scores = np.ascontiguousarray(scores)
+    n_fam = len(families)
+    kinds = np.empty(n_fam, dtype=np.int64)
+    src = np.empty(n_fam, dtype=np.int64)
+    dmode = np.empty(n_fam, dtype=np.int64)
+    lo = np.empty(n_fam, dtype=np.int64)
+    hi = np.empty(n_fam, dtype=np.int64)
+    whole = np.zeros(n_fam, dtype=np.bool_)
+    modes = np.array([_MODE[fam.ties or ties] for fam in families], dtype=np.int64)
+    cut_parts, slot_parts, uniq = [], [], []
+    n_slots = 0
+    width = 0
+    for f, fam in enumerate(families):
+        kinds[f] = _KIND[fam.kind]
+        src[f] = 0 if fam.values.dtype == np.float64 else 1
+        dmode[f] = fam.dmode
+        ks = list(dict.fromkeys(fam.ks))
+        uniq.append(ks)
+        cuts, slots = _cuts(ks)
+        lo[f] = n_slots
+        hi[f] = n_slots + len(ks)
+        whole[f] = bool(cuts[-1] == _NONE_CUT)
+        finite = cuts[cuts != _NONE_CUT]
+        if finite.size:
+            width = max(width, int(finite[-1]))
+        cut_parts.append(cuts)
+        slot_parts.append(slots + n_slots)
+        n_slots += len(ks)
+    cuts_all = np.concatenate(cut_parts)
+    slots_all = np.concatenate(slot_parts)
+    out = np.zeros((n_slots, layout.n_queries))
+    longest = layout.max_size
+    any_whole = bool(whole.any())
+    avg = bool((modes == 0).all())
+    bounds = bool(((modes == 1) | (modes == 2)).any())
+    # work buffers: the ranked candidates (none when only whole-list MRR is read under tie
+    # averaging), merge space up to _MERGE_CAP rows (longer lists sort in place), sparse
+    # whole-list sums for lists with up to _SPARSE_CAP rows carrying a value
+    ranked = width > 0 or not avg or bool((whole & (kinds != _KIND["rr"])).any())
+    n_key = longest if ranked else 0
+    key = np.empty(n_key, dtype=scores.dtype)
+    idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
+    top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
+    n_merge = min(n_key, _MERGE_CAP)
+    tk = np.empty(n_merge, dtype=scores.dtype)
+    ti = np.empty(n_merge, dtype=idx.dtype)
+    vbuf = np.empty(longest if bounds else 0)
+    sparse = any_whole and avg and longest > 32
+    n_g = min(longest // 4, _SPARSE_CAP) + 2 if sparse else 0
+    gb = np.empty(n_g)
+    gt = np.empty(n_g)
+    inc = np.empty(n_g, dtype=row_dtype(layout.n_rows))
+    eq = np.empty(n_g, dtype=row_dtype(layout.n_rows))
+    nk.eval_segments(scores, layout.order, layout.offsets, layout.seg_query, width, any_whole,
+                     modes, _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds,
+                     src, dmode, lo, hi, whole, cuts_all, slots_all,
+                     _EMPTY1 if disc is None else disc, out, key, idx, top, tk, ti, vbuf, gb, gt,
+                     inc, eq)
+    res = []
+    for f, fam in enumerate(families):
+        block = out[lo[f]: hi[f]]
+        if len(uniq[f]) != len(fam.ks):
+            block = block[[uniq[f].index(k) for k in fam.ks]]
+        res.append(block)
+    return res
+
+
+_MERGE_CAP = 1 << 16
+_SPARSE_CAP = 1 << 16
+_EMPTY1 = np.empty(0)
+_EMPTY1F = np.empty(0, dtype=np.float32)

@@ -111,30 +111,36 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
     labels.
     """
     key = gain_key(gain)
+    is_int = labels.dtype.kind in "iu"  # integer labels (one-call functions keep their dtype)
     if key == "linear":
         return labels.astype(np.float64, copy=True)
     if key == "exponential":
-        _integer_labels(labels, 'with gain="exponential" (2**l - 1); use gain="linear" or weights')
+        if not is_int:
+            _integer_labels(labels,
+                            'with gain="exponential" (2**l - 1); use gain="linear" or weights')
         if labels.size and labels.max() > _MAX_EXP_LABEL:
             raise ValueError(
                 f"label {labels.max():g} is too large for gain 2**l - 1 "
                 f"(max {_MAX_EXP_LABEL}, where float64 gains stay exact); use gain='linear' "
                 "or per-level weights"
             )
-        out = np.exp2(labels)
+        out = np.exp2(labels, dtype=np.float64)
         out -= 1.0  # in place: no second temporary the size of the input
         return out
+    if is_int and key[0] != "levels":
+        labels = labels.astype(np.float64)
     if key[0] == "levels":
         weights = np.asarray(key[1], dtype=np.float64)
         if weights.size == 0 or not np.all(np.isfinite(weights)) or weights.min() < 0:
             raise ValueError("gain weights must be a non-empty sequence of finite numbers >= 0")
-        _integer_labels(labels, "to index per-level gain weights")
+        if not is_int:
+            _integer_labels(labels, "to index per-level gain weights")
         if labels.size and labels.max() >= weights.size:
             raise ValueError(
                 f"label {labels.max():g} has no gain weight: {weights.size} weights given "
                 f"(levels 0..{weights.size - 1})"
             )
-        return weights[labels.astype(np.int64)]
+        return weights[labels if is_int else labels.astype(np.int64)]
     if key[0] == "map":
         table = dict(key[1])
         uniq, inv = np.unique(labels, return_inverse=True)

@@ -184,6 +184,25 @@ class QueryPlan:
         if recall_base is not None:
             self._set_recall_base(recall_base)
 
+    @classmethod
+    def _from_checked(cls, labels: Values, qid: np.ndarray | None) -> QueryPlan:
+        """Plan over labels and qids already validated (by ``flatten_inputs``): 1-D, same length,
+        non-empty. Skips the second validation (and copy) of the one-call functions."""
+        plan = cls.__new__(cls)
+        plan._shape2d = None
+        plan._backend = _backend.get_backend()
+        if qid is None:
+            qids: np.ndarray = np.zeros(1, dtype=np.int64)
+            layout = plan._layout_from_sizes(np.array([labels.shape[0]], dtype=np.int64))
+        elif plan._backend == "numba":
+            qids, layout = _backend.group_rows(qid, _index_queries)
+        else:
+            qids, qidx = _index_queries(qid)
+            layout = _kernel.build_layout(qidx, int(qids.shape[0]))
+            del qidx
+        plan._init(labels, qids, layout)
+        return plan
+
     def _set_recall_base(self, recall_base: tuple[ArrayLike, ArrayLike]) -> None:
         if not isinstance(recall_base, tuple) or len(recall_base) != 2:
             raise TypeError("recall_base must be a tuple (labels, qid)")
@@ -317,7 +336,9 @@ class QueryPlan:
     def _discount(self, discount: DiscountLike, log_base: float,
                   width: int | None = None) -> Values:
         """Discounts of ranks 1..width (default: the longest list), cached; may be longer."""
-        key = discount_key(discount, log_base)
+        return self._discount_by_key(discount_key(discount, log_base), width)
+
+    def _discount_by_key(self, key: Any, width: int | None = None) -> Values:
         need = self._max_width if width is None else min(width, self._max_width)
         hit = self._disc.get(key)
         if hit is None or hit.shape[0] < need:
@@ -395,6 +416,16 @@ class QueryPlan:
         """
         check_ties(ties)
         depth = check_k(depth, "depth")
+        scores = self._scores(y_score)
+        if self._backend == "numba":
+            ranking: _kernel.Ranking = _backend.rank(self.layout, scores, depth, ties)
+        else:
+            ranking = _kernel.rank(self.layout, scores, depth, ties)
+        ranking.owner = self  # type: ignore[attr-defined]
+        return ranking
+
+    def _scores(self, y_score: ArrayLike) -> np.ndarray:
+        """Validated 1-D scores, one per row."""
         scores = check_scores(y_score)
         if self._shape2d is not None and scores.ndim == 2:
             if scores.shape != self._shape2d:
@@ -406,12 +437,49 @@ class QueryPlan:
             raise ValueError(
                 f"y_score must have one score per row ({self.n_rows}); got shape {scores.shape}"
             )
-        if self._backend == "numba":
-            ranking: _kernel.Ranking = _backend.rank(self.layout, scores, depth, ties)
-        else:
-            ranking = _kernel.rank(self.layout, scores, depth, ties)
-        ranking.owner = self  # type: ignore[attr-defined]
-        return ranking
+        return scores
+
+    # ------------------------------------------------------------------ one fused pass
+    def _fusable(self, y_score: Any) -> bool:
+        return self._backend == "numba" and not isinstance(y_score, _kernel.Ranking)
+
+    def _fused(self, scores: np.ndarray, ties: str,
+               fams: list[tuple[str, Any, Any, tuple[Cutoff, ...]]],
+               fam_ties: list[str] | None = None) -> list[Values] | None:
+        """Sums of every family ``(kind, values, discount key or None, ks)`` with each query
+        ranked once by the compiled kernel, or None when they cannot share one pass.
+        ``scores``: validated by :meth:`_scores`."""
+        dkeys = {f[2] for f in fams if f[2] is not None and f[2] != "rank"}
+        if len(dkeys) > 1:
+            return None
+        ks_all = [k for f in fams if f[2] is not None and f[2] != "rank" for k in f[3]]
+        need = None if any(k is None for k in ks_all) else max((k for k in ks_all
+                                                                if k is not None), default=1)
+        width = self._max_width if need is None else min(need, self._max_width)
+        disc = self._discount_by_key(next(iter(dkeys)), width) if dkeys else None
+        families = [_backend.Family(kind, values, 2 if dk == "rank" else 0 if dk is None else 1,
+                                    ks, None if fam_ties is None else fam_ties[f])
+                    for f, (kind, values, dk, ks) in enumerate(fams)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            return _backend.evaluate_fused(self.layout, scores, ties, families, disc)
+
+    def _gain_family(self, gain: GainLike, discount: DiscountLike | None, log_base: float,
+                     ks: tuple[Cutoff, ...]) -> tuple[str, Any, Any, tuple[Cutoff, ...]]:
+        dk = None if discount is None else discount_key(discount, log_base)
+        return ("gain", self._gain_ext(gain), dk, ks)
+
+    def _binary_family(self, kind: str, threshold: float, ks: tuple[Cutoff, ...],
+                       denominator: str = "relevant"
+                       ) -> tuple[str, Any, Any, tuple[Cutoff, ...]] | None:
+        """None for what needs a written-out ranking: R-precision (a cutoff per query) and
+        AP with the "found" denominator (read from the ranking by ``core.found``)."""
+        kind = {"f1": "fbeta"}.get(kind, kind)
+        if kind == "rprec" or (kind == "ap" and denominator == "found"):
+            return None
+        rel = self._relevance(threshold)[0]
+        if kind == "success":
+            return ("rr", rel, "rank", ks)
+        return ("ap" if kind == "ap" else "rr" if kind == "rr" else "rel", rel, None, ks)
 
     def _ranking(self, y_score: Any, ks: Sequence[Cutoff], ties: str) -> _kernel.Ranking:
         check_ties(ties)
@@ -455,9 +523,15 @@ class QueryPlan:
         return self._finish(vals, zero, empty, "nDCG/nCG")
 
     # --------------------------------------------------------------------------- metrics
-    def _gain_metric(self, y_score, ks, gain, discount, log_base, ties, normalize, empty):
-        ranking = self._ranking(y_score, ks, ties)
-        g = self._gain_ext(gain)
+    def _gain_metric(self, y_score, ks, gain, discount, log_base, ties, normalize, empty,
+                     sums=None):
+        """``sums``: the contributions' sums at ``ks`` when already computed (one fused pass)."""
+        if sums is None and self._fusable(y_score):
+            check_ties(ties)
+            scores = self._scores(y_score)
+            res = self._fused(scores, ties, [self._gain_family(gain, discount, log_base,
+                                                                tuple(ks))])
+            sums = None if res is None else res[0]
         need = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
         width = self._max_width if need is None else min(need, self._max_width)
         if discount is None:
@@ -466,29 +540,46 @@ class QueryPlan:
             disc = self._discount(discount, log_base, width)
             dkey = discount_key(discount, log_base)
         with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
-            vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks,
-                                       None if discount is None else disc)
+            if sums is None:
+                ranking = self._ranking(y_score, ks, ties)
+                g = self._gain_ext(gain)
+                vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", g, ties, ks,
+                                           None if discount is None else disc)
+                del ranking  # freed before the ideal's work buffer exists
+            else:
+                vals = sums
             _check_finite_sums(vals)
             if not normalize:
                 return vals
-            del ranking  # a ranking made here is freed before the ideal's work buffer exists
             ideal = self._ideal_at(gain, disc, dkey, ks)
         _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
-                       denominator="relevant", precision_denominator="k"):
+                       denominator="relevant", precision_denominator="k", sums=None):
         kind = {"f1": "fbeta"}.get(kind, kind)
-        ranking = self._ranking(y_score, ks, ties)
+        fam = None
+        if sums is None and self._fusable(y_score):
+            fam = self._binary_family(kind, threshold, tuple(ks), denominator)
+        if fam is not None:
+            check_ties(ties)
+            scores = self._scores(y_score)
+            res = self._fused(scores, ties, [fam])
+            sums = None if res is None else res[0]
         rel_ext, n_rel = self._relevance(threshold)
-        if kind == "rprec":
+        if sums is not None:
+            pass
+        elif kind == "rprec":
+            ranking = self._ranking(y_score, ks, ties)
             sums = self._rel_at_r(ranking, rel_ext, n_rel, ties)[None, :]
         elif kind == "success":
+            ranking = self._ranking(y_score, ks, ties)
             # the rr terms are P(first relevant at rank i) / i: times i they sum to
             # P(a relevant document within k), exact under tie averaging
             ranks = np.arange(1, self._max_width + 1, dtype=np.float64)
             sums = _metrics.at_cutoffs(ranking, self.n_queries, "rr", rel_ext, ties, ks, ranks)
         else:
+            ranking = self._ranking(y_score, ks, ties)
             sums = _metrics.at_cutoffs(
                 ranking, self.n_queries, "ap" if kind == "ap" else "rr" if kind == "rr" else "rel",
                 rel_ext, ties, ks,
@@ -833,10 +924,9 @@ class QueryPlan:
         for i, (m, _) in enumerate(specs):
             by_ties.setdefault(m.ties or ties, []).append(i)
         out: dict[str, Values] = {}
+        plans: list[tuple[str, list[int], dict[Any, list[int]], dict[Any, dict[str, Any]]]] = []
         for t, idx in by_ties.items():
             check_ties(t)
-            ks = [None if specs[i][1] == "rprec" else specs[i][0].k for i in idx]
-            ranking = self._ranking(y_score, ks, t)
             groups: dict[Any, list[int]] = {}
             opts: dict[Any, dict[str, Any]] = {}
             for i in idx:
@@ -856,6 +946,32 @@ class QueryPlan:
                        o["threshold"], o["beta"], repr(o["empty"]), o["denominator"])
                 groups.setdefault(key, []).append(i)
                 opts[key] = o
+            plans.append((t, idx, groups, opts))
+        sums: dict[Any, Values] = {}
+        scores = self._scores(y_score) if self._fusable(y_score) else None
+        if scores is not None:  # every measure of every tie rule from one pass over the queries
+            fams: list[Any] = []
+            fam_ties: list[str] = []
+            for t, _, groups, opts in plans:
+                for key, members in groups.items():
+                    base, o = key[0], opts[key]
+                    cut = tuple(specs[i][0].k for i in members)
+                    if base in _GAIN_BASES:
+                        fams.append(self._gain_family(o["gain"], o["discount"], o["log_base"],
+                                                      cut))
+                    else:
+                        fams.append(self._binary_family(base, o["threshold"], cut,
+                                                        o["denominator"]))
+                    fam_ties.append(t)
+            if all(f is not None for f in fams):
+                res = self._fused(scores, ties, fams, fam_ties)
+                if res is not None:
+                    keys = [(t, key) for t, _, groups, _ in plans for key in groups]
+                    sums = dict(zip(keys, res, strict=True))
+        for t, idx, groups, opts in plans:
+            ks = [None if specs[i][1] == "rprec" else specs[i][0].k for i in idx]
+            ranking = None if sums else self._ranking(y_score if scores is None else scores,
+                                                      ks, t)
             for key, members in groups.items():
                 base, o = key[0], opts[key]
                 cut = tuple(specs[i][0].k for i in members)
@@ -870,11 +986,12 @@ class QueryPlan:
                 elif base in _GAIN_BASES:
                     vals = self._gain_metric(ranking, cut, o["gain"], o["discount"],
                                              o["log_base"], t, base in ("ncg", "ndcg"),
-                                             o["empty"])
+                                             o["empty"], sums=sums.get((t, key)))
                 else:
                     vals = self._binary_metric(ranking, cut, base, o["threshold"], t, o["empty"],
                                                beta=o["beta"], denominator=o["denominator"],
-                                               precision_denominator=precision_denominator)
+                                               precision_denominator=precision_denominator,
+                                               sums=sums.get((t, key)))
                 for j, i in enumerate(members):
                     out[specs[i][0].name] = vals[j]
         result = {m.name: out[m.name] for m in measures}

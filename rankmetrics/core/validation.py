@@ -67,14 +67,28 @@ def _object_to_float(arr: np.ndarray, name: str) -> NDArray[np.float64]:
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}: {exc}") from exc
 
 
-def check_labels(y_true: ArrayLike, name: str = "y_true") -> NDArray[np.float64]:
-    """Return labels as a new float64 array; reject NaN/inf, negative and non-numeric labels."""
+def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True) -> NDArray[Any]:
+    """Return labels as a new float64 array; reject NaN/inf, negative and non-numeric labels.
+
+    ``copy=False`` (one-call functions, whose plan lives for the call only) keeps an integer or
+    float64 array as it is: no widening copy of narrow labels (int8 stays 1 byte per row).
+    """
     arr = _asarray(y_true, name)
     _real_kind_check(arr, name)
+    if not copy and (arr.dtype.kind in "iu" or arr.dtype == np.float64):
+        if arr.size and arr.dtype.kind == "i" and arr.min() < 0:
+            raise ValueError(
+                f"{name} must be non-negative graded labels; found {arr.min():g}. "
+                "Map negative judgements (e.g. trec -1) to 0 first."
+            )
+        if arr.dtype.kind in "iu":
+            return arr
     if arr.dtype.kind == "O":
         out = _object_to_float(arr, name)
-    else:
+    elif copy or arr.dtype != np.float64:
         out = np.array(arr, dtype=np.float64, copy=True)
+    else:
+        out = arr
     if out.size and not np.all(np.isfinite(out)):
         bad = out[~np.isfinite(out)][0]
         raise ValueError(f"{name} must be finite; found {bad}")
@@ -172,7 +186,7 @@ def flatten_inputs(
     A 2-D ``(n_queries, n_docs)`` pair (scikit-learn's ``ndcg_score`` layout) becomes one query
     per row.
     """
-    labels = check_labels(y_true)
+    labels = check_labels(y_true, copy=False)
     scores = check_scores(y_score)
     if labels.ndim == 2 or scores.ndim == 2:
         if labels.shape != scores.shape:
