@@ -956,7 +956,9 @@ class QueryPlan:
                 for key, members in groups.items():
                     base, o = key[0], opts[key]
                     cut = tuple(specs[i][0].k for i in members)
-                    if base in _GAIN_BASES:
+                    if base in ("err", "rbp"):  # not in the one-pass kernel: ranked below
+                        fams.append(None)
+                    elif base in _GAIN_BASES:
                         fams.append(self._gain_family(o["gain"], o["discount"], o["log_base"],
                                                       cut))
                     else:
