@@ -11,7 +11,6 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,6 +18,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
+from _extras import skip_or_fail
 
 from rankmetrics.analysis.session import evaluate_sessions, read_session_run
 from rankmetrics.trec import evaluate, read_qrels, read_run
@@ -238,9 +238,8 @@ def test_reading_memory_is_bounded_by_the_parsed_columns(tmp_path, path_taken):
             f.write("".join(f"{a} Q0 {b} 1 {c} tag{extra}\n" for a, b, c in
                             zip(q[sl].tolist(), docs[sl].tolist(), scores[sl].tolist(),
                                 strict=True)))
-    if not sys.platform.startswith("linux") and not os.environ.get("CI"):
-        # never skipped under CI: a CI machine without /proc fails loudly instead
-        pytest.skip("peak memory is read from Linux's /proc/self/status")
+    if not sys.platform.startswith("linux"):
+        skip_or_fail("peak memory is read from Linux's /proc/self/status")
     out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, str(path)],
                          capture_output=True, text=True, check=True)
     peak, nbytes, rows = map(int, out.stdout.split())
