@@ -10,6 +10,7 @@ import math
 import sys
 from typing import Any
 
+from ..core.gains import DISCOUNTS
 from ..core.validation import TIES
 
 _GAIN_CURVES = ("cg", "dcg", "ncg", "ndcg")
@@ -82,7 +83,7 @@ def _gain_options(p: argparse.ArgumentParser, *, session: bool) -> None:
                         "per-level weights like '0,1,10,100' (JK 2002's) or level=gain pairs "
                         "like '1=3,2=9' (other levels linear)")
     g.add_argument("--discount", default=None,
-                   choices=("log", "jarvelin2002", "jarvelin2008", "none"),
+                   choices=DISCOUNTS,
                    help="rank discount (default: log; jarvelin2008 = 1/(1 + log_b i) for "
                         "sessions)")
     g.add_argument("--log-base", type=float, default=None, metavar="B",

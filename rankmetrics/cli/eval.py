@@ -7,6 +7,8 @@ import os
 import sys
 from typing import Any
 
+from ..core.gains import DISCOUNTS
+
 DEFAULT_MEASURES = ("AP", "Rprec", "RR", "P@5", "P@10", "nDCG", "nDCG@10", "R@100")
 #: inputs at least this large (bytes, qrels + run) get a progress bar on a terminal
 PROGRESS_BYTES = 20_000_000
@@ -75,7 +77,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "default), exponential (2^l-1), '1=3,2=9' (level=gain, others linear) "
                         "or '0,1,10,100' (per level)")
     p.add_argument("--discount", default="log",
-                   choices=("log", "jarvelin2002", "jarvelin2008", "none"),
+                   choices=DISCOUNTS,
                    help="rank discount (default log: 1/log_b(rank+1))")
     p.add_argument("--log-base", type=float, default=2.0, help="logarithm base b (default 2)")
     p.add_argument("-l", "--threshold", type=float, default=1.0,

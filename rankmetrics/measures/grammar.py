@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..core.gains import DISCOUNTS
+from ..core.options import DENOMINATORS
 from .registry import BY_NAME, REGISTRY
 
 GAIN_KINDS = ("ndcg", "dcg", "cg", "ncg")
@@ -323,21 +325,10 @@ def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any])
             raise ValueError(f"ties of {name!r} must be one of {', '.join(TIE_NAMES)}; got {value}")
         opts["ties"] = ties
     elif key == "gain":
-        gain = _word(value)
-        if gain not in ("linear", "exponential"):
-            raise ValueError(
-                f"gain of {name!r} must be 'linear' or 'exponential' (per-level gains: "
-                f"gains={{0: 0, 1: 1, 2: 3}}); got {value}"
-            )
-        opts["gain"] = gain
+        opts["gain"] = _choice(value, "gain", name, ("linear", "exponential"),
+                               " (per-level gains: gains={0: 0, 1: 1, 2: 3})")
     elif key == "discount":
-        disc = _word(value)
-        if disc not in ("log", "jarvelin2002", "jarvelin2008", "none"):
-            raise ValueError(
-                f"discount of {name!r} must be 'log', 'jarvelin2002', 'jarvelin2008' or 'none'; "
-                f"got {value}"
-            )
-        opts["discount"] = disc
+        opts["discount"] = _choice(value, "discount", name, DISCOUNTS)
     elif key == "b":
         b = _number(value, f"b (log base) of {name!r}")
         if b <= 1:
@@ -347,13 +338,7 @@ def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any])
         word = _word(value)
         opts["empty"] = word if word in EMPTY_WORDS else _number(value, f"empty of {name!r}")
     elif key == "denominator":
-        den = _word(value)
-        if den not in ("relevant", "min_k_relevant", "found"):
-            raise ValueError(
-                f"denominator of {name!r} must be 'relevant', 'min_k_relevant' or 'found'; "
-                f"got {value}"
-            )
-        opts["denominator"] = den
+        opts["denominator"] = _choice(value, "denominator", name, DENOMINATORS)
     elif key == "max_grade":
         top = _number(value, f"max_grade of {name!r}")
         if top <= 0:
@@ -364,6 +349,15 @@ def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any])
         if not 0.0 < pers < 1.0:
             raise ValueError(f"p (persistence) of {name!r} must be in (0, 1); got {value}")
         opts["p"] = pers
+
+
+def _choice(value: str, what: str, name: str, allowed: tuple[str, ...], hint: str = "") -> str:
+    """The word ``value`` if it is one of ``allowed``, else a ValueError naming the parameter."""
+    word = _word(value)
+    if word not in allowed:
+        listed = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
+        raise ValueError(f"{what} of {name!r} must be {listed}{hint}; got {value}")
+    return word
 
 
 def parse_measure(name: str | Measure) -> list[Measure]:
