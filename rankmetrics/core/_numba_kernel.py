@@ -471,6 +471,30 @@ def _record(acc, p, q, cuts, cut_slot, out, curve, j):
     return -1 if j == cuts.shape[0] else j
 
 
+@_jit(inline="always")
+def _top_window(values, order, has_order, o, m, d, top):
+    """The ``d`` largest values of segment [o, o+m) into ``top[:d]``, ascending (an insertion
+    window: O(m) for small d, no allocation). Returns ``top[0]``, the d-th largest."""
+    for j in range(d):
+        v = values[order[o + j] if has_order else o + j]
+        b = j - 1
+        while b >= 0 and top[b] > v:
+            top[b + 1] = top[b]
+            b -= 1
+        top[b + 1] = v
+    t0 = top[0]
+    for j in range(d, m):
+        v = values[order[o + j] if has_order else o + j]
+        if v > t0:
+            b = 1
+            while b < d and top[b] < v:
+                top[b - 1] = top[b]
+                b += 1
+            top[b - 1] = v
+            t0 = top[0]
+    return t0
+
+
 @_jit()
 def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf, curve, first):
     """Ideal (gains sorted descending) discounted sums at each cutoff, or the whole curve.
@@ -519,23 +543,7 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                         j += 1
             continue
         if 0 < deep <= _LEVELS and deep < m:
-            for a in range(deep):
-                g = gains[order[o + a] if has_order else o + a]
-                b = a - 1
-                while b >= 0 and top[b] > g:  # ascending window
-                    top[b + 1] = top[b]
-                    b -= 1
-                top[b + 1] = g
-            t0 = top[0]
-            for a in range(deep, m):
-                g = gains[order[o + a] if has_order else o + a]
-                if g > t0:
-                    b = 1
-                    while b < deep and top[b] < g:
-                        top[b - 1] = top[b]
-                        b += 1
-                    top[b - 1] = g
-                    t0 = top[0]
+            _top_window(gains, order, has_order, o, m, deep, top)
             acc = 0.0
             j = 0
             for p in range(deep):
@@ -656,23 +664,7 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=
     ``depth``-th score. Returns c; with ``one_group``, -1 (and nothing copied) when the
     ``depth`` best scores are all equal (``top[0]``): ranks 1..depth are one tie group."""
     if 0 < depth < m and depth <= top.shape[0]:
-        for j in range(depth):
-            v = scores[order[o + j] if has_order else o + j]
-            b = j - 1
-            while b >= 0 and top[b] > v:  # ascending window
-                top[b + 1] = top[b]
-                b -= 1
-            top[b + 1] = v
-        t0 = top[0]
-        for j in range(depth, m):
-            v = scores[order[o + j] if has_order else o + j]
-            if v > t0:
-                b = 1
-                while b < depth and top[b] < v:
-                    top[b - 1] = top[b]
-                    b += 1
-                top[b - 1] = v
-                t0 = top[0]
+        t0 = _top_window(scores, order, has_order, o, m, depth, top)
         if one_group and top[depth - 1] == t0:
             return -1
         c = 0
