@@ -2,8 +2,11 @@
 
 The same math as :mod:`.err` (see its docstring for the tie average: the stop probability at the
 j-th position of a tie group is the difference of adjacent elementary symmetric means of the
-group's continue probabilities), with the same floating-point operations in the same order, so
-the numpy and numba backends give identical numbers. It reads a
+group's continue probabilities), with the same floating-point operations. The optimistic,
+pessimistic and stable orders give numbers identical to numpy's; under tie averaging the two
+backends visit a tie group's members in different orders (numpy's ``argsort``, row order here),
+so products may round differently: equal to a few ulps (tests/test_err_rbp.py allows 4 n eps,
+n = list length). It reads a
 :class:`~rankmetrics.core.backend.SegRanking`: every segment's candidates in rank order
 (``rows[offsets[s]: offsets[s] + counts[s]]``), tie groups found again from the scores.
 """
@@ -14,23 +17,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
-MODE_AVERAGE, MODE_OPTIMISTIC, MODE_PESSIMISTIC, MODE_STABLE = 0, 1, 2, 3
+from ._numba_kernel import MODE_AVERAGE, MODE_OPTIMISTIC, MODE_PESSIMISTIC, MODE_STABLE, _jit
+
 _MODE = {"average": MODE_AVERAGE, "optimistic": MODE_OPTIMISTIC,
          "pessimistic": MODE_PESSIMISTIC, "stable": MODE_STABLE}
 _NONE_CUT = 2**62
 
 
-def _jit(fn: Any) -> Any:
-    try:
-        return njit(cache=True, nogil=True)(fn)
-    except RuntimeError:  # "cannot cache function ...: no locator available"
-        return njit(cache=False, nogil=True)(fn)
-
-
-@_jit
+@_jit()
 def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cuts, out,
                   ebar, cum, vbuf):
     """``out[j, seg_query[s]]`` = ERR of segment ``s`` over ranks 1..min(cuts[j], width, c)."""

@@ -8,17 +8,10 @@ size and relevant count and the relevant documents above it. Trusts its inputs.
 
 from __future__ import annotations
 
-from numba import njit
+from ._numba_kernel import _jit
 
 
-def _jit(fn):
-    try:
-        return njit(cache=True, nogil=True)(fn)
-    except RuntimeError:  # no writable cache directory
-        return njit(cache=False, nogil=True)(fn)
-
-
-@_jit
+@_jit()
 def group_at(scores, rows, counts, starts, seg_query, rel, k, straddle, a_out, n_out, r_out,
              ra_out):
     for s in range(counts.shape[0]):
