@@ -413,6 +413,37 @@ def test_fuzz_core_functions(case: Case, k: int | None, tmpdir: str) -> None:
     assert mean == pytest.approx(float(np.mean(case.oracle("ndcg", k=k))), abs=1e-12)
 
 
+def _per_query(case: Case, fn: Any) -> np.ndarray:
+    """``fn(labels, scores)`` of every query of the clean float64 form, in the expected order."""
+    out = []
+    for j in case.expected_order():
+        m = case.logical == j
+        out.append(fn(case.labels[m].astype(np.float64), case.scores[m].astype(np.float64))[0])
+    return np.array(out, dtype=np.float64)
+
+
+@_settings(80)
+@given(case=problems(), k=st.sampled_from([None, 1, 3]))
+def test_fuzz_err_rbp_ap_found(case: Case, k: int | None, tmpdir: str) -> None:
+    """The measures added for IR parity (ERR, RBP, AP over the relevant found in the top k)
+    take every fuzzed encoding through the shared validation and give the clean input's value
+    (itself checked by brute force in tests/test_err_rbp.py and tests/test_ap_found.py)."""
+    out = _run(case, lambda y, s, q: (
+        rm.err(y, s, q, k=k),
+        rm.rbp(y, s, q, k=k, p=0.7),
+        rm.average_precision(y, s, q, k=3, denominator="found"),
+    ), tmpdir=tmpdir)
+    if out is None:
+        return
+    err, rbp, apf = out
+    np.testing.assert_allclose(err, _per_query(case, lambda y, s: rm.err(y, s, k=k)),
+                               rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(rbp, _per_query(case, lambda y, s: rm.rbp(y, s, k=k, p=0.7)),
+                               rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(apf, _per_query(case, lambda y, s: rm.average_precision(
+        y, s, k=3, denominator="found")), rtol=1e-13, atol=1e-15)
+
+
 @_settings(80)
 @given(case=problems())
 def test_fuzz_query_plan(case: Case, tmpdir: str) -> None:
@@ -653,8 +684,9 @@ def test_fuzz_torch_monitor_and_metric(case: Case, per_batch: int) -> None:
 @_settings(40)
 @given(case=problems(qid_encodings=["str", "int64", "object_int", "object_str"],
                      faults=["none", "qid_none"]),
-       as_frame=st.booleans())
-def test_fuzz_trec_evaluate(case: Case, as_frame: bool) -> None:
+       as_frame=st.booleans(), judged_only=st.booleans(), threads=st.sampled_from([None, 1, 2]))
+def test_fuzz_trec_evaluate(case: Case, as_frame: bool, judged_only: bool,
+                            threads: int | None) -> None:
     from rankmetrics import trec
 
     if case.notes["scores"] == "big_python_int":
@@ -677,7 +709,9 @@ def test_fuzz_trec_evaluate(case: Case, as_frame: bool) -> None:
     before = (copy.deepcopy(qrels), copy.deepcopy(run))
     bad = case.bad_arg
     try:
-        res = trec.evaluate(qrels, run, ["nDCG", "AP"], gain="linear")
+        # every retrieved document is judged here, so judged_only must change nothing
+        res = trec.evaluate(qrels, run, ["nDCG", "AP"], gain="linear", judged_only=judged_only,
+                            threads=threads)
     except (ValueError, TypeError) as exc:
         assert bad == "qid", f"unexpected {exc!r}"
         assert "query id" in str(exc) or "qid" in str(exc)
