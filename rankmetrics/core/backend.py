@@ -429,7 +429,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     # averaging), merge space up to _MERGE_CAP rows (longer lists sort in place), sparse
     # whole-list sums for lists with up to _SPARSE_CAP rows carrying a value
     ranked = width > 0 or not avg or bool((whole & (kinds != _KIND["rr"])).any())
-    n_key = longest if ranked else 0
+    n_key = max(longest if ranked else 0, min(longest, nk._COUNT_SMALL), 1)
     key = np.empty(n_key, dtype=scores.dtype)
     idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
     top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
@@ -447,7 +447,8 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
                      modes, _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds,
                      src, dmode, lo, hi, whole, cuts_all, slots_all,
                      _EMPTY1 if disc is None else disc, out, key, idx, top, tk, ti, vbuf, gb, gt,
-                     inc, eq)
+                     inc, eq, np.empty(n_slots),
+                     np.empty(min(longest, nk._COUNT_SMALL) + 1, np.uint8))
     res = []
     for f, fam in enumerate(families):
         block = out[lo[f]: hi[f]]
