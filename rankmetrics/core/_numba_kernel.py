@@ -762,6 +762,20 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
             for a in range(g0, g1):
                 cz += values[idx[a]]
             total_g = cz - before_g
+            if kind == KIND_MEAN:  # the group's mean once (the same bits at each rank)
+                mean = total_g / size_g
+                for p in range(g0, min(g1, w)):
+                    contrib = mean
+                    if dmode == DISC_TABLE:
+                        contrib = contrib * disc[p]
+                    elif dmode == DISC_RANK:
+                        contrib = contrib * float(p + 1)
+                    cum += contrib
+                    while j < hi and cuts[j] == p + 1:
+                        out[slots[j], q] = cum
+                        j += 1
+                g0 = g1
+                continue
         for p in range(g0, min(g1, w)):
             if resolve:
                 v = vbuf[g1 - 1 - p] if mode == MODE_OPTIMISTIC else vbuf[p - g0]
@@ -1191,10 +1205,112 @@ def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, o
     return False
 
 
+# ------------------------------------------------------------- rows ranked by numpy's sort
+# A list that must be ranked whole is ranked by numpy's (vectorised) sort instead of here:
+# :func:`pack_keys` writes one uint64 per row, the score's bits turned so that the integer
+# order is the score order descending, with the row's place in its list in the low ``shift``
+# bits; sorting a row of these gives rank order (score, then row). float32 scores keep all 32
+# bits above the place, so the order is exact; float64 scores lose their low ``shift`` bits,
+# and two different scores that agree on the rest are caught by :func:`_unpack`, which then
+# sorts that list itself.
+
+_SIGN64 = np.uint64(1 << 63)
+_SIGN32 = np.uint64(1 << 31)
+_LOW32 = np.uint64(0xFFFFFFFF)
+_ALL64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+
+
+@_jit()
+def pack_keys(bits, nbits, order, offsets, segs, packed, shift):
+    """Row i of ``packed`` (len(segs), W): the keys of segment ``segs[i]``, then padding that
+    sorts last. ``bits``: the scores viewed as unsigned integers of ``nbits`` (32 or 64)."""
+    has_order = order.shape[0] > 0
+    sh = np.uint64(shift)
+    keep = ~((_ONE << sh) - _ONE)
+    width = packed.shape[1]
+    for i in range(segs.shape[0]):
+        s = segs[i]
+        o = offsets[s]
+        m = offsets[s + 1] - o
+        for j in range(m):
+            b = np.uint64(bits[order[o + j] if has_order else o + j])
+            # negative scores: all bits flipped, others: the sign bit set (branch-free); then
+            # all flipped again for the descending order; -0.0 ties +0.0
+            if nbits == 32:
+                b = _ZERO if b == _SIGN32 else b
+                u = b ^ (((_ZERO - (b >> np.uint64(31))) & _LOW32) | _SIGN32)
+                packed[i, j] = ((u ^ _LOW32) << np.uint64(32)) | np.uint64(j)
+            else:
+                b = _ZERO if b == _SIGN64 else b
+                u = b ^ ((_ZERO - (b >> np.uint64(63))) | _SIGN64)
+                packed[i, j] = ((~u) & keep) | np.uint64(j)
+        for j in range(m, width):
+            packed[i, j] = _ALL64
+
+
+@_jit(inline="always")
+def _unpack(packed, i, m, shift, scores, order, has_order, o, ukey, idx):
+    """Row i of a sorted ``packed``: the rows into ``idx[:m]`` (rank order) and the kept score
+    bits into ``ukey[:m]`` (equal exactly when the scores are); False when two different
+    float64 scores share their kept bits (then the list is ranked here instead)."""
+    sh = np.uint64(shift)
+    mask = (_ONE << sh) - _ONE
+    check = shift < 32
+    ok = True
+    for j in range(m):
+        u = packed[i, j]
+        r = o + np.int64(u & mask)
+        if has_order:
+            r = order[r]
+        idx[j] = r
+        h = u >> sh
+        ukey[j] = h
+        if check and j > 0 and h == ukey[j - 1] and scores[r] != scores[idx[j - 1]]:
+            ok = False
+    return ok
+
+
+@_jit(inline="always")
+def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam_kind, fam_src,
+               fam_whole, va, vb, key, idx, top, tk, ti, stack, gb):
+    """Rank segment [o, o+m) into (key, idx)[:c] here; returns c, or -1 (one tie group heads
+    the list, nothing copied: see :func:`_gather_top`). The whole list is sorted when a
+    whole-list measure cannot be read sparsely or when the cutoff covers the list; otherwise
+    the candidates of the largest cutoff."""
+    full = any_whole and (not avg or (m <= 32 and key.shape[0] >= m))
+    if any_whole and not full:
+        # whole-list mean / AP sums are read sparsely only when few rows carry a value
+        for f in range(n_fam):
+            if fam_whole[f] and fam_kind[f] != KIND_RR:
+                if fam_src[f] == 0:
+                    nz = _count_nonzero(va, order, has_order, o, m)
+                else:
+                    nz = _count_nonzero(vb, order, has_order, o, m)
+                if 4 * nz > m or nz + 2 > gb.shape[0]:
+                    full = True
+                    break
+    depth = 0 if full or width >= m else width
+    if full or width > 0:
+        c = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
+        if c < 0:
+            pass
+        elif c > top.shape[0]:  # quickselect moved rows: idx is no longer ascending
+            if not _sorted_already(key, idx, c):
+                sort_range(key, idx, 0, c, stack)
+        else:
+            _sort_any(key, idx, c, stack, tk, ti)
+    else:
+        c = 0
+    return c
+
+
 @_jit()
 def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode, va, vb,
                   fam_kind, fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out,
-                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, acc, rel):
+                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, acc, rel, sel, packed, shift,
+                  ukey):
     """Every measure family of every segment in one pass per segment.
 
     Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
@@ -1205,7 +1321,10 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     family's tie rule; all rules read the same ranked buffer (score, then row), so a call may
     mix them (the bounds next to the tie average). A list of at most ``_COUNT_SMALL`` rows is
     read by counting (no sort) unless a family takes a bound; ``acc`` (n_slots,) and ``rel``
-    (uint8, >= _COUNT_SMALL) are its work space.
+    (uint8, >= _COUNT_SMALL) are its work space. ``sel``: the segments to read (empty: all);
+    ``packed`` (len(sel), W), when not empty: their rows already in rank order (see
+    :func:`pack_keys`, sorted by numpy), read with :func:`_unpack` (``ukey``: uint64 work space)
+    instead of being sorted here.
     """
     has_order = order.shape[0] > 0
     stack = np.empty(3 * 64, dtype=np.int64)
@@ -1218,7 +1337,10 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
         if fam_mode[f] == MODE_OPTIMISTIC or fam_mode[f] == MODE_PESSIMISTIC:
             counted = False
     small = min(_COUNT_SMALL, key.shape[0], rel.shape[0]) if counted else -1
-    for s in range(offsets.shape[0] - 1):
+    some = sel.shape[0] > 0
+    pre = packed.shape[0] > 0
+    for si in range(sel.shape[0] if some else offsets.shape[0] - 1):
+        s = sel[si] if some else si
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
@@ -1235,32 +1357,24 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
                                   has_order, o, disc, cuts, slots, fam_lo[f], fam_hi[f], out, q,
                                   acc, rel)
             continue
-        # the whole list is sorted when a whole-list measure cannot be read sparsely, or when
-        # the cutoff covers the list anyway, or the list is short
-        full = any_whole and (not avg or (m <= 32 and key.shape[0] >= m))
-        if any_whole and not full:
-            # whole-list mean / AP sums are read sparsely only when few rows carry a value
-            for f in range(n_fam):
-                if fam_whole[f] and fam_kind[f] != KIND_RR:
+        if pre:
+            if _unpack(packed, si, m, shift, scores, order, has_order, o, ukey, idx):
+                for f in range(n_fam):  # every cutoff from the ranked list, ties by kept bits
+                    w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
                     if fam_src[f] == 0:
-                        nz = _count_nonzero(va, order, has_order, o, m)
+                        _walk(ukey, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
+                              cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
                     else:
-                        nz = _count_nonzero(vb, order, has_order, o, m)
-                    if 4 * nz > m or nz + 2 > gb.shape[0]:
-                        full = True
-                        break
-        depth = 0 if full or width >= m else width
-        if full or width > 0:
-            c = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
-            if c < 0:
-                pass
-            elif c > top.shape[0]:  # quickselect moved rows: idx is no longer ascending
-                if not _sorted_already(key, idx, c):
-                    sort_range(key, idx, 0, c, stack)
-            else:
-                _sort_any(key, idx, c, stack, tk, ti)
+                        _walk(ukey, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
+                              cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
+                continue
+            for j in range(m):
+                key[j] = scores[idx[j]]
+            sort_range(key, idx, 0, m, stack)
+            c = m
         else:
-            c = 0
+            c = _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam_kind,
+                           fam_src, fam_whole, va, vb, key, idx, top, tk, ti, stack, gb)
         if c < 0:  # ranks 1..width are one tie group: read it in one pass per family
             t = top[0]
             pending = False
