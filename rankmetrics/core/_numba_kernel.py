@@ -15,6 +15,9 @@ and only these candidates are sorted, so every tie group that reaches into the t
 complete (McSherry & Najork 2008). The order is total (higher score first, then lower row
 index), so ``ties="stable"`` needs no separate path. The ranked rows are written in place of the
 segment in one ``(n,)`` array; tie groups are found again from the scores when needed.
+The one-pass evaluation (:func:`eval_segments`) reads short lists by counting instead (no sort)
+and takes lists to be ranked whole already ordered by numpy's sort of packed keys
+(:func:`pack_keys`).
 
 Contributions
 -------------

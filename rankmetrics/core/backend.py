@@ -491,16 +491,16 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
     nk = _numba_module()
     if scores.dtype not in (np.float32, np.float64):
         return None
-    sizes = np.diff(layout.offsets)
     small = 1 if bounds else nk._COUNT_SMALL
     whole_sorted = False
     if any_whole:
         dense = [f for f in families if None in f.ks and f.kind != "rr"]
         whole_sorted = not avg or any(
             4 * np.count_nonzero(f.values) > f.values.shape[0] for f in dense)
+    sizes = np.diff(layout.offsets)
     if whole_sorted:
         pick = (sizes > small) & (sizes <= _PRESORT_CAP)
-    elif width > 0:
+    elif min(width, _PRESORT_CAP) > small:
         pick = (sizes > small) & (sizes <= min(width, _PRESORT_CAP))
     else:
         return None

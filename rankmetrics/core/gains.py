@@ -124,6 +124,10 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
                 f"(max {_MAX_EXP_LABEL}, where float64 gains stay exact); use gain='linear' "
                 "or per-level weights"
             )
+        if is_int and labels.size and labels.min() >= 0:
+            # integer labels: a table of the few gains, looked up (exp2 per row is slower)
+            table = np.exp2(np.arange(int(labels.max()) + 1, dtype=np.float64)) - 1.0
+            return np.take(table, labels)
         out = np.exp2(labels, dtype=np.float64)
         out -= 1.0  # in place: no second temporary the size of the input
         return out
