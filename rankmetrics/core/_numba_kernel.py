@@ -765,6 +765,13 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
             for a in range(g0, g1):
                 cz += values[idx[a]]
             total_g = cz - before_g
+            if total_g == 0.0:  # every rank of the group adds an exact zero: read the cutoffs
+                end = min(g1, w)
+                while j < hi and cuts[j] <= end:
+                    out[slots[j], q] = cum
+                    j += 1
+                g0 = g1
+                continue
             if kind == KIND_MEAN:  # the group's mean once (the same bits at each rank)
                 mean = total_g / size_g
                 for p in range(g0, min(g1, w)):

@@ -474,7 +474,7 @@ _EMPTY_SEL = np.empty(0, dtype=np.int64)
 _EMPTY_PACKED = np.empty((0, 0), dtype=np.uint64)
 _EMPTY_U = np.empty(0, dtype=np.uint64)
 _PRESORT_CAP = 1 << 16  # longest list ranked by numpy's sort (its place fits 16 bits)
-_PACK_CHUNK = 1 << 20  # keys sorted per call: bounds the packed buffer to 8 MiB
+_PACK_CHUNK = 1 << 16  # keys sorted per call: the packed buffer stays at 512 KiB
 
 
 def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family], width: int,
