@@ -153,6 +153,17 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
     return _check_gains(fn(labels.copy()), labels.size, "gain callable")
 
 
+def compact_gains(gains: NDArray[np.float64]) -> NDArray[Any]:
+    """``gains`` as uint8 when every gain is an integer 0..255 (the exponential gain of labels
+    up to 8, the linear gain of integer labels up to 255): exact, and 1 byte per row instead
+    of 8 for the compiled kernel, which reads each value into float64 arithmetic. Otherwise
+    ``gains`` unchanged. Gains are >= 0 (checked by :func:`apply_gain`)."""
+    if gains.size == 0 or not gains.max() <= 255:
+        return gains
+    small = gains.astype(np.uint8)
+    return small if np.array_equal(small, gains) else gains
+
+
 def discount_key(discount: DiscountLike, log_base: float) -> Any:
     if isinstance(discount, str):
         if discount not in DISCOUNTS:
