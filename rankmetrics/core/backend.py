@@ -444,7 +444,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     key = np.empty(n_key, dtype=scores.dtype)
     idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
     top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
-    small = max(1024, layout.n_rows >> 4)  # [mem] fixed-size buffers: at most ~2 bytes per row
+    small = max(1024, layout.n_rows >> 5)  # [mem] fixed-size buffers: about 1 byte per row
     n_merge = min(n_key, _MERGE_CAP, small)
     tk = np.empty(n_merge, dtype=scores.dtype)
     ti = np.empty(n_merge, dtype=idx.dtype)

@@ -806,9 +806,39 @@ class QueryPlan:
             _check_finite_sums(vals)
             if not normalize:
                 return vals
+            if self._backend == "numba":
+                return self._normalise_blocks(vals, gain, disc, depth, empty)
             ideal = self._ideal_curve(gain, disc, depth)
         _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
+
+    def _normalise_blocks(self, vals: Values, gain: GainLike, disc: Values, depth: int,
+                          empty: Any) -> Values:
+        """:meth:`_normalise` with the ideal curve made block by block of queries (compiled
+        backend): no second (n_queries, depth) array. Queries are the base layout's segments
+        (one each); every division is the one :meth:`_normalise` makes."""
+        lay = self._base_layout
+        gains = self._base_gains(gain)
+        zero = np.zeros(vals.shape, dtype=bool)
+        n_seg = lay.offsets.shape[0] - 1
+        in_order = bool(np.array_equal(lay.seg_query, np.arange(n_seg)))
+        step = max(1, max(4096, self.n_rows >> 3) // depth)  # blocks of <= 1 byte per row
+        for a in range(0, n_seg, step):
+            b = min(n_seg, a + step)
+            qs: Any = slice(a, b) if in_order else lay.seg_query[a:b]
+            sub = _backend.SegLayout(lay.n_rows, b - a, lay.sizes[qs], lay.offsets[a: b + 1],
+                                     lay.order, np.arange(b - a, dtype=np.int64))
+            with np.errstate(over="ignore", invalid="ignore"):
+                ideal = _backend.ideal_curve(sub, gains, disc, depth)
+            _check_finite_sums(ideal)
+            part = vals[qs]  # a view when in order
+            z = ideal <= 0
+            np.divide(part, ideal, out=part, where=~z)
+            part[z] = 0.0
+            vals[qs] = part
+            zero[qs] = z
+            del ideal, part, z  # one block alive at a time
+        return self._finish(vals, zero, empty, "nDCG/nCG")
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
         if self._backend == "numba":
