@@ -335,3 +335,33 @@ def test_narrow_label_dtypes_are_read_as_given(ldtype) -> None:
     with pytest.raises(ValueError, match="non-negative"):
         rm.ndcg(np.array([1, -1], dtype=ldtype) if np.dtype(ldtype).kind != "u"
                 else np.array([1.0, -1.0]), [0.2, 0.1])
+
+
+@pytest.mark.parametrize("arrangement", ["one query", "long queries, interleaved"])
+def test_long_lists_with_sized_work_buffers_agree(arrangement) -> None:
+    # lists longer than max(4096, rows / 8): the compiled kernel's candidate and bounds
+    # buffers are sized by what the call reads (core/_numba_sizes.py), not by the list
+    rng = np.random.default_rng(17)
+    if arrangement == "one query":
+        q = np.zeros(30_000, dtype=np.int64)
+    else:
+        q = np.repeat(np.arange(6), [9000, 7000, 6000, 40, 5000, 3000])
+        q = q[rng.permutation(q.size)]
+    y = rng.choice(5, q.size, p=[0.5, 0.25, 0.15, 0.07, 0.03])
+    heavy = rng.integers(0, 30, q.size).astype(np.float64)  # ~1000-row tie groups
+    heavy[rng.random(q.size) < 0.001] = 99.0  # a few rows above them
+    for s in (heavy, np.round(rng.random(q.size), 3).astype(np.float32), np.zeros(q.size)):
+        for ties in bf.TIE_MODES:
+            def run(s=s, ties=ties) -> dict[str, Any]:
+                plan = rm.QueryPlan(y, q)
+                out = plan.evaluate(s, ["ndcg@1", "ndcg@10", "ndcg@64", "p@10", "rr@5"],
+                                    ties=ties)
+                out["ndcg"] = plan.ndcg(s, ties=ties)
+                out["ap@64"] = plan.average_precision(s, k=64, ties=ties)
+                out["curve"] = plan.ndcg_curve(s, depth=20, ties=ties)
+                out["err@10"] = plan.err(s, k=10, ties=ties)
+                out["one-call p@10"] = rm.precision(y, s, q, k=10, ties=ties)
+                return out
+
+            ref, got = _both(run)
+            _agree(ref, got, False, f"{arrangement} {ties} {s.dtype}")
