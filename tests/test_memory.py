@@ -115,14 +115,19 @@ def _segments(rng: np.random.Generator, shuffled: bool):
 
 @pytest.mark.parametrize("shuffled", [False, True])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_candidate_count_is_exact(shuffled: bool, dtype) -> None:
-    # the rows the fused pass gathers for a cutoff <= 64: every row scoring >= the k-th best
+def test_candidate_bound_covers_the_candidates(shuffled: bool, dtype) -> None:
+    # the rows the fused pass gathers for a cutoff <= 64: every row scoring >= the k-th best;
+    # the one-pass bound is never below their number and never above the list
     pytest.importorskip("numba")
     from rankmetrics.core import _numba_sizes as sz
 
     rng = np.random.default_rng(5)
     layout, q = _segments(rng, shuffled)
-    for scores in (rng.integers(0, 40, q.size), rng.random(q.size), np.zeros(q.size)):
+    ascending = np.empty(q.size)
+    for g in range(5):
+        ascending[q == g] = np.arange((q == g).sum())  # every row enters the window
+    for case, scores in enumerate((rng.random(q.size), rng.integers(0, 40, q.size),
+                                   np.zeros(q.size), ascending, -ascending)):
         scores = scores.astype(dtype)
         for k in (1, 7, 64):
             want = 0
@@ -132,7 +137,9 @@ def test_candidate_count_is_exact(shuffled: bool, dtype) -> None:
                 want = max(want, m if m <= 4096 or m <= k else int((sc >= sc[k - 1]).sum()))
             top = np.empty(k, dtype=dtype)
             got = sz.top_candidates(scores, layout.order, layout.offsets, 4096, k, top)
-            assert got == want, (k, got, want)
+            assert want <= got <= 9000, (k, got, want)
+            if case == 0:
+                assert got <= want + 30 * k  # tight on rows in random order
 
 
 @pytest.mark.parametrize("shuffled", [False, True])
@@ -197,11 +204,41 @@ def test_plan_labels_and_gains_are_compact_only_when_exact(monkeypatch) -> None:
         return out
 
     compact = run()
+    if rm.get_backend() == "numba":
+        assert rm.QueryPlan(y)._gain_ext("exponential").dtype == np.uint8
     monkeypatch.setattr(plan_module, "compact_gains", lambda g: g)
+    monkeypatch.setattr(plan_module, "small_int_gains", lambda gain, labels: None)
     monkeypatch.setattr(validation, "_small_int_labels", lambda arr: None)
     assert rm.QueryPlan(y).labels.dtype == np.float64
+    assert rm.QueryPlan(y)._gain_ext("exponential").dtype == np.float64
     wide = run()
     for a, b in zip(compact, wide, strict=True):
         for key in a:
             np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert set(seen) == {np.dtype(np.float64)}  # a gain callable still gets float64 labels
+
+
+def test_gain_table_lookup_matches_apply_gain() -> None:
+    # small integer labels: uint8 gains from a table of the levels, the same values and the
+    # same errors as apply_gain; None (apply_gain's path) for anything else
+    from rankmetrics.core.gains import apply_gain, small_int_gains
+
+    rng = np.random.default_rng(8)
+    lab = rng.integers(0, 9, 500)
+    for dtype in (np.uint8, np.int8, np.int64, np.float64):
+        arr = lab.astype(dtype)
+        for gain in ("exponential", "linear", [0, 2, 4, 6, 8, 10, 12, 14, 16]):
+            got = small_int_gains(gain, arr)
+            assert got is not None and got.dtype == np.uint8
+            np.testing.assert_array_equal(got, apply_gain(gain, arr))
+    for gain, arr in (("exponential", np.array([0, 9, 1])), ("linear", np.array([0.5, 1.0])),
+                      ("linear", np.array([300, 1])), ({1.0: 2.0}, np.array([1, 1])),
+                      (np.sqrt, np.array([1, 4]))):
+        assert small_int_gains(gain, arr) is None
+    for gain, bad in (("exponential", [0, 60, 3]), ([0, 1, 3], [0, 5, 1])):
+        for arr in (np.array(bad, dtype=np.uint8), np.array(bad, dtype=np.float64)):
+            with pytest.raises(ValueError) as want:
+                apply_gain(gain, arr)
+            with pytest.raises(ValueError) as got_err:
+                small_int_gains(gain, arr)
+            assert str(got_err.value) == str(want.value)

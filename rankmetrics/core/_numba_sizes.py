@@ -7,7 +7,7 @@ in one pass over the long queries and without allocating per row:
 
 * a cutoff of at most 64 ranks gathers only its *candidates*, the rows scoring at least the
   cutoff-th largest score (every tie group reaching the cutoff complete): :func:`top_candidates`
-  counts them exactly, with the same insertion window as the kernel;
+  bounds their number from above in one pass;
 * the bounds sort one tie group at a time: :func:`tie_bound` bounds the largest tie group from
   above by hashing equal scores into one bucket (the fullest bucket holds at least the largest
   group; ``-0.0`` and ``0.0`` share the bucket of ``0.0``).
@@ -26,8 +26,10 @@ _GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing: 2**64 / golden ratio, odd
 
 @_jit()
 def top_candidates(scores, order, offsets, limit, width, top):
-    """The most rows scoring >= the ``width``-th largest score (with multiplicity) in any
-    segment longer than ``limit``; a shorter segment counts all its rows. ``top``: >= width."""
+    """An upper bound of the rows scoring >= the ``width``-th largest score (with
+    multiplicity) in any segment longer than ``limit``; a shorter segment counts all its rows.
+    One pass with the kernel's insertion window: a row is counted when it scores >= the
+    window's smallest score so far, which never exceeds the final one. ``top``: >= width."""
     has_order = order.shape[0] > 0
     best = 0
     for s in range(offsets.shape[0] - 1):
@@ -43,18 +45,19 @@ def top_candidates(scores, order, offsets, limit, width, top):
                 top[b + 1] = top[b]
                 b -= 1
             top[b + 1] = v
+        c = width
+        t0 = top[0]
         for j in range(width, m):
             v = scores[order[o + j] if has_order else o + j]
-            if v > top[0]:
-                b = 1
-                while b < width and top[b] < v:
-                    top[b - 1] = top[b]
-                    b += 1
-                top[b - 1] = v
-        t = top[0]
-        c = 0
-        for j in range(m):
-            c += scores[order[o + j] if has_order else o + j] >= t
+            if v >= t0:
+                c += 1
+                if v > t0:
+                    b = 1
+                    while b < width and top[b] < v:
+                        top[b - 1] = top[b]
+                        b += 1
+                    top[b - 1] = v
+                    t0 = top[0]
         best = max(best, c)
     return best
 
@@ -93,8 +96,8 @@ def _limit(layout) -> int:
 
 
 def key_rows(layout, scores: np.ndarray, width: int) -> int:
-    """Rows of the score/row buffer a pass reading only ranks 1..``width`` (<= 64) writes:
-    the longest short list, or the most candidates of a long one (<= the longest list)."""
+    """Rows of the score/row buffer a pass reading only ranks 1..``width`` (<= 64) writes, at
+    most: the longest short list, or a bound of the candidates of a long one (<= its rows)."""
     limit = _limit(layout)
     if layout.max_size <= limit:
         return layout.max_size

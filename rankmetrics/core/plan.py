@@ -29,6 +29,7 @@ from .gains import (
     discount_key,
     discount_table,
     gain_key,
+    small_int_gains,
 )
 from .options import DENOMINATORS
 from .validation import (
@@ -307,11 +308,10 @@ class QueryPlan:
         key = gain_key(gain)
         hit = self._gains.get(key)
         if hit is None:
-            hit = apply_gain(gain, self.labels)
             if self._backend == "numpy":  # the numba kernel needs no padding sentinel
-                hit = _kernel.padded(hit, 0.0)
+                hit = _kernel.padded(apply_gain(gain, self.labels), 0.0)
             else:  # small integer gains: 1 byte per row, read exactly by the compiled kernel
-                hit = compact_gains(hit)
+                hit = self._compact_gains(gain, self.labels)
             self._gains[key] = hit
         return hit
 
@@ -373,7 +373,14 @@ class QueryPlan:
     def _base_gains(self, gain: GainLike) -> NDArray[Any]:
         if self._base_layout is self.layout:
             return self._gain_ext(gain)
-        return compact_gains(apply_gain(gain, self._base_labels))
+        return self._compact_gains(gain, self._base_labels)
+
+    @staticmethod
+    def _compact_gains(gain: GainLike, labels: NDArray[Any]) -> NDArray[Any]:
+        """The gains of ``labels`` for the compiled kernel: uint8 when exact (a table lookup
+        for small integer labels), else float64."""
+        hit = small_int_gains(gain, labels)
+        return compact_gains(apply_gain(gain, labels)) if hit is None else hit
 
     def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
         """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff."""
