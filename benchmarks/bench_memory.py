@@ -5,7 +5,7 @@ Run:  python benchmarks/bench_memory.py [--rows 5e6] [--quick]
 Shapes: one query of ``--rows`` rows (float64 labels and scores, int64 qid; and int8 / float32 /
 int32), the reference shape ``make_benchmark_scores(2000)`` (~240 k rows) with contiguous and
 with shuffled rows. Prints peak extra memory as a multiple of the inputs and in bytes per row.
-``tests/test_memory.py`` asserts the bounds (2x the 64-bit inputs, 24 bytes per row).
+``tests/test_memory.py`` asserts the bounds (2x the inputs, 24 bytes per row).
 """
 
 from __future__ import annotations
