@@ -201,7 +201,9 @@ def test_backends_agree_with_a_recall_base(data, keep, extra) -> None:
 
     def run() -> dict[str, Any]:
         plan = rm.QueryPlan(y, q, recall_base=(base_y[order], base_q[order]))
-        return plan.evaluate(s, ["ndcg@10", "ndcg", "map", "recall@10", "rr"], empty=0.0)
+        out = plan.evaluate(s, ["ndcg@10", "ndcg", "map", "recall@10", "rr"], empty=0.0)
+        out["curve"] = plan.ndcg_curve(s, depth=15, empty="skip")
+        return out
 
     ref, got = _both(run)
     _agree(ref, got, False)
@@ -365,3 +367,30 @@ def test_long_lists_with_sized_work_buffers_agree(arrangement) -> None:
 
             ref, got = _both(run)
             _agree(ref, got, False, f"{arrangement} {ties} {s.dtype}")
+
+
+@pytest.mark.parametrize("arrangement", ["sorted", "runs in any order", "interleaved"])
+def test_curves_normalised_block_by_block_agree(arrangement) -> None:
+    # the compiled backend divides by the ideal curve block by block of queries (up to 64 per
+    # block here), queries in the layout's segment order
+    rng = np.random.default_rng(23)
+    sizes = rng.integers(4, 8, 3000)  # runs of >= 4 rows: grouped without a row order
+    ids = rng.permutation(10_000)[:3000] if arrangement == "runs in any order" else \
+        np.arange(3000)
+    q = np.repeat(ids, sizes)
+    if arrangement == "interleaved":
+        q = q[rng.permutation(q.size)]
+    y = rng.choice(4, q.size, p=[0.6, 0.2, 0.1, 0.1])
+    s = rng.integers(0, 3, q.size).astype(np.float64)
+    with _with("numba"):
+        lay = rm.QueryPlan(y, q).layout
+    in_order = np.array_equal(lay.seg_query, np.arange(3000))
+    assert in_order == (arrangement != "runs in any order")
+    for empty in (0.0, "skip"):
+        ref, got = _both(lambda empty=empty: rm.ndcg_curve(y, s, q, depth=40, empty=empty))
+        _agree(ref, got, False, f"{arrangement} {empty}")
+        ref, got = _both(lambda empty=empty: rm.ncg_curve(y, s, q, depth=40, empty=empty))
+        _agree(ref, got, False, f"{arrangement} {empty}")
+    for backend in ("numpy", "numba"):
+        with _with(backend), pytest.raises(ValueError, match="without relevant"):
+            rm.ndcg_curve(y, s, q, depth=40, empty="error")

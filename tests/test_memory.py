@@ -16,7 +16,7 @@ queries (contiguous, shuffled), one huge query (issue #17 item 12, issue #16):
   bytes per rank): 21 bytes per row at most.
 
 ``RANKMETRICS_MEMORY_ROWS`` sets the huge query's length (default 5 000 000; the fixed-size
-work buffers weigh more per row in a much shorter one). The module takes about 20 s.
+work buffers weigh more per row in a much shorter one). The module takes about 20 s (2-core VM).
 """
 
 from __future__ import annotations

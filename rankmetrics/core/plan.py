@@ -829,7 +829,7 @@ class QueryPlan:
         zero = np.zeros(vals.shape, dtype=bool)
         n_seg = lay.offsets.shape[0] - 1
         in_order = bool(np.array_equal(lay.seg_query, np.arange(n_seg)))
-        step = max(1, max(4096, self.n_rows >> 3) // depth)  # blocks of <= 1 byte per row
+        step = max(64, max(4096, self.n_rows >> 3) // depth)  # ~1 byte per row, or 64 queries
         for a in range(0, n_seg, step):
             b = min(n_seg, a + step)
             qs: Any = slice(a, b) if in_order else lay.seg_query[a:b]
