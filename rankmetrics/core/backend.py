@@ -439,7 +439,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     # whole-list sums for lists with up to _SPARSE_CAP rows carrying a value
     ranked = width > 0 or not avg or bool((whole & (kinds != _KIND["rr"])).any())
     n_key = longest if ranked else 0
-    if ranked and not any_whole and width <= _TOP_WINDOW:  # [mem] only the candidates
+    if ranked and not any_whole and 0 < width <= _TOP_WINDOW:  # [mem] only the candidates
         n_key = _sizes().key_rows(layout, scores, width)
     key = np.empty(n_key, dtype=scores.dtype)
     idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
