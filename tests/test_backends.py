@@ -205,7 +205,9 @@ def test_backends_agree_with_a_recall_base(data, keep, extra) -> None:
 
     def run() -> dict[str, Any]:
         plan = rm.QueryPlan(y, q, recall_base=(base_y[order], base_q[order]))
-        return plan.evaluate(s, ["ndcg@10", "ndcg", "map", "recall@10", "rr"], empty=0.0)
+        out = plan.evaluate(s, ["ndcg@10", "ndcg", "map", "recall@10", "rr"], empty=0.0)
+        out["curve"] = plan.ndcg_curve(s, depth=15, empty="skip")
+        return out
 
     ref, got = _both(run)
     _agree(ref, got, False)
@@ -361,3 +363,60 @@ def test_whole_lists_ranked_by_numpy_sort() -> None:
                 ref, got = _both(lambda names=names, ties=ties, perm=perm, s=s: rm.QueryPlan(
                     y[perm], q[perm]).evaluate(s[perm], names, ties=ties))
                 _agree(ref, got, False, f"{s[:3]} {names} {ties}")
+
+
+@pytest.mark.parametrize("arrangement", ["one query", "long queries, interleaved"])
+def test_long_lists_with_sized_work_buffers_agree(arrangement) -> None:
+    # lists longer than max(4096, rows / 8): the compiled kernel's candidate and bounds
+    # buffers are sized by what the call reads (core/_numba_sizes.py), not by the list
+    rng = np.random.default_rng(17)
+    if arrangement == "one query":
+        q = np.zeros(30_000, dtype=np.int64)
+    else:
+        q = np.repeat(np.arange(6), [9000, 7000, 6000, 40, 5000, 3000])
+        q = q[rng.permutation(q.size)]
+    y = rng.choice(5, q.size, p=[0.5, 0.25, 0.15, 0.07, 0.03])
+    heavy = rng.integers(0, 30, q.size).astype(np.float64)  # ~1000-row tie groups
+    heavy[rng.random(q.size) < 0.001] = 99.0  # a few rows above them
+    for s in (heavy, np.round(rng.random(q.size), 3).astype(np.float32), np.zeros(q.size)):
+        for ties in bf.TIE_MODES:
+            def run(s=s, ties=ties) -> dict[str, Any]:
+                plan = rm.QueryPlan(y, q)
+                out = plan.evaluate(s, ["ndcg@1", "ndcg@10", "ndcg@64", "p@10", "rr@5"],
+                                    ties=ties)
+                out["ndcg"] = plan.ndcg(s, ties=ties)
+                out["ap@64"] = plan.average_precision(s, k=64, ties=ties)
+                out["curve"] = plan.ndcg_curve(s, depth=20, ties=ties)
+                out["err@10"] = plan.err(s, k=10, ties=ties)
+                out["one-call p@10"] = rm.precision(y, s, q, k=10, ties=ties)
+                return out
+
+            ref, got = _both(run)
+            _agree(ref, got, False, f"{arrangement} {ties} {s.dtype}")
+
+
+@pytest.mark.parametrize("arrangement", ["sorted", "runs in any order", "interleaved"])
+def test_curves_normalised_block_by_block_agree(arrangement) -> None:
+    # the compiled backend divides by the ideal curve block by block of queries (up to 64 per
+    # block here), queries in the layout's segment order
+    rng = np.random.default_rng(23)
+    sizes = rng.integers(4, 8, 3000)  # runs of >= 4 rows: grouped without a row order
+    ids = rng.permutation(10_000)[:3000] if arrangement == "runs in any order" else \
+        np.arange(3000)
+    q = np.repeat(ids, sizes)
+    if arrangement == "interleaved":
+        q = q[rng.permutation(q.size)]
+    y = rng.choice(4, q.size, p=[0.6, 0.2, 0.1, 0.1])
+    s = rng.integers(0, 3, q.size).astype(np.float64)
+    with _with("numba"):
+        lay = rm.QueryPlan(y, q).layout
+    in_order = np.array_equal(lay.seg_query, np.arange(3000))
+    assert in_order == (arrangement != "runs in any order")
+    for empty in (0.0, "skip"):
+        ref, got = _both(lambda empty=empty: rm.ndcg_curve(y, s, q, depth=40, empty=empty))
+        _agree(ref, got, False, f"{arrangement} {empty}")
+        ref, got = _both(lambda empty=empty: rm.ncg_curve(y, s, q, depth=40, empty=empty))
+        _agree(ref, got, False, f"{arrangement} {empty}")
+    for backend in ("numpy", "numba"):
+        with _with(backend), pytest.raises(ValueError, match="without relevant"):
+            rm.ndcg_curve(y, s, q, depth=40, empty="error")

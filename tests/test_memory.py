@@ -2,17 +2,21 @@
 
 The compiled kernel allocates every array it keeps or needs per row through numpy (tracked
 here); its own stack buffers are O(log n). Bounds, on every workload shape: many small
-queries (contiguous, shuffled), one huge query (issue #17 item 12):
+queries (contiguous, shuffled), one huge query (issue #17 item 12, issue #16):
 
-* at most 2x the inputs for 64-bit inputs (float64 labels and scores, int64 qids);
-* at most 32 bytes per row whatever the input dtypes. A one-call function keeps integer and
-  float64 labels as given; the label side is then the float64 gains (8 bytes per row) or float32
-  relevance (4); a ``QueryPlan`` copies its labels (8). The fused pass holds the candidates of
-  one query (scores and row indices: 12 bytes per row of the longest query), a grouped row
-  order 4 when qids are not contiguous, and a whole-list nDCG of one huge query its discount
-  table (8 bytes per rank).
+* at most 2x the inputs (float64 labels and scores with int64 qids, and int8 labels with
+  float32 scores and int32 qids);
+* at most 24 bytes per row whatever the input dtypes. A one-call function keeps integer and
+  float64 labels as given and a ``QueryPlan`` copies them as uint8 when they are integers
+  0..255 (1 byte per row); the label side is then the gains, uint8 when they are integers
+  0..255 (1), or float32 relevance (4). The fused pass holds the candidates of one query
+  (scores and row indices, 12 bytes per row of the longest query; only the rows reaching a
+  cutoff of at most 64 ranks when no measure reads the whole list), a grouped row order 4 when
+  qids are not contiguous, and a whole-list nDCG of one huge query its discount table (8
+  bytes per rank): 21 bytes per row at most.
 
-``RANKMETRICS_MEMORY_ROWS`` sets the huge query's length (default 5 000 000).
+``RANKMETRICS_MEMORY_ROWS`` sets the huge query's length (default 5 000 000; the fixed-size
+work buffers weigh more per row in a much shorter one). The module takes about 20 s (2-core VM).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import rankmetrics as rm
 from rankmetrics.datasets import make_benchmark_scores
 
 HUGE = int(float(os.environ.get("RANKMETRICS_MEMORY_ROWS", "5e6")))
-MAX_BYTES_PER_ROW = 32
+MAX_BYTES_PER_ROW = 24
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +50,8 @@ def shapes() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
             y[shuffled].astype(np.int8), s[shuffled].astype(np.float32),
             q[shuffled].astype(np.int32)),
         "one huge query": (yh, sh, np.zeros(n, dtype=np.int64)),
+        "one huge query, int8/float32/int32": (
+            yh.astype(np.int8), sh.astype(np.float32), np.zeros(n, dtype=np.int32)),
     }
 
 
@@ -55,11 +61,14 @@ CALLS = {
     "average_precision": lambda y, s, q: rm.average_precision(y, s, q),
     "reciprocal_rank": lambda y, s, q: rm.reciprocal_rank(y, s, q),
     "precision@10 optimistic": lambda y, s, q: rm.precision(y, s, q, k=10, ties="optimistic"),
+    "ndcg optimistic": lambda y, s, q: rm.ndcg(y, s, q, ties="optimistic"),
     "ndcg_curve": lambda y, s, q: rm.ndcg_curve(y, s, q, depth=20),
     "evaluate": lambda y, s, q: rm.QueryPlan(y, q).evaluate(s, ["ndcg@10", "map", "mrr", "p@5"]),
 }
-# the huge query runs the whole-list measures of issue #17 item 12
-HUGE_CALLS = ("ndcg", "average_precision", "reciprocal_rank")
+# the huge query runs the whole-list measures of issue #17 item 12, a bound over the whole
+# list, a small cutoff (its candidates only) and several measures at once
+HUGE_CALLS = ("ndcg", "average_precision", "reciprocal_rank", "ndcg optimistic", "ndcg@10",
+              "evaluate")
 
 
 def _peak(fn, *args) -> int:
@@ -74,16 +83,162 @@ def _peak(fn, *args) -> int:
 
 CASES = [(shape, name) for shape in ("many queries", "many queries, shuffled",
                                      "many queries, shuffled, int8/float32/int32")
-         for name in CALLS] + [("one huge query", name) for name in HUGE_CALLS]
+         for name in CALLS if name != "ndcg optimistic"] + [
+    ("one huge query", name) for name in HUGE_CALLS] + [
+    ("one huge query, int8/float32/int32", name) for name in ("ndcg", "evaluate")]
 
 
 @pytest.mark.parametrize(("shape", "name"), CASES)
 def test_peak_extra_memory(shapes, shape: str, name: str) -> None:
     y, s, q = shapes[shape]
-    CALLS[name](y[:300], s[:300], q[:300])  # first call of a dtype: imports, compiled code
+    # first call of a dtype: imports and compiled code, the long-list paths included
+    CALLS[name](y[:20_000], s[:20_000], q[:20_000])
     inputs = y.nbytes + s.nbytes + q.nbytes
     peak = _peak(CALLS[name], y, s, q)
     per_row = peak / y.shape[0]
     assert per_row <= MAX_BYTES_PER_ROW, f"{name} on {shape}: {per_row:.1f} bytes per row"
-    if y.dtype.itemsize == 8 and s.dtype.itemsize == 8 and q.dtype.itemsize == 8:
-        assert peak <= 2 * inputs, f"{name} on {shape}: peak {peak / inputs:.2f}x inputs"
+    assert peak <= 2 * inputs, f"{name} on {shape}: peak {peak / inputs:.2f}x inputs"
+
+
+# ------------------------------------------------------------------ work-buffer sizing
+def _segments(rng: np.random.Generator, shuffled: bool):
+    from rankmetrics.core import backend
+
+    sizes = np.array([9000, 30, 6000, 1, 5000], dtype=np.int64)
+    n = int(sizes.sum())
+    q = np.repeat(np.arange(sizes.size), sizes)
+    if shuffled:
+        q = q[rng.permutation(n)]
+    _, layout = backend.group_rows(q, None)
+    return layout, q
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_candidate_bound_covers_the_candidates(shuffled: bool, dtype) -> None:
+    # the rows the fused pass gathers for a cutoff <= 64: every row scoring >= the k-th best;
+    # the one-pass bound is never below their number and never above the list
+    pytest.importorskip("numba")
+    from rankmetrics.core import _numba_sizes as sz
+
+    rng = np.random.default_rng(5)
+    layout, q = _segments(rng, shuffled)
+    ascending = np.empty(q.size)
+    for g in range(5):
+        ascending[q == g] = np.arange((q == g).sum())  # every row enters the window
+    for case, scores in enumerate((rng.random(q.size), rng.integers(0, 40, q.size),
+                                   np.zeros(q.size), ascending, -ascending)):
+        scores = scores.astype(dtype)
+        for k in (1, 7, 64):
+            want = 0
+            for g in range(5):
+                sc = np.sort(scores[q == g])[::-1]
+                m = sc.size
+                want = max(want, m if m <= 4096 or m <= k else int((sc >= sc[k - 1]).sum()))
+            top = np.empty(k, dtype=dtype)
+            got = sz.top_candidates(scores, layout.order, layout.offsets, 4096, k, top)
+            assert want <= got <= 9000, (k, got, want)
+            if case == 0:
+                assert got <= want + 30 * k  # tight on rows in random order
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tie_bound_covers_the_largest_tie_group(shuffled: bool, dtype) -> None:
+    # the bounds' value buffer: never smaller than the largest tie group (-0.0 ties 0.0)
+    pytest.importorskip("numba")
+    from rankmetrics.core import _numba_sizes as sz
+
+    rng = np.random.default_rng(6)
+    layout, q = _segments(rng, shuffled)
+    signed_zeros = np.where(rng.random(q.size) < 0.5, -0.0, 0.0)
+    signed_zeros[rng.random(q.size) < 0.3] = 1.5
+    for scores in (rng.integers(0, 40, q.size), rng.random(q.size), signed_zeros,
+                   np.round(rng.random(q.size), 2)):
+        scores = np.ascontiguousarray(scores, dtype=dtype)
+        largest = max(np.unique(scores[q == g], return_counts=True)[1].max() for g in range(5)
+                      if (q == g).sum() > 4096)
+        for cap in (20_000, 100):
+            got = sz.value_rows(layout, scores, cap)
+            assert got >= min(cap, largest)
+            assert got <= cap
+        counts = np.empty(1 << 10, dtype=np.int32)
+        bits = scores.view(np.uint64 if dtype == np.float64 else np.uint32)
+        bound = sz.tie_bound(scores, bits, layout.order, layout.offsets, 4096, counts, 54)
+        assert largest <= bound <= 9000
+
+
+def test_plan_labels_and_gains_are_compact_only_when_exact(monkeypatch) -> None:
+    # a QueryPlan keeps integer labels 0..255 in one byte, gains that are integers 0..255 too
+    # (compiled kernel); anything else stays float64, and not one number changes
+    from rankmetrics.core import plan as plan_module
+    from rankmetrics.core import validation
+    from rankmetrics.core.gains import compact_gains
+
+    y = np.array([0.0, 3.0, 1.0, 2.0, 8.0])
+    assert rm.QueryPlan(y).labels.dtype == np.uint8
+    assert rm.QueryPlan(np.array([True, False])).labels.dtype == np.uint8
+    for other in ([0.0, 0.5, 2.0], [0, 256, 3], [1.0, 1e300]):
+        assert rm.QueryPlan(np.array(other)).labels.dtype == np.float64
+    assert compact_gains(np.exp2(y) - 1).dtype == np.uint8  # 2**8 - 1 = 255
+    assert compact_gains(np.exp2(np.array([0.0, 9.0])) - 1).dtype == np.float64
+    assert compact_gains(np.array([0.5, 1.0])).dtype == np.float64
+    rng = np.random.default_rng(3)
+    q = np.repeat(np.arange(30), rng.integers(1, 80, 30))
+    yy = rng.integers(0, 9, q.size).astype(np.float64)
+    s = rng.integers(0, 6, q.size).astype(np.float64)
+    seen: list = []
+    gains = ("exponential", "linear", [0, 1, 3, 7, 15, 31, 63, 127, 255],
+             {float(v): 2.0 * v for v in range(9)},
+             lambda lab: seen.append(lab.dtype) or lab * 0.5)
+    names = ["ndcg@5", "ndcg", "dcg@3", "map", "ndcg@100"]
+
+    def run():
+        out = []
+        for gain in gains:
+            plan = rm.QueryPlan(yy, q)
+            out.append(plan.evaluate(s, names, gain=gain))
+            out.append({"curve": plan.ndcg_curve(s, depth=12, gain=gain),
+                        "opt": plan.ndcg(s, gain=gain, ties="optimistic"),
+                        "one-call": rm.ndcg(yy.astype(np.int8), s, q, k=3, gain=gain)})
+        return out
+
+    compact = run()
+    if rm.get_backend() == "numba":
+        assert rm.QueryPlan(y)._gain_ext("exponential").dtype == np.uint8
+    monkeypatch.setattr(plan_module, "compact_gains", lambda g: g)
+    monkeypatch.setattr(plan_module, "small_int_gains", lambda gain, labels: None)
+    monkeypatch.setattr(validation, "_small_int_labels", lambda arr: None)
+    assert rm.QueryPlan(y).labels.dtype == np.float64
+    assert rm.QueryPlan(y)._gain_ext("exponential").dtype == np.float64
+    wide = run()
+    for a, b in zip(compact, wide, strict=True):
+        for key in a:
+            np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    assert set(seen) == {np.dtype(np.float64)}  # a gain callable still gets float64 labels
+
+
+def test_gain_table_lookup_matches_apply_gain() -> None:
+    # small integer labels: uint8 gains from a table of the levels, the same values and the
+    # same errors as apply_gain; None (apply_gain's path) for anything else
+    from rankmetrics.core.gains import apply_gain, small_int_gains
+
+    rng = np.random.default_rng(8)
+    lab = rng.integers(0, 9, 500)
+    for dtype in (np.uint8, np.int8, np.int64, np.float64):
+        arr = lab.astype(dtype)
+        for gain in ("exponential", "linear", [0, 2, 4, 6, 8, 10, 12, 14, 16]):
+            got = small_int_gains(gain, arr)
+            assert got is not None and got.dtype == np.uint8
+            np.testing.assert_array_equal(got, apply_gain(gain, arr))
+    for gain, arr in (("exponential", np.array([0, 9, 1])), ("linear", np.array([0.5, 1.0])),
+                      ("linear", np.array([300, 1])), ({1.0: 2.0}, np.array([1, 1])),
+                      (np.sqrt, np.array([1, 4]))):
+        assert small_int_gains(gain, arr) is None
+    for gain, bad in (("exponential", [0, 60, 3]), ([0, 1, 3], [0, 5, 1])):
+        for arr in (np.array(bad, dtype=np.uint8), np.array(bad, dtype=np.float64)):
+            with pytest.raises(ValueError) as want:
+                apply_gain(gain, arr)
+            with pytest.raises(ValueError) as got_err:
+                small_int_gains(gain, arr)
+            assert str(got_err.value) == str(want.value)

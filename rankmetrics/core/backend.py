@@ -36,6 +36,12 @@ def _numba_module() -> Any:
     return _numba_kernel
 
 
+def _sizes() -> Any:  # [mem] work-buffer sizing (compiled helpers)
+    from . import _numba_sizes
+
+    return _numba_sizes
+
+
 def available() -> bool:
     """Whether the compiled kernel can be imported."""
     try:
@@ -233,7 +239,10 @@ def rank(layout: SegLayout, scores: np.ndarray, depth: int | None, ties: str) ->
     scores = np.ascontiguousarray(scores)
     rows = np.empty(layout.n_rows, dtype=row_dtype(layout.n_rows))
     counts = np.empty(layout.offsets.shape[0] - 1, dtype=np.int64)
-    key = np.empty(layout.max_size, dtype=scores.dtype)
+    n_key = layout.max_size
+    if depth is not None and 0 < depth <= _TOP_WINDOW:  # [mem] a small cutoff: its candidates
+        n_key = _sizes().key_rows(layout, scores, int(depth))
+    key = np.empty(n_key, dtype=scores.dtype)
     top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
     nk.rank_segments(scores, layout.order, layout.offsets, -1 if depth is None else int(depth),
                      rows, counts, key, top)
@@ -379,7 +388,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     """
     va = vb = None
     for fam in families:
-        if fam.values.dtype == np.float64:
+        if fam.values.dtype in (np.float64, np.uint8):  # [mem] uint8: small integer gains
             if va is not None and fam.values is not va:
                 return None
             va = fam.values
@@ -404,7 +413,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     width = 0
     for f, fam in enumerate(families):
         kinds[f] = _KIND[fam.kind]
-        src[f] = 0 if fam.values.dtype == np.float64 else 1
+        src[f] = 1 if fam.values.dtype == np.float32 else 0  # [mem]
         dmode[f] = fam.dmode
         ks = list(dict.fromkeys(fam.ks))
         uniq.append(ks)
@@ -429,16 +438,20 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     # averaging), merge space up to _MERGE_CAP rows (longer lists sort in place), sparse
     # whole-list sums for lists with up to _SPARSE_CAP rows carrying a value
     ranked = width > 0 or not avg or bool((whole & (kinds != _KIND["rr"])).any())
-    n_key = max(longest if ranked else 0, min(longest, nk._COUNT_SMALL), 1)
+    n_key = longest if ranked else 0
+    if ranked and not any_whole and 0 < width <= _TOP_WINDOW:  # [mem] only the candidates
+        n_key = _sizes().key_rows(layout, scores, width)
+    n_key = max(n_key, min(longest, nk._COUNT_SMALL), 1)  # lists read by counting
     key = np.empty(n_key, dtype=scores.dtype)
     idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
     top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
-    n_merge = min(n_key, _MERGE_CAP)
+    small = max(1024, layout.n_rows >> 5)  # [mem] fixed-size buffers: about 1 byte per row
+    n_merge = min(n_key, _MERGE_CAP, small)
     tk = np.empty(n_merge, dtype=scores.dtype)
     ti = np.empty(n_merge, dtype=idx.dtype)
-    vbuf = np.empty(longest if bounds else 0)
+    vbuf = np.empty(_sizes().value_rows(layout, scores, n_key) if bounds else 0)  # [mem]
     sparse = any_whole and avg and longest > 32
-    n_g = min(longest // 4, _SPARSE_CAP) + 2 if sparse else 0
+    n_g = min(longest // 4, _SPARSE_CAP, small) + 2 if sparse else 0
     gb = np.empty(n_g)
     gt = np.empty(n_g)
     inc = np.empty(n_g, dtype=row_dtype(layout.n_rows))

@@ -157,6 +157,40 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
     return _check_gains(fn(labels.copy()), labels.size, "gain callable")
 
 
+def compact_gains(gains: NDArray[np.float64]) -> NDArray[Any]:
+    """``gains`` as uint8 when every gain is an integer 0..255 (the exponential gain of labels
+    up to 8, the linear gain of integer labels up to 255): exact, and 1 byte per row instead
+    of 8 for the compiled kernel, which reads each value into float64 arithmetic. Otherwise
+    ``gains`` unchanged. Gains are >= 0 (checked by :func:`apply_gain`)."""
+    if gains.size == 0 or not gains.max() <= 255:
+        return gains
+    small = gains.astype(np.uint8)
+    return small if np.array_equal(small, gains) else gains
+
+
+def small_int_gains(gain: GainLike, labels: NDArray[Any]) -> NDArray[np.uint8] | None:
+    """:func:`compact_gains` of :func:`apply_gain` read from a table of the label levels,
+    without a float64 array per row: for labels that are integers 0..255 whose exponential,
+    linear or per-level gains are integers 0..255 too. None for anything else (then
+    :func:`apply_gain`). The table covers every level up to the largest label, so a label
+    :func:`apply_gain` rejects is rejected here with the same message."""
+    key = gain_key(gain)
+    if not (key in GAINS or key[0] == "levels"):
+        return None
+    if labels.size == 0 or labels.dtype.kind not in "iuf" or labels.dtype.itemsize > 8:
+        return None
+    hi = labels.max()
+    if not (labels.min() >= 0 and hi <= 255):
+        return None
+    small = labels.astype(np.uint8, copy=False)
+    if labels.dtype.kind == "f" and not np.array_equal(small, labels):
+        return None
+    table = compact_gains(apply_gain(gain, np.arange(int(hi) + 1, dtype=np.float64)))
+    if table.dtype != np.uint8:
+        return None
+    return table[small]
+
+
 def discount_key(discount: DiscountLike, log_base: float) -> Any:
     if isinstance(discount, str):
         if discount not in DISCOUNTS:

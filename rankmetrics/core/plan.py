@@ -21,7 +21,16 @@ from . import contributions as _metrics
 from . import err as _err
 from . import found as _found
 from . import kernel as _kernel
-from .gains import DiscountLike, GainLike, apply_gain, discount_key, discount_table, gain_key
+from .gains import (
+    DiscountLike,
+    GainLike,
+    apply_gain,
+    compact_gains,
+    discount_key,
+    discount_table,
+    gain_key,
+    small_int_gains,
+)
 from .options import DENOMINATORS
 from .validation import (
     check_choice,
@@ -152,7 +161,7 @@ class QueryPlan:
         *,
         recall_base: tuple[ArrayLike, ArrayLike] | None = None,
     ) -> None:
-        labels = check_labels(y_true)
+        labels = check_labels(y_true, compact=True)
         self._backend = _backend.get_backend()
         self._shape2d: tuple[int, ...] | None = None
         if labels.ndim == 2:
@@ -206,7 +215,7 @@ class QueryPlan:
     def _set_recall_base(self, recall_base: tuple[ArrayLike, ArrayLike]) -> None:
         if not isinstance(recall_base, tuple) or len(recall_base) != 2:
             raise TypeError("recall_base must be a tuple (labels, qid)")
-        labels = check_labels(recall_base[0], "recall_base labels")
+        labels = check_labels(recall_base[0], "recall_base labels", compact=True)
         if labels.ndim != 1:
             raise ValueError("recall_base labels must be 1-D")
         q = check_qid(recall_base[1], labels.shape[0])
@@ -250,7 +259,7 @@ class QueryPlan:
         self.n_rows = int(labels.shape[0])
         self.n_queries = int(qids.shape[0])
         self._max_width = int(self.sizes.max())
-        self._gains: dict[Any, Values] = {}
+        self._gains: dict[Any, NDArray[Any]] = {}
         self._rel: dict[float, tuple[NDArray[Any], Values]] = {}
         self._disc: dict[Any, Values] = {}
         self._ideal_cache: dict[Any, Values] = {}
@@ -284,7 +293,7 @@ class QueryPlan:
         ValueError
             Sizes that are not positive integers or do not add up to the number of rows.
         """
-        labels = check_labels(y_true)
+        labels = check_labels(y_true, compact=True)
         if labels.ndim != 1:
             raise ValueError(f"y_true must be 1-D with group_sizes; got {labels.ndim}-D")
         sizes = check_group_sizes(group_sizes, labels.shape[0], "group_sizes")
@@ -295,13 +304,14 @@ class QueryPlan:
         return plan
 
     # ----------------------------------------------------------------- cached label-side state
-    def _gain_ext(self, gain: GainLike) -> Values:
+    def _gain_ext(self, gain: GainLike) -> NDArray[Any]:
         key = gain_key(gain)
         hit = self._gains.get(key)
         if hit is None:
-            hit = apply_gain(gain, self.labels)
             if self._backend == "numpy":  # the numba kernel needs no padding sentinel
-                hit = _kernel.padded(hit, 0.0)
+                hit = _kernel.padded(apply_gain(gain, self.labels), 0.0)
+            else:  # small integer gains: 1 byte per row, read exactly by the compiled kernel
+                hit = self._compact_gains(gain, self.labels)
             self._gains[key] = hit
         return hit
 
@@ -360,10 +370,17 @@ class QueryPlan:
             srt = np.sort(np.take(g, b.rows), axis=1)
             yield srt[:, ::-1]
 
-    def _base_gains(self, gain: GainLike) -> Values:
+    def _base_gains(self, gain: GainLike) -> NDArray[Any]:
         if self._base_layout is self.layout:
             return self._gain_ext(gain)
-        return apply_gain(gain, self._base_labels)
+        return self._compact_gains(gain, self._base_labels)
+
+    @staticmethod
+    def _compact_gains(gain: GainLike, labels: NDArray[Any]) -> NDArray[Any]:
+        """The gains of ``labels`` for the compiled kernel: uint8 when exact (a table lookup
+        for small integer labels), else float64."""
+        hit = small_int_gains(gain, labels)
+        return compact_gains(apply_gain(gain, labels)) if hit is None else hit
 
     def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
         """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff."""
@@ -787,17 +804,48 @@ class QueryPlan:
         depth = check_k(depth, "depth")
         if depth is None:
             raise TypeError("depth must be a positive int")
+        g = self._gain_ext(gain)  # before the ranking's buffers exist
         ranking = self._ranking(y_score, (depth,), ties)
-        g = self._gain_ext(gain)
         disc = np.ones(depth) if discount is None else self._discount(discount, log_base, depth)
         with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
             vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
+            del ranking  # freed before the ideal curve exists
             _check_finite_sums(vals)
             if not normalize:
                 return vals
+            if self._backend == "numba":
+                return self._normalise_blocks(vals, gain, disc, depth, empty)
             ideal = self._ideal_curve(gain, disc, depth)
         _check_finite_sums(ideal)
         return self._normalise(vals, ideal, empty)
+
+    def _normalise_blocks(self, vals: Values, gain: GainLike, disc: Values, depth: int,
+                          empty: Any) -> Values:
+        """:meth:`_normalise` with the ideal curve made block by block of queries (compiled
+        backend): no second (n_queries, depth) array. Queries are the base layout's segments
+        (one each); every division is the one :meth:`_normalise` makes."""
+        lay = self._base_layout
+        gains = self._base_gains(gain)
+        zero = np.zeros(vals.shape, dtype=bool)
+        n_seg = lay.offsets.shape[0] - 1
+        in_order = bool(np.array_equal(lay.seg_query, np.arange(n_seg)))
+        step = max(64, max(4096, self.n_rows >> 3) // depth)  # ~1 byte per row, or 64 queries
+        for a in range(0, n_seg, step):
+            b = min(n_seg, a + step)
+            qs: Any = slice(a, b) if in_order else lay.seg_query[a:b]
+            sub = _backend.SegLayout(lay.n_rows, b - a, lay.sizes[qs], lay.offsets[a: b + 1],
+                                     lay.order, np.arange(b - a, dtype=np.int64))
+            with np.errstate(over="ignore", invalid="ignore"):
+                ideal = _backend.ideal_curve(sub, gains, disc, depth)
+            _check_finite_sums(ideal)
+            part = vals[qs]  # a view when in order
+            z = ideal <= 0
+            np.divide(part, ideal, out=part, where=~z)
+            part[z] = 0.0
+            vals[qs] = part
+            zero[qs] = z
+            del ideal, part, z  # one block alive at a time
+        return self._finish(vals, zero, empty, "nDCG/nCG")
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
         if self._backend == "numba":

@@ -67,14 +67,21 @@ def _object_to_float(arr: np.ndarray, name: str) -> NDArray[np.float64]:
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}: {exc}") from exc
 
 
-def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True) -> NDArray[Any]:
+def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
+                 compact: bool = False) -> NDArray[Any]:
     """Return labels as a new float64 array; reject NaN/inf, negative and non-numeric labels.
 
     ``copy=False`` (one-call functions, whose plan lives for the call only) keeps an integer or
     float64 array as it is: no widening copy of narrow labels (int8 stays 1 byte per row).
+    ``compact=True`` (a :class:`~rankmetrics.QueryPlan`'s own copy) returns a uint8 copy when
+    every label is an integer 0..255 (exact, 1 byte per row instead of 8).
     """
     arr = _asarray(y_true, name)
     _real_kind_check(arr, name)
+    if compact:
+        small = _small_int_labels(arr)
+        if small is not None:
+            return small
     if not copy and (arr.dtype.kind in "iu" or arr.dtype == np.float64):
         if arr.size and arr.dtype.kind == "i" and arr.min() < 0:
             raise ValueError(
@@ -98,6 +105,19 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True) -> 
             "Map negative judgements (e.g. trec -1) to 0 first."
         )
     return out
+
+
+def _small_int_labels(arr: np.ndarray) -> NDArray[np.uint8] | None:
+    """A uint8 copy of ``arr`` when every value is an integer in 0..255, else None (NaN, inf,
+    negative, fractional or larger labels: the float64 path checks and reports them)."""
+    if arr.size == 0 or arr.dtype.kind not in "biuf" or arr.dtype.itemsize > 8:
+        return None
+    if not (arr.min() >= 0 and arr.max() <= 255):
+        return None
+    small = arr.astype(np.uint8)
+    if arr.dtype.kind == "f" and not np.array_equal(small, arr):
+        return None
+    return small
 
 
 def _int_range_error(name: str) -> ValueError:
