@@ -124,8 +124,23 @@ def _flat(col: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def _encode(col: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], pa.Array]:
-    """Dictionary codes (int64) of every row and the dictionary (first-seen order)."""
-    enc = pc.dictionary_encode(_flat(col))
+    """Dictionary codes (int64) of every row and the dictionary (first-seen order).
+
+    Query ids of TREC files come in runs of equal values (a query's lines together): pyarrow's
+    run-end encoding finds the runs by comparing neighbours, cheaper than hashing every row, and
+    then only one value per run is hashed.
+    """
+    arr = _flat(col)
+    n = len(arr)
+    if n > 1:
+        ree = pc.run_end_encode(arr, run_end_type=pa.int64())
+        if len(ree.values) <= n // 4:
+            enc = pc.dictionary_encode(ree.values)
+            lengths = np.diff(ree.run_ends.to_numpy(), prepend=0)
+            codes = np.repeat(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+                              lengths)
+            return codes, enc.dictionary
+    enc = pc.dictionary_encode(arr)
     codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     return codes, enc.dictionary
 
@@ -267,35 +282,47 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
             raise _duplicate_error("qrels", qs.src, uq[q_idx[i]].as_py(),
                                    qs.docs[i].as_py(), f" ({vals})")
         keep_q[rows] = False
-    in_qrels = np.zeros(n_docs, dtype=bool)
-    in_qrels[cq] = True
-    cr_judged = in_qrels[cr]
-    del in_qrels
     rows, _ = _repeated(kr, cr, n_docs)
     if rows.size:
         i = int(rows.min())
         raise _duplicate_error("run", rs.src, uq[r_idx[i]].as_py(), r_docs[i].as_py())
-    del codes, cq, cr, rows, first  # peak memory: drop per-row temporaries as soon as done
+    del rows, first
 
+    # the qrels row of every run row: a document code judged once (for one query of its batch)
+    # is looked up directly; only codes judged for several queries of one batch are searched
     kept = np.flatnonzero(keep_q)
-    order_q = kept[np.argsort(kq[kept])]
-    sorted_keys = kq[order_q]
-    # only run rows whose document occurs in the qrels are searched; hit: the run rows found,
-    # order_q[pos]: their qrels rows
-    cand = np.flatnonzero(cr_judged)
-    kc = kr[cand]
-    pos = np.minimum(np.searchsorted(sorted_keys, kc), max(sorted_keys.size - 1, 0))
-    found = sorted_keys[pos] == kc if sorted_keys.size else np.zeros(kc.size, dtype=bool)
-    hit, pos = cand[found], pos[found]
-    del cand, kc, found
-    r_labels = np.zeros(kr.size)
-    r_labels[hit] = labels[order_q[pos]]
-    r_in_qrels = np.zeros(kr.size, dtype=bool)
+    count = np.bincount(cq[kept], minlength=n_docs)
+    owner = np.full(n_docs, -1, dtype=np.int64)
+    owner[cq[kept]] = kept
+    n_judged = count[cr]
+    hit_row = owner[cr]  # -1: unjudged; a qrels row of the same document (maybe another query)
+    del owner
+    single = np.flatnonzero(n_judged == 1)
+    miss = single[q_idx[hit_row[single]] != r_idx[single]]
+    hit_row[miss] = -1
+    del single, miss
+    many = np.flatnonzero(n_judged > 1)
+    if many.size:
+        shared = kept[count[cq[kept]] > 1]
+        order_q = shared[np.argsort(kq[shared])]
+        sorted_keys = kq[order_q]
+        kc = kr[many]
+        pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
+        hit_row[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
+        del shared, order_q, sorted_keys, kc, pos
+    del codes, cq, cr, count, n_judged, many, kept, kq, kr
+    hit = np.flatnonzero(hit_row >= 0)
+    at = hit_row[hit]
+    del hit_row
+    n_r = r_idx.size
+    r_labels = np.zeros(n_r)
+    r_labels[hit] = labels[at]
+    r_in_qrels = np.zeros(n_r, dtype=bool)
     r_in_qrels[hit] = True
-    r_judged = np.zeros(kr.size, dtype=bool)
+    r_judged = np.zeros(n_r, dtype=bool)
     q_judged = labels >= 0 if qs.judged is None else qs.judged
-    r_judged[hit] = q_judged[order_q[pos]]
-    del kq, kr, pos, hit, sorted_keys, order_q, kept
+    r_judged[hit] = q_judged[at]
+    del hit, at
     labels = labels[keep_q]
     q_judged = q_judged[keep_q]
     q_idx = q_idx[keep_q]
