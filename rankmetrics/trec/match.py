@@ -29,7 +29,9 @@ class Matched:
 
     ``base_*`` is the recall base (every judged document of an evaluated query); ``run_*`` the
     retrieved documents of evaluated queries with their qrels label (0 when unjudged), grouped by
-    query, in trec_eval order (score descending, docno descending) when ``docno_order`` was set.
+    query (the queries in the order the run first lists them, so that a run file written query by
+    query needs no reordering), in trec_eval order (score descending, docno descending) when
+    ``docno_order`` was set, else in input order.
     """
 
     qids: NDArray[Any]  # (n_eval,) str, sorted
@@ -196,13 +198,37 @@ def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
     return order[same], order[head[same]]
 
 
+@dataclass
+class _Order:
+    """A permutation of rows: ``rows`` (None: already in order), then the rows ``moved`` put at
+    the positions ``at`` (the ties of an otherwise ordered run)."""
+
+    rows: NDArray[np.int64] | None
+    at: NDArray[np.int64] | None = None
+    moved: NDArray[np.int64] | None = None
+
+    def __call__(self, a: NDArray[Any]) -> NDArray[Any]:
+        if self.rows is not None:
+            return a[self.rows]
+        out = a.copy()
+        if self.at is not None:
+            out[self.at] = a[self.moved]
+        return out
+
+
+def _sorted(key: NDArray[np.int64]) -> bool:
+    return bool(np.all(key[1:] >= key[:-1]))
+
+
 def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
-                 docs: pa.ChunkedArray) -> NDArray[np.int64]:
-    """trec_eval's order: query id, score (a C float) descending, then docno descending (strcmp).
+                 docs: pa.ChunkedArray) -> _Order:
+    """trec_eval's order within a query: score (a C float) descending, then docno descending
+    (strcmp); queries by ``rank_of_row``.
 
     Query rank and float32 score are packed into one int64 key (the float's bits mapped to an
-    order-preserving unsigned integer) and argsorted by numpy; only rows whose key is shared, the
-    ties, are then sorted by document id with pyarrow.
+    order-preserving unsigned integer) and argsorted by numpy, unless already sorted (a run file
+    lists each query's documents best first); only rows whose key is shared, the ties, are then
+    sorted by document id with pyarrow.
     """
     s32 = scores.astype(np.float32) + np.float32(0.0)  # -0.0 == 0.0 for C floats too
     bits = s32.view(np.uint32).astype(np.int64)
@@ -212,19 +238,26 @@ def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
     key = rank_of_row << 32
     key |= descending
     del descending
-    order = np.argsort(key, kind="stable")  # runs are mostly sorted already: timsort is linear
-    srt = key[order]
+    if _sorted(key):
+        order, srt = None, key
+    else:
+        order = np.argsort(key, kind="stable")  # runs are mostly sorted: timsort is linear
+        srt = key[order]
     same = srt[1:] == srt[:-1]
-    if same.any():
-        tied = np.zeros(order.size, dtype=bool)
-        tied[1:] = same
-        tied[:-1] |= same
-        at = np.flatnonzero(tied)  # tie groups are contiguous runs of these positions
-        rows = order[at]
-        sub = pa.table({"k": srt[at], "d": docs.take(pa.array(rows))})
-        perm = pc.sort_indices(sub, sort_keys=[("k", "ascending"), ("d", "descending")])
-        order[at] = rows[perm.to_numpy()]
-    return order
+    if not same.any():
+        return _Order(order)
+    tied = np.zeros(srt.size, dtype=bool)
+    tied[1:] = same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)  # tie groups are contiguous runs of these positions
+    rows = at if order is None else order[at]
+    sub = pa.table({"k": srt[at], "d": docs.take(pa.array(rows))})
+    perm = pc.sort_indices(sub, sort_keys=[("k", "ascending"), ("d", "descending")])
+    moved = rows[perm.to_numpy()]
+    if order is None:
+        return _Order(None, at, moved)
+    order[at] = moved
+    return _Order(order)
 
 
 def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
@@ -248,11 +281,11 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     r_codes, r_dict = _encode(rs.qids)
     to_uq = pc.index_in(r_dict, value_set=uq.cast(r_dict.type)).fill_null(-1).to_numpy()
     r_idx = to_uq.astype(np.int64)[r_codes]
-    del q_codes, r_codes
+    del q_codes
     keep = r_idx >= 0
     r_docs, scores = rs.docs, rs.scores
     if not keep.all():
-        r_idx, scores = r_idx[keep], scores[keep]
+        r_idx, scores, r_codes = r_idx[keep], scores[keep], r_codes[keep]
         r_docs = r_docs.filter(pa.array(keep))
 
     # document codes shared by both sides; (query, document) keys
@@ -290,30 +323,31 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
 
     # the qrels row of every run row: a document code judged once (for one query of its batch)
     # is looked up directly; only codes judged for several queries of one batch are searched
-    kept = np.flatnonzero(keep_q)
-    count = np.bincount(cq[kept], minlength=n_docs)
+    kept = None if keep_q.all() else np.flatnonzero(keep_q)
+    cq_kept = cq if kept is None else cq[kept]
+    count = np.bincount(cq_kept, minlength=n_docs)
     owner = np.full(n_docs, -1, dtype=np.int64)
-    owner[cq[kept]] = kept
-    n_judged = count[cr]
-    hit_row = owner[cr]  # -1: unjudged; a qrels row of the same document (maybe another query)
+    owner[cq_kept] = np.arange(n_q) if kept is None else kept
+    hit = np.flatnonzero(owner[cr] >= 0)  # run rows whose document the batch's qrels hold
+    at = owner[cr[hit]]
     del owner
-    single = np.flatnonzero(n_judged == 1)
-    miss = single[q_idx[hit_row[single]] != r_idx[single]]
-    hit_row[miss] = -1
-    del single, miss
-    many = np.flatnonzero(n_judged > 1)
-    if many.size:
-        shared = kept[count[cq[kept]] > 1]
-        order_q = shared[np.argsort(kq[shared])]
+    shared = count[cr[hit]] > 1 if count.max() > 1 else None
+    if shared is not None and shared.any():  # search (query, document) among those codes
+        q_rows = np.flatnonzero(count[cq] > 1)
+        if kept is not None:
+            q_rows = q_rows[keep_q[q_rows]]
+        order_q = q_rows[np.argsort(kq[q_rows])]
         sorted_keys = kq[order_q]
-        kc = kr[many]
+        many = np.flatnonzero(shared)
+        kc = kr[hit[many]]
         pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
-        hit_row[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
-        del shared, order_q, sorted_keys, kc, pos
-    del codes, cq, cr, count, n_judged, many, kept, kq, kr
-    hit = np.flatnonzero(hit_row >= 0)
-    at = hit_row[hit]
-    del hit_row
+        at[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
+        del q_rows, order_q, sorted_keys, many, kc, pos
+    del shared, codes, cq, cr, count, cq_kept, kq, kr
+    same_query = q_idx[at] == r_idx[hit]
+    same_query &= at >= 0
+    hit, at = hit[same_query], at[same_query]
+    del same_query
     n_r = r_idx.size
     r_labels = np.zeros(n_r)
     r_labels[hit] = labels[at]
@@ -336,18 +370,21 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     remap[evaluated] = np.arange(evaluated.size)
     base_keep = remap[q_idx] >= 0
     run_qidx = remap[r_idx]  # every run query with judgements is evaluated
+    # rows grouped by query in the run's first-seen order (r_codes): a run written query by
+    # query, best first, is already in order and is not copied
     if rs.docno_order:
-        order = _docno_order(run_qidx, scores, r_docs)
+        order = _docno_order(r_codes, scores, r_docs)
     else:
-        order = np.argsort(run_qidx, kind="stable")
+        order = _Order(None if _sorted(r_codes) else np.argsort(r_codes, kind="stable"))
+    del r_codes
     return Matched(
         qids=np.asarray(uq.take(pa.array(evaluated, pa.int64())).to_pylist(), dtype=object),
         base_labels=np.maximum(labels[base_keep], 0.0),
         base_qidx=remap[q_idx[base_keep]],
-        run_labels=np.maximum(r_labels[order], 0.0),
-        run_scores=scores[order],
-        run_qidx=run_qidx[order],
-        run_judged=r_judged[order],
-        run_in_qrels=r_in_qrels[order],
+        run_labels=np.maximum(order(r_labels), 0.0),
+        run_scores=order(scores),
+        run_qidx=order(run_qidx),
+        run_judged=order(r_judged),
+        run_in_qrels=order(r_in_qrels),
         base_judged=q_judged[base_keep],
     )
