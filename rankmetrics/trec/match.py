@@ -366,10 +366,13 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         evaluated = np.arange(n_uq)
     else:
         evaluated = np.flatnonzero(np.bincount(r_idx, minlength=n_uq) > 0)
-    remap = np.full(n_uq, -1, dtype=np.int64)
-    remap[evaluated] = np.arange(evaluated.size)
-    base_keep = remap[q_idx] >= 0
-    run_qidx = remap[r_idx]  # every run query with judgements is evaluated
+    base_keep: Any = slice(None)  # every qrels query evaluated: nothing to renumber
+    run_qidx = r_idx  # every run query with judgements is evaluated
+    if evaluated.size < n_uq:
+        remap = np.full(n_uq, -1, dtype=np.int64)
+        remap[evaluated] = np.arange(evaluated.size)
+        base_keep = remap[q_idx] >= 0
+        run_qidx = remap[r_idx]
     # rows grouped by query in the run's first-seen order (r_codes): a run written query by
     # query, best first, is already in order and is not copied
     if rs.docno_order:
@@ -380,7 +383,7 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     return Matched(
         qids=np.asarray(uq.take(pa.array(evaluated, pa.int64())).to_pylist(), dtype=object),
         base_labels=np.maximum(labels[base_keep], 0.0),
-        base_qidx=remap[q_idx[base_keep]],
+        base_qidx=q_idx if evaluated.size == n_uq else remap[q_idx[base_keep]],
         run_labels=np.maximum(order(r_labels), 0.0),
         run_scores=order(scores),
         run_qidx=order(run_qidx),
