@@ -1,10 +1,13 @@
 """Readers and writers for qrels and runs: TREC text, JSON, parquet, CSV/TSV, in-memory objects.
 
 TREC text is read as a stream of blocks of at most :data:`CHUNK_BYTES` bytes (cut at a line
-end), so the peak memory is the parsed columns plus a few blocks whatever the file holds. Each
-block goes to the first of three parsers that accepts it -- pyarrow's CSV reader (single spaces
-or single tabs; comment lines and CRLF line ends are removed first), pandas' C parser (any run of
-spaces and tabs), or a line-by-line reader (anything else: ragged trailing fields, other ASCII
+end), so the peak memory is the parsed columns plus a few blocks whatever the file holds; an
+uncompressed file is memory-mapped one block at a time and searched and parsed in place (no copy
+of its bytes unless a block needs cleaning), and line numbers are counted only when an error
+names one (:func:`line_at` reads the file again). Each block goes to the first of three
+parsers that accepts it -- pyarrow's CSV reader (single spaces or single tabs; comment lines and
+CRLF line ends are removed first), pandas' C parser (any run of spaces and tabs), or a
+line-by-line reader (anything else: ragged trailing fields, other ASCII
 whitespace) that is also the one naming the file and line of an error. The three accept the same
 lines and give the same values: fields are split at ASCII whitespace, a line whose first field
 starts with ``#`` is a comment, a value is a decimal number as ``strtod`` reads it (no ``_``

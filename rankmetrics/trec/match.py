@@ -1,12 +1,15 @@
 """Match a run against qrels: query codes, labels of retrieved documents, trec_eval order.
 
-Query ids and document ids become integer codes through pyarrow's hash dictionary encoding.
-Document ids of qrels and run are encoded together, grouped by query and a batch of whole
-queries (about :data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU
-cache; equal ids of one query share a code. A (query, document) pair is then the int64
-``query * n_codes + code``, and numpy sorts and binary searches those keys to find duplicates
-and the qrels row of every retrieved document whose id the qrels hold. Only documents whose
-code occurs more than once are sorted for the duplicate checks.
+Query ids and document ids become integer codes through pyarrow's hash dictionary encoding
+(query ids one per run of equal neighbours, found by pyarrow's run-end encoding). Document ids
+of qrels and run are encoded together, grouped by query and a batch of whole queries (about
+:data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU cache; equal ids
+of one query share a code. A (query, document) pair is then the int64 ``query * n_codes +
+code``; only documents whose code occurs more than once are sorted, for the duplicate checks.
+The qrels row of a retrieved document is found by its code in one numpy gather (a code judged
+for a single query of its batch); only codes judged for several queries of one batch are
+binary-searched by key. The matched rows keep the run's order where it already is trec_eval's
+(query by query, best first): only tied documents are moved into docno order.
 """
 
 from __future__ import annotations
