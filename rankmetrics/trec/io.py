@@ -246,9 +246,6 @@ class _Mapped:
     def __bytes__(self) -> bytes:
         return self.mm[self.start:self.end]
 
-    def startswith(self, prefix: bytes) -> bool:
-        return self.mm[self.start:self.start + len(prefix)] == prefix
-
     def first_line(self) -> bytes:
         end = self.find(b"\n")
         return self.mm[self.start:self.end if end < 0 else self.start + end]
@@ -478,6 +475,7 @@ def parse_block(data: bytes | _Mapped, kind: str, name: str,
     """Rows of a block of whole TREC lines (None: only comments or blank lines); ``line0`` is
     the number of its first line, or a function giving it (called only to name a line in an
     error)."""
+    tried = None
     if isinstance(data, _Mapped):
         # the common case, read in place: no CR, no comment, pyarrow takes it
         fast = PARSERS.get("pyarrow")
@@ -485,10 +483,13 @@ def parse_block(data: bytes | _Mapped, kind: str, name: str,
             tb = fast(data, kind)
             if tb is not None:
                 return tb
+            tried = fast  # the bytes need no cleaning: pyarrow would refuse them again
         data = bytes(data)
     cleaned = _clean(data)
     if cleaned.find(b"\r") < 0:  # a lone CR is whitespace only to the line reader
         for parser in PARSERS.values():
+            if parser is tried:
+                continue
             tb = parser(cleaned, kind)
             if tb is not None:
                 return tb
