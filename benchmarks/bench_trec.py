@@ -1,7 +1,8 @@
 """End-to-end TREC evaluation (read the files + evaluate) against pytrec_eval, ir_measures, ranx.
 
 Run:  python benchmarks/bench_trec.py [--topics 1000] [--depth 1000] [--judged 300]
-      [--repeat 7] [--threads both|1|default] [--no-ranx] [--joins] [--quick] [--dir DIR]
+      [--repeat 7] [--threads both|1|default] [--no-ranx] [--joins] [--phases]
+      [--only-splits] [--quick] [--dir DIR]
 
 Writes a synthetic TREC run of ``--topics`` x ``--depth`` lines (default 1 000 x 1 000 = 1 M
 lines, ClueWeb-style docnos such as ``clueweb09-en0042-17-03512``, BM25-like scores with three
@@ -41,7 +42,10 @@ rounds (imports, numba compiles and caches; those times are printed). The load a
 rankmetrics (ties="docno") are checked against pytrec_eval and ir_measures (to 1e-9); ranx's,
 which break ties in their own order, are only compared. ``--joins`` also times the run x qrels
 join alone against a pandas merge and pyarrow's ``Table.join``; ``--phases`` splits the time
-of rankmetrics (read qrels, read run, join, measures) and of pytrec_eval (read, evaluate).
+of rankmetrics (read qrels, read run, join, measures) and of pytrec_eval (read, evaluate), in
+wall-clock and process CPU seconds (steadier than the wall clock when other jobs load the
+machine), with the ratio of the sums.
+``--only-splits`` leaves out the tools' tables (with ``--phases`` and/or ``--joins``).
 ``--quick`` is a tiny smoke run (20 x 100 lines, 3 rounds, no ranx).
 """
 
@@ -351,43 +355,61 @@ def time_phases(qrels: Path, run: Path, repeat: int, threads: int | None) -> Non
 
     compute = importlib.import_module("rankmetrics.trec.compute").compute
     measures = parse_measures(COMMON)
-    ours_t: dict[str, list[float]] = {k: [] for k in ("read qrels", "read run", "join",
-                                                       "measures")}
-    peer_t: dict[str, list[float]] = {"read (parse_qrel, parse_run)": [], "evaluate": []}
+    keys = ("read qrels", "read run", "join", "measures")
+    peer_keys = ("read (parse_qrel, parse_run)", "evaluate")
+    # wall-clock and process CPU seconds (every thread of the process): on a machine loaded by
+    # other jobs the CPU time of the one-thread setting is the steadier of the two
+    ours_t: dict[str, dict[str, list[float]]] = {c: {k: [] for k in keys}
+                                                 for c in ("wall", "cpu")}
+    peer_t: dict[str, dict[str, list[float]]] = {c: {k: [] for k in peer_keys}
+                                                 for c in ("wall", "cpu")}
+
+    def now() -> tuple[float, float]:
+        return time.perf_counter(), time.process_time()
+
+    def note(table: dict[str, dict[str, list[float]]], names: tuple[str, ...],
+             marks: list[tuple[float, float]]) -> None:
+        for i, k in enumerate(names):
+            table["wall"][k].append(marks[i + 1][0] - marks[i][0])
+            table["cpu"][k].append(marks[i + 1][1] - marks[i][1])
+
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        marks = [now()]
         qs = trec_match.prepare_qrels(qrels, threads)
-        t1 = time.perf_counter()
+        marks.append(now())
         tb = trec_match.to_table(run, "run", threads=threads)  # what prepare() does
         rs = trec_match.RunSide(trec_match._array(tb.column("qid")),
                                 trec_match._array(tb.column("docid")),
                                 tb.column("score").to_numpy(), True, run)
         del tb
-        t2 = time.perf_counter()
+        marks.append(now())
         m = trec_match.match(qs, rs, complete=False)
         del qs, rs
-        t3 = time.perf_counter()
+        marks.append(now())
         compute(measures, m, ties="docno", gain="linear", discount="log", log_base=2.0,
                 threshold=1.0, max_depth=None, beta=1.0, threads=threads or 1)
-        t4 = time.perf_counter()
-        for k, v in zip(ours_t, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
-            ours_t[k].append(v)
-        t0 = time.perf_counter()
+        marks.append(now())
+        note(ours_t, keys, marks)
+        marks = [now()]
         with qrels.open() as f:
             qd = pytrec_eval.parse_qrel(f)
         with run.open() as f:
             rd = pytrec_eval.parse_run(f)
-        t1 = time.perf_counter()
+        marks.append(now())
         pytrec_eval.RelevanceEvaluator(qd, {NAMES[m][1] for m in COMMON}).evaluate(rd)
-        t2 = time.perf_counter()
-        peer_t["read (parse_qrel, parse_run)"].append(t1 - t0)
-        peer_t["evaluate"].append(t2 - t1)
+        marks.append(now())
+        note(peer_t, peer_keys, marks)
     print(f"\nphases, {repeat} rounds (pyarrow threads {pa.cpu_count()}, load average "
-          f"{os.getloadavg()[0]:.2f}); medians in s:")
+          f"{os.getloadavg()[0]:.2f}); medians in s, wall clock [process CPU]:")
+    sums = {}
     for who, table in (("rankmetrics ties=docno", ours_t), ("pytrec_eval", peer_t)):
-        total = sum(float(np.median(v)) for v in table.values())
-        print(f"  {who}: " + ", ".join(f"{k} {np.median(v):.3f}" for k, v in table.items())
-              + f"; sum {total:.3f}")
+        total = {c: sum(float(np.median(v)) for v in table[c].values()) for c in table}
+        sums[who] = total
+        print(f"  {who}: " + ", ".join(
+            f"{k} {np.median(table['wall'][k]):.3f} [{np.median(table['cpu'][k]):.3f}]"
+            for k in table["wall"]) + f"; sum {total['wall']:.3f} [{total['cpu']:.3f}]")
+    ratio = {c: sums["pytrec_eval"][c] / sums["rankmetrics ties=docno"][c] for c in ("wall", "cpu")}
+    print(f"  pytrec_eval sum / rankmetrics sum: {ratio['wall']:.2f} [{ratio['cpu']:.2f}]")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -402,6 +424,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="also time the run x qrels join against pandas merge and pyarrow join")
     ap.add_argument("--phases", action="store_true",
                     help="also time rankmetrics' phases (read, join, measures) and pytrec_eval's")
+    ap.add_argument("--only-splits", action="store_true",
+                    help="only the --phases and --joins timings, not the tools' tables")
     ap.add_argument("--quick", action="store_true", help="tiny smoke run (no ranx)")
     ap.add_argument("--dir", default=None, help="folder for the TREC files (default: temp)")
     args = ap.parse_args(argv)
@@ -431,7 +455,8 @@ def main(argv: list[str] | None = None) -> None:
                 versions[mod] = "not installed"
         print(f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs; "
               + ", ".join(f"{k} {v}" for k, v in versions.items()))
-        use_ranx = not args.no_ranx and versions["ranx"] != "not installed"
+        use_ranx = (not args.no_ranx and not args.only_splits
+                    and versions["ranx"] != "not installed")
         if use_ranx:
             import numba
 
@@ -451,7 +476,7 @@ def main(argv: list[str] | None = None) -> None:
         sets = [("common measures", COMMON)]
         if new:
             sets.append(("common + new measures (each peer: those it has)", COMMON + new))
-        for title, measures in sets:
+        for title, measures in ([] if args.only_splits else sets):
             tools: list[tuple[str, Callable[[int | None], Means]]] = [
                 (f"rankmetrics ties={t}", ours(qrels, run, t, measures))
                 for t in ("docno", "average")]

@@ -127,3 +127,55 @@ def test_qrels_repeats_with_small_batches(monkeypatch):
     with pytest.raises(ValueError, match=r"judge document 'a' of query '1' twice with different "
                                          r"labels \(\[1.0, 3.0\]\)"):
         evaluate(qrels.assign(label=[1, 2, 0, 2, 3]), run, ["AP"])
+
+
+def _run_text(rows: list[tuple[str, str, float]]) -> str:
+    return "".join(f"{q} Q0 {d} {i + 1} {s!r} t\n" for i, (q, d, s) in enumerate(rows))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_run_line_order_does_not_change_numbers(tmp_path, seed):
+    """The join keeps a run written query by query, best first, in place (moving only tied
+    documents into docno order) and sorts any other line order; every order gives the same
+    numbers, rows grouped by query in the run's first-seen order, each query in trec_eval's
+    order. Queries "2" < "9" < "10" numerically but not as strings; "5" has no judgements."""
+    rng = np.random.default_rng(seed)
+    qrels, run = collection(seed, n_q=12, n_docs=30)
+    nested = {str(int(q) - 98): v for q, v in run.items()}  # 2, 3, ..., 13
+    nested["5"] = {"only-in-run": 1.0}
+    qrels = {str(int(q) - 98) if q != "999" else q: v for q, v in qrels.items()}
+    qrels.pop("5", None)
+    qp = tmp_path / "qrels"
+    write_qrels(qp, qrels)
+    rows = [(q, d, s) for q in sorted(nested, key=int) for d, s in nested[q].items()]
+
+    def best_first(docno_desc: bool) -> list[tuple[str, str, float]]:
+        by_q: dict[str, list[tuple[str, str, float]]] = {}
+        for r in rows:
+            by_q.setdefault(r[0], []).append(r)
+        out = []
+        for q in sorted(by_q, key=int):  # numeric query order: not byte order
+            group = sorted(by_q[q], key=lambda r: r[1].encode(), reverse=docno_desc)
+            out += sorted(group, key=lambda r: -np.float32(r[2]))  # stable: ties keep docnos
+        return out
+
+    orders = {"trec_eval order": best_first(True), "ties docno ascending": best_first(False),
+              "shuffled": [rows[i] for i in rng.permutation(len(rows))]}
+    want = {t: evaluate(qrels, nested, MEASURES, ties=t, complete=True).per_query
+            for t in ("docno", "average")}
+    for name, ordered in orders.items():
+        rp = tmp_path / "run"
+        rp.write_text(_run_text(ordered))
+        for t, ref in want.items():
+            got = evaluate(qp, rp, MEASURES, ties=t, complete=True).per_query
+            pd.testing.assert_frame_equal(got, ref, obj=f"{name}, ties={t}")
+        m = _trec_match.match(*_trec_match.prepare(qp, rp, True), complete=False)
+        qids = m.qids.tolist()
+        first_seen = list(dict.fromkeys(q for q, _, _ in ordered if q in qrels))
+        blocks = [qids[i] for i in m.run_qidx[np.r_[True, np.diff(m.run_qidx) != 0]]]
+        assert blocks == first_seen, name  # grouped, in the run's first-seen query order
+        for q in first_seen:  # the labels in trec_eval's order: score, then docno descending
+            by_docno = sorted(nested[q], key=lambda d: d.encode(), reverse=True)
+            ranked = sorted(by_docno, key=lambda d: -np.float32(nested[q][d]))  # stable
+            got_labels = m.run_labels[[qids[i] == q for i in m.run_qidx]].tolist()
+            assert got_labels == [max(qrels[q].get(d, 0), 0) for d in ranked], (name, q)

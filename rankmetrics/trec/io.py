@@ -1,10 +1,13 @@
 """Readers and writers for qrels and runs: TREC text, JSON, parquet, CSV/TSV, in-memory objects.
 
 TREC text is read as a stream of blocks of at most :data:`CHUNK_BYTES` bytes (cut at a line
-end), so the peak memory is the parsed columns plus a few blocks whatever the file holds. Each
-block goes to the first of three parsers that accepts it -- pyarrow's CSV reader (single spaces
-or single tabs; comment lines and CRLF line ends are removed first), pandas' C parser (any run of
-spaces and tabs), or a line-by-line reader (anything else: ragged trailing fields, other ASCII
+end), so the peak memory is the parsed columns plus a few blocks whatever the file holds; an
+uncompressed file is memory-mapped one block at a time and searched and parsed in place (no copy
+of its bytes unless a block needs cleaning), and line numbers are counted only when an error
+names one (:func:`line_at` reads the file again). Each block goes to the first of three
+parsers that accepts it -- pyarrow's CSV reader (single spaces or single tabs; comment lines and
+CRLF line ends are removed first), pandas' C parser (any run of spaces and tabs), or a
+line-by-line reader (anything else: ragged trailing fields, other ASCII
 whitespace) that is also the one naming the file and line of an error. The three accept the same
 lines and give the same values: fields are split at ASCII whitespace, a line whose first field
 starts with ``#`` is a comment, a value is a decimal number as ``strtod`` reads it (no ``_``
@@ -25,10 +28,12 @@ import io
 import json
 import lzma
 import math
+import mmap
 import os
 import re
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -158,14 +163,16 @@ def _read_error(p: Path, comp: str | None, exc: BaseException) -> ValueError | O
     raise exc  # pragma: no cover - only the types above are passed
 
 
-def iter_chunks(p: Path, comp: str | None, size: int | None = None) -> Iterator[tuple[bytes, int]]:
-    """Blocks of whole lines of a (decompressed) file and the line number of their first line.
+def _stream_blocks(p: Path, comp: str | None, size: int | None = None
+                   ) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines of a (decompressed) file and the offset of their first byte in
+    the decompressed data.
 
     The UTF-8 byte-order mark at the start of the file is dropped; errors of reading or
     decompressing name the file.
     """
     size = size or CHUNK_BYTES
-    line = 1
+    offset = 0
     rest = b""
     first = True
     try:
@@ -178,6 +185,7 @@ def iter_chunks(p: Path, comp: str | None, size: int | None = None) -> Iterator[
                     first = False
                     if block.startswith(_BOM):
                         block = block[len(_BOM):]
+                        offset = len(_BOM)
                 cut = block.rfind(b"\n") + 1
                 if cut == 0:  # no line end yet: keep reading
                     rest += block
@@ -189,17 +197,110 @@ def iter_chunks(p: Path, comp: str | None, size: int | None = None) -> Iterator[
                     out = b"".join((rest, memoryview(block)[:cut]))
                 rest = block[cut:]
                 del block
-                yield out, line
-                # numpy counts a block's line ends about 5x faster than bytes.count
-                line += int(np.count_nonzero(np.frombuffer(out, np.uint8) == 10))
+                yield out, offset
+                offset += len(out)
     except (EOFError, OSError, zlib.error, lzma.LZMAError) as exc:
         raise _read_error(p, comp, exc) from None
     if rest:
-        yield rest, line
+        yield rest, offset
+
+
+def iter_chunks(p: Path, comp: str | None, size: int | None = None) -> Iterator[tuple[bytes, int]]:
+    """Blocks of whole lines of a (decompressed) file and the line number of their first line.
+
+    The UTF-8 byte-order mark at the start of the file is dropped; errors of reading or
+    decompressing name the file.
+    """
+    line = 1
+    for out, _ in _stream_blocks(p, comp, size):
+        yield out, line
+        # numpy counts a block's line ends about 5x faster than bytes.count
+        line += int(np.count_nonzero(np.frombuffer(out, np.uint8) == 10))
+
+
+def line_at(p: Path, comp: str | None, offset: int) -> int:
+    """The line number (from 1) of the byte at ``offset`` of the decompressed file: read again
+    only when an error names a line, so that reading needs no line count."""
+    line = 1
+    for out, start in _stream_blocks(p, comp):
+        if start >= offset:
+            break
+        line += out.count(b"\n", 0, offset - start)
+    return line
+
+
+class _Mapped:
+    """Bytes ``start:end`` of a memory-mapped file: searched in place, handed to pyarrow
+    without a copy; ``bytes(view)`` copies them for the parsers that need bytes."""
+
+    def __init__(self, mm: mmap.mmap, start: int, end: int) -> None:
+        self.mm, self.start, self.end = mm, start, end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def find(self, sub: bytes) -> int:
+        at = self.mm.find(sub, self.start, self.end)
+        return at - self.start if at >= 0 else -1
+
+    def __bytes__(self) -> bytes:
+        return self.mm[self.start:self.end]
+
+    def first_line(self) -> bytes:
+        end = self.find(b"\n")
+        return self.mm[self.start:self.end if end < 0 else self.start + end]
+
+    def buffer(self) -> pa.Buffer:
+        return pa.py_buffer(self.mm).slice(self.start, len(self))
+
+
+def _mapped_blocks(p: Path, size: int | None = None) -> Iterator[tuple[_Mapped, int]]:
+    """Blocks of whole lines of an uncompressed file, each its own read-only memory map (so that
+    at most one block of the file is resident at a time), and the offset of their first byte.
+    The UTF-8 byte-order mark at the start is skipped."""
+    size = size or CHUNK_BYTES
+    gran = mmap.ALLOCATIONGRANULARITY
+    with open(p, "rb") as f:
+        total = os.fstat(f.fileno()).st_size
+        at = 0
+        while at < total:
+            base = at - at % gran
+            want = size
+            while True:  # a line longer than the block: map more
+                length = min(at - base + want, total - base)
+                mm = mmap.mmap(f.fileno(), length, access=mmap.ACCESS_READ, offset=base)
+                start = at - base
+                if at == 0 and mm[:len(_BOM)] == _BOM:
+                    start = len(_BOM)
+                end = mm.rfind(b"\n", start) + 1 if base + length < total else length
+                if end > 0:
+                    break
+                mm.close()
+                want *= 2
+            try:
+                yield _Mapped(mm, start, end), base + start
+            finally:
+                try:
+                    mm.close()
+                except BufferError:  # pyarrow's thread pool still holds the buffer for a
+                    pass  # moment: the map goes with the last reference to it
+            at = base + end
+
+
+def _blocks(p: Path, comp: str | None) -> Iterator[tuple[bytes | _Mapped, int]]:
+    """:func:`_stream_blocks`, or memory-mapped blocks for an uncompressed regular file (no copy
+    of the file's bytes on the fast path)."""
+    if comp is None and p.is_file() and p.stat().st_size > 0:
+        try:
+            yield from _mapped_blocks(p)
+        except OSError as exc:
+            raise _read_error(p, comp, exc) from None
+        return
+    yield from _stream_blocks(p, comp)
 
 
 # ------------------------------------------------------------------ TREC text: three parsers
-def _simple_delimiter(data: bytes) -> str | None:
+def _simple_delimiter(data: bytes | _Mapped) -> str | None:
     """" " or "\t" when one of them is the only whitespace besides line ends (a candidate for
     pyarrow, which then checks that no field is empty), else None."""
     if not data or data.find(b"\x0b") >= 0 or data.find(b"\x0c") >= 0:
@@ -210,12 +311,16 @@ def _simple_delimiter(data: bytes) -> str | None:
     return "\t" if has_tab else " "
 
 
-def _count_fields(data: bytes, delimiter: str) -> int:
-    end = data.find(b"\n")
-    return (data if end < 0 else data[:end]).count(delimiter.encode()) + 1
+def _count_fields(data: bytes | _Mapped, delimiter: str) -> int:
+    if isinstance(data, _Mapped):
+        line = data.first_line()
+    else:
+        end = data.find(b"\n")
+        line = data if end < 0 else data[:end]
+    return line.count(delimiter.encode()) + 1
 
 
-def _pyarrow_read(data: bytes, kind: str) -> pa.Table | None:
+def _pyarrow_read(data: bytes | _Mapped, kind: str) -> pa.Table | None:
     """pyarrow's CSV reader on single-delimited lines; None when a line does not fit (ragged,
     empty field, bad number, not UTF-8)."""
     delimiter = _simple_delimiter(data)
@@ -229,7 +334,7 @@ def _pyarrow_read(data: bytes, kind: str) -> pa.Table | None:
     types.update({f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": pa.float64()})
     try:
         tb = pa_csv.read_csv(
-            pa.BufferReader(data),
+            pa.BufferReader(data.buffer() if isinstance(data, _Mapped) else data),
             read_options=pa_csv.ReadOptions(autogenerate_column_names=True,
                                             use_threads=_USE_THREADS.get()),
             parse_options=pa_csv.ParseOptions(delimiter=delimiter, quote_char=False,
@@ -295,41 +400,48 @@ def decode_field(field: bytes, where: str) -> str:
         raise ValueError(f"{where}: not valid UTF-8 text: {field!r}") from None
 
 
-def _line_read(data: bytes, kind: str, name: str, line0: int) -> pa.Table | None:
-    """Line-by-line parse; raises ValueError naming ``name`` and the line of the first problem;
-    None when the block holds only comments and blank lines."""
+def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
+               ) -> pa.Table | None:
+    """Line-by-line parse; raises ValueError naming ``name`` and the line of the first problem
+    (``line0``: the number of the block's first line, or a function giving it, called only
+    then); None when the block holds only comments and blank lines."""
     qcol, dcol, vcol, need = _layout(kind)
     qids: list[str] = []
     docs: list[str] = []
     vals: list[float] = []
     vname = "relevance label" if kind == "qrels" else "score"
-    for lineno, raw in enumerate(data.split(b"\n"), line0):
+
+    def at(i: int) -> str:
+        return f"{name}, line {(line0() if callable(line0) else line0) + i}"
+
+    for i, raw in enumerate(data.split(b"\n")):
         parts = raw.split()
         if not parts or parts[0].startswith(b"#"):
             continue
-        where = f"{name}, line {lineno}"
-        text = raw.strip().decode("utf-8", errors="replace")  # shown in messages only
         if not _fields_ok(kind, len(parts)):
             hint = ""
             if kind == "qrels" and len(parts) >= 5:
                 hint = " (is this a run file?)"
             elif kind == "run" and len(parts) == 4:
                 hint = " (is this a qrels file?)"
-            raise ValueError(
-                f"{where}: a {kind} line needs {need}; got {len(parts)} field(s){hint}: {text!r}"
-            )
+            raise ValueError(f"{at(i)}: a {kind} line needs {need}; got {len(parts)} field(s)"
+                             f"{hint}: {_shown(raw)!r}")
         value = parse_number(parts[vcol])
         if value is None:
             raise ValueError(
-                f"{where}: {vname} {parts[vcol].decode('utf-8', 'replace')!r} is not a number: "
-                f"{text!r}"
+                f"{at(i)}: {vname} {parts[vcol].decode('utf-8', 'replace')!r} is not a number: "
+                f"{_shown(raw)!r}"
             )
         if not math.isfinite(value):
             raise ValueError(
-                f"{where}: {vname} must be finite; got {parts[vcol].decode('utf-8', 'replace')!r}"
+                f"{at(i)}: {vname} must be finite; got {parts[vcol].decode('utf-8', 'replace')!r}"
             )
-        qids.append(decode_field(parts[qcol], where))  # other fields may hold any bytes
-        docs.append(decode_field(parts[dcol], where))
+        try:  # other fields may hold any bytes
+            q, d = parts[qcol].decode("utf-8"), parts[dcol].decode("utf-8")
+        except UnicodeDecodeError:
+            q, d = decode_field(parts[qcol], at(i)), decode_field(parts[dcol], at(i))
+        qids.append(q)
+        docs.append(d)
         vals.append(value)
     if not qids:
         return None
@@ -338,6 +450,11 @@ def _line_read(data: bytes, kind: str, name: str, line0: int) -> pa.Table | None
         "docid": pa.array(docs, pa.string()),
         VALUE_NAME[kind]: pa.array(vals, pa.float64()),
     })
+
+
+def _shown(raw: bytes) -> str:
+    """A line as shown in error messages."""
+    return raw.strip().decode("utf-8", errors="replace")
 
 
 #: the parsers in the order tried; tests force each one by dropping the others
@@ -353,11 +470,26 @@ def _clean(data: bytes) -> bytes:
     return data
 
 
-def parse_block(data: bytes, kind: str, name: str, line0: int = 1) -> pa.Table | None:
-    """Rows of a block of whole TREC lines (None: only comments or blank lines)."""
+def parse_block(data: bytes | _Mapped, kind: str, name: str,
+                line0: int | Callable[[], int] = 1) -> pa.Table | None:
+    """Rows of a block of whole TREC lines (None: only comments or blank lines); ``line0`` is
+    the number of its first line, or a function giving it (called only to name a line in an
+    error)."""
+    tried = None
+    if isinstance(data, _Mapped):
+        # the common case, read in place: no CR, no comment, pyarrow takes it
+        fast = PARSERS.get("pyarrow")
+        if fast is not None and data.find(b"\r") < 0 and data.find(b"#") < 0:
+            tb = fast(data, kind)
+            if tb is not None:
+                return tb
+            tried = fast  # the bytes need no cleaning: pyarrow would refuse them again
+        data = bytes(data)
     cleaned = _clean(data)
     if cleaned.find(b"\r") < 0:  # a lone CR is whitespace only to the line reader
         for parser in PARSERS.values():
+            if parser is tried:
+                continue
             tb = parser(cleaned, kind)
             if tb is not None:
                 return tb
@@ -366,8 +498,9 @@ def parse_block(data: bytes, kind: str, name: str, line0: int = 1) -> pa.Table |
 
 
 def _read_trec(p: Path, comp: str | None, kind: str) -> pa.Table:
-    tables = [tb for block, line0 in iter_chunks(p, comp)
-              if (tb := parse_block(block, kind, str(p), line0)) is not None]
+    tables = [tb for block, start in _blocks(p, comp)
+              if (tb := parse_block(block, kind, str(p), partial(line_at, p, comp, start)))
+              is not None]
     pa.default_memory_pool().release_unused()  # the blocks' parse buffers, back to the system
     if not tables:
         raise ValueError(f"{p}: no {kind} lines found (the file is empty or all comments)")
@@ -376,7 +509,7 @@ def _read_trec(p: Path, comp: str | None, kind: str) -> pa.Table:
 
 # ------------------------------------------------------------------------ other formats
 def _read_all(p: Path, comp: str | None) -> bytes:
-    return b"".join(block for block, _ in iter_chunks(p, comp))
+    return b"".join(block for block, _ in _stream_blocks(p, comp))
 
 
 def _read_other(p: Path, comp: str | None, fmt: str, why: str, kind: str) -> pa.Table:

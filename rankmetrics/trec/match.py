@@ -1,12 +1,15 @@
 """Match a run against qrels: query codes, labels of retrieved documents, trec_eval order.
 
-Query ids and document ids become integer codes through pyarrow's hash dictionary encoding.
-Document ids of qrels and run are encoded together, grouped by query and a batch of whole
-queries (about :data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU
-cache; equal ids of one query share a code. A (query, document) pair is then the int64
-``query * n_codes + code``, and numpy sorts and binary searches those keys to find duplicates
-and the qrels row of every retrieved document whose id the qrels hold. Only documents whose
-code occurs more than once are sorted for the duplicate checks.
+Query ids and document ids become integer codes through pyarrow's hash dictionary encoding
+(query ids one per run of equal neighbours, found by pyarrow's run-end encoding). Document ids
+of qrels and run are encoded together, grouped by query and a batch of whole queries (about
+:data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU cache; equal ids
+of one query share a code. A (query, document) pair is then the int64 ``query * n_codes +
+code``; only documents whose code occurs more than once are sorted, for the duplicate checks.
+The qrels row of a retrieved document is found by its code in one numpy gather (a code judged
+for a single query of its batch); only codes judged for several queries of one batch are
+binary-searched by key. The matched rows keep the run's order where it already is trec_eval's
+(query by query, best first): only tied documents are moved into docno order.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ class Matched:
 
     ``base_*`` is the recall base (every judged document of an evaluated query); ``run_*`` the
     retrieved documents of evaluated queries with their qrels label (0 when unjudged), grouped by
-    query, in trec_eval order (score descending, docno descending) when ``docno_order`` was set.
+    query (the queries in the order the run first lists them, so that a run file written query by
+    query needs no reordering), in trec_eval order (score descending, docno descending) when
+    ``docno_order`` was set, else in input order.
     """
 
     qids: NDArray[Any]  # (n_eval,) str, sorted
@@ -124,8 +129,23 @@ def _flat(col: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 
 def _encode(col: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], pa.Array]:
-    """Dictionary codes (int64) of every row and the dictionary (first-seen order)."""
-    enc = pc.dictionary_encode(_flat(col))
+    """Dictionary codes (int64) of every row and the dictionary (first-seen order).
+
+    Query ids of TREC files come in runs of equal values (a query's lines together): pyarrow's
+    run-end encoding finds the runs by comparing neighbours, cheaper than hashing every row, and
+    then only one value per run is hashed.
+    """
+    arr = _flat(col)
+    n = len(arr)
+    if n > 1:
+        ree = pc.run_end_encode(arr, run_end_type=pa.int64())
+        if len(ree.values) <= n // 4:
+            enc = pc.dictionary_encode(ree.values)
+            lengths = np.diff(ree.run_ends.to_numpy(), prepend=0)
+            codes = np.repeat(enc.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+                              lengths)
+            return codes, enc.dictionary
+    enc = pc.dictionary_encode(arr)
     codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
     return codes, enc.dictionary
 
@@ -181,13 +201,37 @@ def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
     return order[same], order[head[same]]
 
 
+@dataclass
+class _Order:
+    """A permutation of rows: ``rows`` (None: already in order), then the rows ``moved`` put at
+    the positions ``at`` (the ties of an otherwise ordered run)."""
+
+    rows: NDArray[np.int64] | None
+    at: NDArray[np.int64] | None = None
+    moved: NDArray[np.int64] | None = None
+
+    def __call__(self, a: NDArray[Any]) -> NDArray[Any]:
+        if self.rows is not None:
+            return a[self.rows]
+        out = a.copy()
+        if self.at is not None:
+            out[self.at] = a[self.moved]
+        return out
+
+
+def _sorted(key: NDArray[np.int64]) -> bool:
+    return bool(np.all(key[1:] >= key[:-1]))
+
+
 def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
-                 docs: pa.ChunkedArray) -> NDArray[np.int64]:
-    """trec_eval's order: query id, score (a C float) descending, then docno descending (strcmp).
+                 docs: pa.ChunkedArray) -> _Order:
+    """trec_eval's order within a query: score (a C float) descending, then docno descending
+    (strcmp); queries by ``rank_of_row``.
 
     Query rank and float32 score are packed into one int64 key (the float's bits mapped to an
-    order-preserving unsigned integer) and argsorted by numpy; only rows whose key is shared, the
-    ties, are then sorted by document id with pyarrow.
+    order-preserving unsigned integer) and argsorted by numpy, unless already sorted (a run file
+    lists each query's documents best first); only rows whose key is shared, the ties, are then
+    sorted by document id with pyarrow.
     """
     s32 = scores.astype(np.float32) + np.float32(0.0)  # -0.0 == 0.0 for C floats too
     bits = s32.view(np.uint32).astype(np.int64)
@@ -197,19 +241,26 @@ def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
     key = rank_of_row << 32
     key |= descending
     del descending
-    order = np.argsort(key, kind="stable")  # runs are mostly sorted already: timsort is linear
-    srt = key[order]
+    if _sorted(key):
+        order, srt = None, key
+    else:
+        order = np.argsort(key, kind="stable")  # runs are mostly sorted: timsort is linear
+        srt = key[order]
     same = srt[1:] == srt[:-1]
-    if same.any():
-        tied = np.zeros(order.size, dtype=bool)
-        tied[1:] = same
-        tied[:-1] |= same
-        at = np.flatnonzero(tied)  # tie groups are contiguous runs of these positions
-        rows = order[at]
-        sub = pa.table({"k": srt[at], "d": docs.take(pa.array(rows))})
-        perm = pc.sort_indices(sub, sort_keys=[("k", "ascending"), ("d", "descending")])
-        order[at] = rows[perm.to_numpy()]
-    return order
+    if not same.any():
+        return _Order(order)
+    tied = np.zeros(srt.size, dtype=bool)
+    tied[1:] = same
+    tied[:-1] |= same
+    at = np.flatnonzero(tied)  # tie groups are contiguous runs of these positions
+    rows = at if order is None else order[at]
+    sub = pa.table({"k": srt[at], "d": docs.take(pa.array(rows))})
+    perm = pc.sort_indices(sub, sort_keys=[("k", "ascending"), ("d", "descending")])
+    moved = rows[perm.to_numpy()]
+    if order is None:
+        return _Order(None, at, moved)
+    order[at] = moved
+    return _Order(order)
 
 
 def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
@@ -233,11 +284,11 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     r_codes, r_dict = _encode(rs.qids)
     to_uq = pc.index_in(r_dict, value_set=uq.cast(r_dict.type)).fill_null(-1).to_numpy()
     r_idx = to_uq.astype(np.int64)[r_codes]
-    del q_codes, r_codes
+    del q_codes
     keep = r_idx >= 0
     r_docs, scores = rs.docs, rs.scores
     if not keep.all():
-        r_idx, scores = r_idx[keep], scores[keep]
+        r_idx, scores, r_codes = r_idx[keep], scores[keep], r_codes[keep]
         r_docs = r_docs.filter(pa.array(keep))
 
     # document codes shared by both sides; (query, document) keys
@@ -267,35 +318,48 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
             raise _duplicate_error("qrels", qs.src, uq[q_idx[i]].as_py(),
                                    qs.docs[i].as_py(), f" ({vals})")
         keep_q[rows] = False
-    in_qrels = np.zeros(n_docs, dtype=bool)
-    in_qrels[cq] = True
-    cr_judged = in_qrels[cr]
-    del in_qrels
     rows, _ = _repeated(kr, cr, n_docs)
     if rows.size:
         i = int(rows.min())
         raise _duplicate_error("run", rs.src, uq[r_idx[i]].as_py(), r_docs[i].as_py())
-    del codes, cq, cr, rows, first  # peak memory: drop per-row temporaries as soon as done
+    del rows, first
 
-    kept = np.flatnonzero(keep_q)
-    order_q = kept[np.argsort(kq[kept])]
-    sorted_keys = kq[order_q]
-    # only run rows whose document occurs in the qrels are searched; hit: the run rows found,
-    # order_q[pos]: their qrels rows
-    cand = np.flatnonzero(cr_judged)
-    kc = kr[cand]
-    pos = np.minimum(np.searchsorted(sorted_keys, kc), max(sorted_keys.size - 1, 0))
-    found = sorted_keys[pos] == kc if sorted_keys.size else np.zeros(kc.size, dtype=bool)
-    hit, pos = cand[found], pos[found]
-    del cand, kc, found
-    r_labels = np.zeros(kr.size)
-    r_labels[hit] = labels[order_q[pos]]
-    r_in_qrels = np.zeros(kr.size, dtype=bool)
+    # the qrels row of every run row: a document code judged once (for one query of its batch)
+    # is looked up directly; only codes judged for several queries of one batch are searched
+    kept = None if keep_q.all() else np.flatnonzero(keep_q)
+    cq_kept = cq if kept is None else cq[kept]
+    count = np.bincount(cq_kept, minlength=n_docs)
+    owner = np.full(n_docs, -1, dtype=np.int64)
+    owner[cq_kept] = np.arange(n_q) if kept is None else kept
+    hit = np.flatnonzero(owner[cr] >= 0)  # run rows whose document the batch's qrels hold
+    at = owner[cr[hit]]
+    del owner
+    shared = count[cr[hit]] > 1 if count.max() > 1 else None
+    if shared is not None and shared.any():  # search (query, document) among those codes
+        q_rows = np.flatnonzero(count[cq] > 1)
+        if kept is not None:
+            q_rows = q_rows[keep_q[q_rows]]
+        order_q = q_rows[np.argsort(kq[q_rows])]
+        sorted_keys = kq[order_q]
+        many = np.flatnonzero(shared)
+        kc = kr[hit[many]]
+        pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
+        at[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
+        del q_rows, order_q, sorted_keys, many, kc, pos
+    del shared, codes, cq, cr, count, cq_kept, kq, kr
+    same_query = q_idx[at] == r_idx[hit]
+    same_query &= at >= 0
+    hit, at = hit[same_query], at[same_query]
+    del same_query
+    n_r = r_idx.size
+    r_labels = np.zeros(n_r)
+    r_labels[hit] = labels[at]
+    r_in_qrels = np.zeros(n_r, dtype=bool)
     r_in_qrels[hit] = True
-    r_judged = np.zeros(kr.size, dtype=bool)
+    r_judged = np.zeros(n_r, dtype=bool)
     q_judged = labels >= 0 if qs.judged is None else qs.judged
-    r_judged[hit] = q_judged[order_q[pos]]
-    del kq, kr, pos, hit, sorted_keys, order_q, kept
+    r_judged[hit] = q_judged[at]
+    del hit, at
     labels = labels[keep_q]
     q_judged = q_judged[keep_q]
     q_idx = q_idx[keep_q]
@@ -305,22 +369,28 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         evaluated = np.arange(n_uq)
     else:
         evaluated = np.flatnonzero(np.bincount(r_idx, minlength=n_uq) > 0)
-    remap = np.full(n_uq, -1, dtype=np.int64)
-    remap[evaluated] = np.arange(evaluated.size)
-    base_keep = remap[q_idx] >= 0
-    run_qidx = remap[r_idx]  # every run query with judgements is evaluated
+    base_keep: Any = slice(None)  # every qrels query evaluated: nothing to renumber
+    run_qidx = r_idx  # every run query with judgements is evaluated
+    if evaluated.size < n_uq:
+        remap = np.full(n_uq, -1, dtype=np.int64)
+        remap[evaluated] = np.arange(evaluated.size)
+        base_keep = remap[q_idx] >= 0
+        run_qidx = remap[r_idx]
+    # rows grouped by query in the run's first-seen order (r_codes): a run written query by
+    # query, best first, is already in order and is not copied
     if rs.docno_order:
-        order = _docno_order(run_qidx, scores, r_docs)
+        order = _docno_order(r_codes, scores, r_docs)
     else:
-        order = np.argsort(run_qidx, kind="stable")
+        order = _Order(None if _sorted(r_codes) else np.argsort(r_codes, kind="stable"))
+    del r_codes
     return Matched(
         qids=np.asarray(uq.take(pa.array(evaluated, pa.int64())).to_pylist(), dtype=object),
         base_labels=np.maximum(labels[base_keep], 0.0),
-        base_qidx=remap[q_idx[base_keep]],
-        run_labels=np.maximum(r_labels[order], 0.0),
-        run_scores=scores[order],
-        run_qidx=run_qidx[order],
-        run_judged=r_judged[order],
-        run_in_qrels=r_in_qrels[order],
+        base_qidx=q_idx if evaluated.size == n_uq else remap[q_idx[base_keep]],
+        run_labels=np.maximum(order(r_labels), 0.0),
+        run_scores=order(scores),
+        run_qidx=order(run_qidx),
+        run_judged=order(r_judged),
+        run_in_qrels=order(r_in_qrels),
         base_judged=q_judged[base_keep],
     )
