@@ -528,6 +528,7 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     # the deepest rank read: a small one keeps a window of the largest gains (one pass,
     # a branch that is almost never taken once the window is full)
     deep = depth if depth > 0 else (cuts[cuts.shape[0] - 1] if cuts.shape[0] else 0)
+    lim = deep  # ranks past it are never read (nor their discount)
     top = np.empty(_LEVELS, dtype=np.float64)
     n_c = cuts.shape[0]
     accs = np.empty(n_c, dtype=np.float64)
@@ -572,7 +573,7 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                 top[r] = ga
             acc = 0.0
             j = 0
-            for p in range(m):
+            for p in range(min(m, lim)):
                 acc += top[p] * disc[p]
                 j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
                 if j < 0:
@@ -629,6 +630,9 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
             for t in range(n_lv):
                 g = levels[t]
                 for _ in range(counts[t]):
+                    if p >= lim:
+                        j = -1
+                        break
                     acc += g * disc[p]
                     j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
                     p += 1
@@ -643,7 +647,7 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                 buf[a] = gains[order[o + a] if has_order else o + a]
             part = buf[:m]
             part.sort()
-            for p in range(m):
+            for p in range(min(m, lim)):
                 acc += part[m - 1 - p] * disc[p]
                 j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
                 if j < 0:
