@@ -126,8 +126,8 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
             )
         if is_int and labels.size and labels.min() >= 0:
             # integer labels: a table of the few gains, looked up (exp2 per row is slower)
-            table = np.exp2(np.arange(int(labels.max()) + 1, dtype=np.float64)) - 1.0
-            return np.take(table, labels)
+            by_level = np.exp2(np.arange(int(labels.max()) + 1, dtype=np.float64)) - 1.0
+            return np.take(by_level, labels)
         out = np.exp2(labels, dtype=np.float64)
         out -= 1.0  # in place: no second temporary the size of the input
         return out
