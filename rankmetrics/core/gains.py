@@ -127,7 +127,8 @@ def apply_gain(gain: GainLike, labels: NDArray[np.float64]) -> NDArray[np.float6
         if is_int and labels.size and labels.min() >= 0:
             # integer labels: a table of the few gains, looked up (exp2 per row is slower)
             by_level = np.exp2(np.arange(int(labels.max()) + 1, dtype=np.float64)) - 1.0
-            return np.take(by_level, labels)
+            codes: Any = labels  # integer dtype here (the annotation says float64)
+            return np.take(by_level, codes)
         out = np.exp2(labels, dtype=np.float64)
         out -= 1.0  # in place: no second temporary the size of the input
         return out
