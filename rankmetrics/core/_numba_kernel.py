@@ -1049,10 +1049,11 @@ def _count_mean(key, m, values, order, has_order, o, mode, dmode, disc, cuts, sl
             r = above
             for b in range(a):
                 r += key[b] == ka
-            x = v * _dfac(dmode, disc, r)
-            for j in range(lo, hi):
-                if r < cuts[j]:
-                    acc[j] += x
+            if r < cuts[hi - 1]:  # (a rank past every cutoff has no discount to read)
+                x = v * _dfac(dmode, disc, r)
+                for j in range(lo, hi):
+                    if r < cuts[j]:
+                        acc[j] += x
         else:
             p = above
             end = above + tied
@@ -1101,10 +1102,11 @@ def _count_ap(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slot
                 r_first += rel[b]
         if mode == MODE_STABLE:
             r = above + first
-            x = (float(r_above + r_first) + 1.0) / (float(r) + 1.0) * _dfac(dmode, disc, r)
-            for j in range(lo, hi):
-                if r < cuts[j]:
-                    acc[j] += x
+            if r < cuts[hi - 1]:
+                x = (float(r_above + r_first) + 1.0) / (float(r) + 1.0) * _dfac(dmode, disc, r)
+                for j in range(lo, hi):
+                    if r < cuts[j]:
+                        acc[j] += x
             continue
         if r_first > 0:  # the group was added by its first relevant row
             continue
@@ -1158,7 +1160,7 @@ def _count_rr(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slot
             r = above
             for b in range(first):
                 r += key[b] == best
-            x = 1.0 / (float(r) + 1.0) * _dfac(dmode, disc, r)
+            x = 1.0 / (float(r) + 1.0) * _dfac(dmode, disc, r) if r < cuts[hi - 1] else 0.0
             while j < hi:
                 out[slots[j], q] = x if r < cuts[j] else 0.0
                 j += 1
@@ -1169,7 +1171,7 @@ def _count_rr(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slot
         size = float(tied)
         total = float(r_tied)
         f = 1.0
-        for p in range(above, above + tied):
+        for p in range(above, min(above + tied, cuts[hi - 1])):
             offset = float(p - above)
             qv = max(size - total - offset, 0.0) / (size - offset)
             f_prev = f
