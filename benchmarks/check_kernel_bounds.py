@@ -32,6 +32,7 @@ def main() -> int:
     s = np.round(rng.random(n), 3)
     yb, sb, qb = make_benchmark_scores(200, random_state=3)
     perm = rng.permutation(yb.size)
+    small = np.repeat(np.arange(5_000), rng.integers(1, 25, 5_000))
     shapes = [
         (y.astype(np.float64), s, np.zeros(n, np.int64)),
         (y.astype(np.int8), s.astype(np.float32), np.zeros(n, np.int32)),
@@ -39,6 +40,8 @@ def main() -> int:
         (yb[perm], sb[perm], qb[perm]),
         (y, np.zeros(n), np.zeros(n, np.int64)),
         (y, s, np.repeat(np.arange(5), n // 5)[rng.permutation(n)]),
+        # lists of 1..24 rows (read by counting), tied scores
+        (y[: small.size], np.round(s[: small.size], 1), small),
     ]
     for yy, ss, qq in shapes:
         for t in ("average", "optimistic", "pessimistic", "stable"):
