@@ -15,8 +15,8 @@ and only these candidates are sorted, so every tie group that reaches into the t
 complete (McSherry & Najork 2008). The order is total (higher score first, then lower row
 index), so ``ties="stable"`` needs no separate path. The ranked rows are written in place of the
 segment in one ``(n,)`` array; tie groups are found again from the scores when needed.
-The one-pass evaluation (:func:`eval_segments`) reads short lists by counting instead (no sort)
-and takes lists to be ranked whole already ordered by numpy's sort of packed keys
+The one-pass evaluation (:func:`eval_segments`) orders short lists by counting places and
+takes lists to be ranked whole already ordered by numpy's sort of packed keys
 (:func:`pack_keys`).
 
 Contributions
@@ -530,36 +530,10 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     deep = depth if depth > 0 else (cuts[cuts.shape[0] - 1] if cuts.shape[0] else 0)
     lim = deep  # ranks past it are never read (nor their discount)
     top = np.empty(_LEVELS, dtype=np.float64)
-    n_c = cuts.shape[0]
-    accs = np.empty(n_c, dtype=np.float64)
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
-        if m <= _TINY and depth == 0 and n_c > 0:
-            # a short list: each non-zero gain's place counted, its term added where it lands
-            for a in range(m):
-                levels[a] = gains[order[o + a] if has_order else o + a]
-            for j in range(n_c):
-                accs[j] = 0.0
-            last = cuts[n_c - 1]
-            for a in range(m):
-                ga = levels[a]
-                if ga == 0:
-                    continue
-                r = 0
-                for b in range(m):
-                    r += levels[b] > ga
-                for b in range(a):
-                    r += levels[b] == ga
-                if r < last:
-                    x = ga * disc[r]
-                    for j in range(n_c):
-                        if r < cuts[j]:
-                            accs[j] += x
-            for j in range(n_c):
-                out[cut_slot[j], q] = accs[j]
-            continue
         if m <= _TINY:  # a short list: each gain's place counted (no branches), then summed
             for a in range(m):
                 levels[a] = gains[order[o + a] if has_order else o + a]
@@ -1005,202 +979,6 @@ def _sparse_whole(scores, order, has_order, o, m, values, kind, dmode, disc, key
     return cum
 
 
-# ------------------------------------------------------------------ lists read by counting
-# A short list (m <= _COUNT_SMALL) is never sorted: a row's tie group is read off by counting
-# the rows scored above it (A) and with its score (n), O(m) per row with no data-dependent
-# branch. Under tie averaging the group holds ranks A+1..A+n and each of its rows adds its value
-# times the group's mean discount over the ranks inside the cutoff (the expectation over the
-# group's orderings, McSherry & Najork 2008, eq. 5); under ties="stable" its rank is A plus the
-# earlier rows with its score. Rows with a zero value add nothing and are skipped. The sums are
-# the ranked walk's (:func:`_walk`) up to rounding: added per row here, per rank there (the tests
-# hold the two to 1e-12, and bit for bit where every sum is exact).
-
-_COUNT_SMALL = 24
-
-
-@_jit(inline="always")
-def _dfac(dmode, disc, p):
-    """The discount factor of rank p + 1: none, the table's, or the rank itself."""
-    if dmode == DISC_TABLE:
-        return disc[p]
-    if dmode == DISC_RANK:
-        return float(p + 1)
-    return 1.0
-
-
-@_jit(inline="always")
-def _count_mean(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slots, lo, hi, out,
-                q, acc):
-    """Mean-kind sums (gain / relevance) of the counted list ``key[:m]`` at ``cuts[lo:hi]``."""
-    for j in range(lo, hi):
-        acc[j] = 0.0
-    for a in range(m):
-        v = values[order[o + a] if has_order else o + a]
-        if v == 0:
-            continue
-        ka = key[a]
-        above = 0
-        tied = 0
-        for b in range(m):
-            kb = key[b]
-            above += kb > ka
-            tied += kb == ka
-        if mode == MODE_STABLE:
-            r = above
-            for b in range(a):
-                r += key[b] == ka
-            if r < cuts[hi - 1]:  # (a rank past every cutoff has no discount to read)
-                x = v * _dfac(dmode, disc, r)
-                for j in range(lo, hi):
-                    if r < cuts[j]:
-                        acc[j] += x
-        else:
-            p = above
-            end = above + tied
-            w = 0.0
-            for j in range(lo, hi):
-                t = min(end, cuts[j])
-                while p < t:
-                    w += _dfac(dmode, disc, p)
-                    p += 1
-                if t > above:
-                    acc[j] += v * w / tied
-    for j in range(lo, hi):
-        out[slots[j], q] = acc[j]
-
-
-@_jit(inline="always")
-def _count_ap(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slots, lo, hi, out,
-              q, acc, rel):
-    """AP sums of the counted list (0/1 relevance ``values``) at ``cuts[lo:hi]``: under tie
-    averaging the first relevant row of each tie group adds the group's terms (the per-rank
-    formula of :func:`_walk`), under ties="stable" each relevant row its precision."""
-    for j in range(lo, hi):
-        acc[j] = 0.0
-    for b in range(m):
-        rel[b] = values[order[o + b] if has_order else o + b] != 0
-    for a in range(m):
-        if rel[a] == 0:
-            continue
-        ka = key[a]
-        above = 0
-        tied = 0
-        r_above = 0
-        r_tied = 0
-        for b in range(m):
-            kb = key[b]
-            rb = rel[b]
-            above += kb > ka
-            tied += kb == ka
-            r_above += rb * (kb > ka)
-            r_tied += rb * (kb == ka)
-        first = 0
-        r_first = 0
-        for b in range(a):
-            if key[b] == ka:
-                first += 1
-                r_first += rel[b]
-        if mode == MODE_STABLE:
-            r = above + first
-            if r < cuts[hi - 1]:
-                x = (float(r_above + r_first) + 1.0) / (float(r) + 1.0) * _dfac(dmode, disc, r)
-                for j in range(lo, hi):
-                    if r < cuts[j]:
-                        acc[j] += x
-            continue
-        if r_first > 0:  # the group was added by its first relevant row
-            continue
-        size = float(tied)
-        total = float(r_tied)
-        before = float(r_above)
-        mean = total / size
-        r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
-        p = above
-        end = above + tied
-        cum = 0.0
-        for j in range(lo, hi):
-            t = min(end, cuts[j])
-            while p < t:
-                offset = float(p - above)
-                cum += mean * (before + 1.0 + offset * r_other) / (float(p) + 1.0) * _dfac(
-                    dmode, disc, p)
-                p += 1
-            if t > above:
-                acc[j] += cum
-    for j in range(lo, hi):
-        out[slots[j], q] = acc[j]
-
-
-@_jit(inline="always")
-def _count_rr(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slots, lo, hi, out,
-              q):
-    """Reciprocal-rank sums of the counted list (0/1 relevance) at ``cuts[lo:hi]``: only the
-    best-scored tie group holding a relevant row contributes (the earliest such row under
-    ties="stable")."""
-    found = False
-    best = key[0]
-    first = 0
-    for a in range(m):
-        if values[order[o + a] if has_order else o + a] != 0 and (not found or key[a] > best):
-            best = key[a]
-            first = a
-            found = True
-    j = lo
-    cum = 0.0
-    if found:
-        above = 0
-        tied = 0
-        r_tied = 0
-        for b in range(m):
-            kb = key[b]
-            above += kb > best
-            tied += kb == best
-            r_tied += (kb == best) and values[order[o + b] if has_order else o + b] != 0
-        if mode == MODE_STABLE:
-            r = above
-            for b in range(first):
-                r += key[b] == best
-            x = 1.0 / (float(r) + 1.0) * _dfac(dmode, disc, r) if r < cuts[hi - 1] else 0.0
-            while j < hi:
-                out[slots[j], q] = x if r < cuts[j] else 0.0
-                j += 1
-            return
-        while j < hi and cuts[j] <= above:
-            out[slots[j], q] = 0.0
-            j += 1
-        size = float(tied)
-        total = float(r_tied)
-        f = 1.0
-        for p in range(above, min(above + tied, cuts[hi - 1])):
-            offset = float(p - above)
-            qv = max(size - total - offset, 0.0) / (size - offset)
-            f_prev = f
-            f = f * qv
-            cum += (f_prev - f) / (float(p) + 1.0) * _dfac(dmode, disc, p)
-            while j < hi and cuts[j] == p + 1:
-                out[slots[j], q] = cum
-                j += 1
-            if f == 0.0:  # every later term is (0 - 0) / rank
-                break
-    while j < hi:
-        out[slots[j], q] = cum
-        j += 1
-
-
-@_jit(inline="always")
-def _count_family(key, m, values, kind, mode, dmode, order, has_order, o, disc, cuts, slots, lo,
-                  hi, out, q, acc, rel):
-    if kind == KIND_MEAN:
-        _count_mean(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slots, lo, hi,
-                    out, q, acc)
-    elif kind == KIND_AP:
-        _count_ap(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slots, lo, hi,
-                  out, q, acc, rel)
-    else:
-        _count_rr(key, m, values, order, has_order, o, mode, dmode, disc, cuts, slots, lo, hi,
-                  out, q)
-
-
 @_jit(inline="always")
 def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf,
             whole, scores, order, has_order, o, m, stack, gb, gt, inc, eq, sparse):
@@ -1325,8 +1103,7 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
 @_jit()
 def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode, va, vb,
                   fam_kind, fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out,
-                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, acc, rel, sel, packed, shift,
-                  ukey):
+                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, sel, packed, shift, ukey):
     """Every measure family of every segment in one pass per segment.
 
     Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
@@ -1335,9 +1112,8 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     into rows ``slots[...]`` of ``out`` (n_slots, n_queries). ``width``: the largest finite
     cutoff (0: none). ``any_whole``: some family needs the whole list. ``fam_mode[f]``: the
     family's tie rule; all rules read the same ranked buffer (score, then row), so a call may
-    mix them (the bounds next to the tie average). A list of at most ``_COUNT_SMALL`` rows is
-    read by counting (no sort) unless a family takes a bound; ``acc`` (n_slots,) and ``rel``
-    (uint8, >= _COUNT_SMALL) are its work space. ``sel``: the segments to read (empty: all);
+    mix them (the bounds next to the tie average). A list of at most ``_TINY`` rows is ordered
+    by counting places and walked directly. ``sel``: the segments to read (empty: all);
     ``packed`` (len(sel), W), when not empty: their rows already in rank order (see
     :func:`pack_keys`, sorted by numpy), read with :func:`_unpack` (``ukey``: uint64 work space)
     instead of being sorted here.
@@ -1346,13 +1122,10 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     stack = np.empty(3 * 64, dtype=np.int64)
     n_fam = fam_kind.shape[0]
     avg = True
-    counted = True
     for f in range(n_fam):
         if fam_mode[f] != MODE_AVERAGE:
             avg = False
-        if fam_mode[f] == MODE_OPTIMISTIC or fam_mode[f] == MODE_PESSIMISTIC:
-            counted = False
-    small = min(_COUNT_SMALL, key.shape[0], rel.shape[0]) if counted else -1
+    small = min(_TINY, key.shape[0], tk.shape[0])
     some = sel.shape[0] > 0
     pre = packed.shape[0] > 0
     for si in range(sel.shape[0] if some else offsets.shape[0] - 1):
@@ -1362,16 +1135,18 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
         q = seg_query[s]
         if m <= small:
             for j in range(m):
-                key[j] = scores[order[o + j] if has_order else o + j]
+                r = order[o + j] if has_order else o + j
+                key[j] = scores[r]
+                idx[j] = r
+            _sort_tiny(key, idx, m, tk, ti)
             for f in range(n_fam):
+                w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
                 if fam_src[f] == 0:
-                    _count_family(key, m, va, fam_kind[f], fam_mode[f], fam_dmode[f], order,
-                                  has_order, o, disc, cuts, slots, fam_lo[f], fam_hi[f], out, q,
-                                  acc, rel)
+                    _walk(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
+                          cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
                 else:
-                    _count_family(key, m, vb, fam_kind[f], fam_mode[f], fam_dmode[f], order,
-                                  has_order, o, disc, cuts, slots, fam_lo[f], fam_hi[f], out, q,
-                                  acc, rel)
+                    _walk(key, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
+                          cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
             continue
         if pre:
             if _unpack(packed, si, m, shift, scores, order, has_order, o, ukey, idx):

@@ -441,7 +441,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     n_key = longest if ranked else 0
     if ranked and not any_whole and 0 < width <= _TOP_WINDOW:  # [mem] only the candidates
         n_key = _sizes().key_rows(layout, scores, width)
-    n_key = max(n_key, min(longest, nk._COUNT_SMALL), 1)  # lists read by counting
+    n_key = max(n_key, min(longest, nk._TINY), 1)  # short lists are ordered in it
     key = np.empty(n_key, dtype=scores.dtype)
     idx = np.empty(n_key, dtype=row_dtype(layout.n_rows))
     top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
@@ -459,8 +459,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     args = (scores, layout.order, layout.offsets, layout.seg_query, width, any_whole, modes,
             _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds, src, dmode, lo,
             hi, whole, cuts_all, slots_all, _EMPTY1 if disc is None else disc, out, key, idx, top,
-            tk, ti, vbuf, gb, gt, inc, eq, np.empty(n_slots),
-            np.empty(min(longest, nk._COUNT_SMALL) + 1, np.uint8))
+            tk, ti, vbuf, gb, gt, inc, eq)
     presorted = _presorted(layout, scores, families, width, any_whole, avg, bounds)
     if presorted is None:
         nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U)
@@ -504,7 +503,7 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
     nk = _numba_module()
     if scores.dtype not in (np.float32, np.float64):
         return None
-    small = 1 if bounds else nk._COUNT_SMALL
+    small = nk._TINY
     whole_sorted = False
     if any_whole:
         dense = [f for f in families if None in f.ks and f.kind != "rr"]
