@@ -733,6 +733,7 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
         resolve = (mode == MODE_OPTIMISTIC or mode == MODE_PESSIMISTIC) and g1 - g0 > 1
         before_g = cz
         total_g = 0.0
+        mean_g = 0.0
         size_g = float(g1 - g0)
         if resolve:
             n_g = g1 - g0
@@ -750,20 +751,7 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
                     j += 1
                 g0 = g1
                 continue
-            if kind == KIND_MEAN:  # the group's mean once (the same bits at each rank)
-                mean = total_g / size_g
-                for p in range(g0, min(g1, w)):
-                    contrib = mean
-                    if dmode == DISC_TABLE:
-                        contrib = contrib * disc[p]
-                    elif dmode == DISC_RANK:
-                        contrib = contrib * float(p + 1)
-                    cum += contrib
-                    while j < hi and cuts[j] == p + 1:
-                        out[slots[j], q] = cum
-                        j += 1
-                g0 = g1
-                continue
+            mean_g = total_g / size_g  # once per group: the same bits at each of its ranks
         for p in range(g0, min(g1, w)):
             if resolve:
                 v = vbuf[g1 - 1 - p] if mode == MODE_OPTIMISTIC else vbuf[p - g0]
@@ -778,7 +766,7 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
                 size = size_g
                 offset = float(p - g0)
             if kind == KIND_MEAN:
-                contrib = total / size
+                contrib = total / size if resolve else mean_g
             elif kind == KIND_AP:
                 pos = float(p)
                 r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0

@@ -3,11 +3,11 @@
 :func:`.backend.evaluate_fused` and :func:`.backend.rank` give the kernel a score/row buffer
 and, for the optimistic/pessimistic bounds, a value buffer. Sized by the longest query they
 cost 12 and 8 bytes per row of a one-query input; these helpers bound what is really written,
-in one pass over the long queries and without allocating per row:
+in one or two passes over the long queries and without allocating per row:
 
 * a cutoff of at most 64 ranks gathers only its *candidates*, the rows scoring at least the
   cutoff-th largest score (every tie group reaching the cutoff complete): :func:`top_candidates`
-  bounds their number from above in one pass;
+  counts them;
 * the bounds sort one tie group at a time: :func:`tie_bound` bounds the largest tie group from
   above by hashing equal scores into one bucket (the fullest bucket holds at least the largest
   group; ``-0.0`` and ``0.0`` share the bucket of ``0.0``).
@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numba_kernel import _jit
+from ._numba_kernel import _jit, _top_window
 
 _GOLDEN = 0x9E3779B97F4A7C15  # Fibonacci hashing: 2**64 / golden ratio, odd
 
 
 @_jit()
 def top_candidates(scores, order, offsets, limit, width, top):
-    """An upper bound of the rows scoring >= the ``width``-th largest score (with
-    multiplicity) in any segment longer than ``limit``; a shorter segment counts all its rows.
-    One pass with the kernel's insertion window: a row is counted when it scores >= the
-    window's smallest score so far, which never exceeds the final one. ``top``: >= width."""
+    """The most rows scoring >= the ``width``-th largest score (with multiplicity) in any
+    segment longer than ``limit``, counted exactly (the kernel's insertion window, then one
+    pass: the rows the kernel gathers); a shorter segment counts all its rows.
+    ``top``: >= width."""
     has_order = order.shape[0] > 0
     best = 0
     for s in range(offsets.shape[0] - 1):
@@ -38,26 +38,10 @@ def top_candidates(scores, order, offsets, limit, width, top):
         if m <= limit or m <= width:
             best = max(best, m)
             continue
-        for j in range(width):  # ascending window of the width largest so far
-            v = scores[order[o + j] if has_order else o + j]
-            b = j - 1
-            while b >= 0 and top[b] > v:
-                top[b + 1] = top[b]
-                b -= 1
-            top[b + 1] = v
-        c = width
-        t0 = top[0]
-        for j in range(width, m):
-            v = scores[order[o + j] if has_order else o + j]
-            if v >= t0:
-                c += 1
-                if v > t0:
-                    b = 1
-                    while b < width and top[b] < v:
-                        top[b - 1] = top[b]
-                        b += 1
-                    top[b - 1] = v
-                    t0 = top[0]
+        t0 = _top_window(scores, order, has_order, o, m, width, top)
+        c = 0
+        for j in range(m):  # exactly the candidates: every row tying or above the width-th
+            c += scores[order[o + j] if has_order else o + j] >= t0
         best = max(best, c)
     return best
 
