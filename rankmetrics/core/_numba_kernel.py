@@ -1055,6 +1055,20 @@ def _unpack(packed, i, m, shift, scores, order, has_order, o, ukey, idx):
 
 
 @_jit(inline="always")
+def _walk_ranked(key, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo, fam_hi, fam_whole,
+                 va, vb, disc, cuts, slots, out, q, vbuf):
+    """Every family of a list whose m rows are all ranked in (key, idx)[:m]."""
+    for f in range(fam_kind.shape[0]):
+        w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
+        if fam_src[f] == 0:
+            _walk(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc, cuts, slots,
+                  fam_lo[f], fam_hi[f], out, q, vbuf)
+        else:
+            _walk(key, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc, cuts, slots,
+                  fam_lo[f], fam_hi[f], out, q, vbuf)
+
+
+@_jit(inline="always")
 def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam_kind, fam_src,
                fam_whole, va, vb, key, idx, top, tk, ti, stack, gb):
     """Rank segment [o, o+m) into (key, idx)[:c] here; returns c, or -1 (one tie group heads
@@ -1127,25 +1141,14 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
                 key[j] = scores[r]
                 idx[j] = r
             _sort_tiny(key, idx, m, tk, ti)
-            for f in range(n_fam):
-                w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
-                if fam_src[f] == 0:
-                    _walk(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
-                          cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
-                else:
-                    _walk(key, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
-                          cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
+            _walk_ranked(key, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo, fam_hi,
+                         fam_whole, va, vb, disc, cuts, slots, out, q, vbuf)
             continue
         if pre:
             if _unpack(packed, si, m, shift, scores, order, has_order, o, ukey, idx):
-                for f in range(n_fam):  # every cutoff from the ranked list, ties by kept bits
-                    w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
-                    if fam_src[f] == 0:
-                        _walk(ukey, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
-                              cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
-                    else:
-                        _walk(ukey, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
-                              cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf)
+                # ties by the kept bits (equal exactly when the scores are)
+                _walk_ranked(ukey, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo,
+                             fam_hi, fam_whole, va, vb, disc, cuts, slots, out, q, vbuf)
                 continue
             for j in range(m):
                 key[j] = scores[idx[j]]
