@@ -26,6 +26,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from _extras import require
 
 import rankmetrics as rm
 from rankmetrics.datasets import make_benchmark_scores
@@ -118,7 +119,7 @@ def _segments(rng: np.random.Generator, shuffled: bool):
 def test_candidate_bound_covers_the_candidates(shuffled: bool, dtype) -> None:
     # the rows the fused pass gathers for a cutoff <= 64: every row scoring >= the k-th best;
     # the one-pass bound is never below their number and never above the list
-    pytest.importorskip("numba")
+    require("numba")  # skips locally without numba, fails under CI
     from rankmetrics.core import _numba_sizes as sz
 
     rng = np.random.default_rng(5)
@@ -146,7 +147,7 @@ def test_candidate_bound_covers_the_candidates(shuffled: bool, dtype) -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_tie_bound_covers_the_largest_tie_group(shuffled: bool, dtype) -> None:
     # the bounds' value buffer: never smaller than the largest tie group (-0.0 ties 0.0)
-    pytest.importorskip("numba")
+    require("numba")  # skips locally without numba, fails under CI
     from rankmetrics.core import _numba_sizes as sz
 
     rng = np.random.default_rng(6)

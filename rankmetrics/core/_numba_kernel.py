@@ -330,45 +330,7 @@ def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top):
         o = offsets[s]
         m = offsets[s + 1] - o
         rows = out_rows[o: o + m]
-        if 0 < depth < m and depth <= top.shape[0]:
-            for j in range(depth):
-                v = scores[order[o + j] if has_order else o + j]
-                b = j - 1
-                while b >= 0 and top[b] > v:  # ascending window
-                    top[b + 1] = top[b]
-                    b -= 1
-                top[b + 1] = v
-            for j in range(depth, m):
-                v = scores[order[o + j] if has_order else o + j]
-                if v > top[0]:
-                    b = 1
-                    while b < depth and top[b] < v:
-                        top[b - 1] = top[b]
-                        b += 1
-                    top[b - 1] = v
-            t = top[0]
-            c = 0
-            for j in range(m):
-                r = order[o + j] if has_order else o + j
-                v = scores[r]
-                if v >= t:
-                    rows[c] = r
-                    key[c] = v
-                    c += 1
-        else:
-            for j in range(m):
-                r = order[o + j] if has_order else o + j
-                rows[j] = r
-                key[j] = scores[r]
-            c = m
-            if 0 < depth < m:
-                select_top(key, rows, 0, m, depth)
-                t = key[depth - 1]
-                c = depth
-                for j in range(depth, m):
-                    if key[j] == t:
-                        _swap(key, rows, c, j)
-                        c += 1
+        c = _gather_top(scores, order, has_order, o, m, depth, key, rows, top)
         if not _sorted_already(key, rows, c):
             sort_range(key, rows, 0, c, stack)
         counts[s] = c
