@@ -19,7 +19,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ._numba_kernel import MODE_AVERAGE, MODE_OPTIMISTIC, MODE_PESSIMISTIC, MODE_STABLE, _jit
+from ._numba_kernel import (
+    MODE_AVERAGE,
+    MODE_OPTIMISTIC,
+    MODE_PESSIMISTIC,
+    MODE_STABLE,
+    _jit,
+    _sort_ascending,
+)
 
 _MODE = {"average": MODE_AVERAGE, "optimistic": MODE_OPTIMISTIC,
          "pessimistic": MODE_PESSIMISTIC, "stable": MODE_STABLE}
@@ -75,7 +82,7 @@ def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cu
                 if n > 1:  # optimistic / pessimistic: larger (smaller) stop probability first
                     for a in range(n):
                         vbuf[a] = stop[rows[o + g0 + a]]
-                    vbuf[:n].sort()
+                    _sort_ascending(vbuf, n)
                 for p in range(g0, g1):
                     if n > 1:
                         r = vbuf[g1 - 1 - p] if mode == MODE_OPTIMISTIC else vbuf[p - g0]

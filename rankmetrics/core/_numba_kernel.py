@@ -35,13 +35,17 @@ from numba import njit
 
 
 def _jit(**options):
-    """``njit(cache=True)``, or uncached when numba finds no writable cache directory."""
+    """``njit(cache=True)``, or uncached when numba finds no writable cache directory.
+
+    Compiled without numba's reference counting (``_nrt=False``): these functions allocate
+    nothing (work space comes from the caller), and the counts numba would otherwise update
+    for every array handed to a helper cost more than the work on short lists."""
 
     def deco(fn):
         try:
-            return njit(cache=True, nogil=True, **options)(fn)
+            return njit(cache=True, nogil=True, _nrt=False, **options)(fn)
         except RuntimeError:  # "cannot cache function ...: no locator available"
-            return njit(cache=False, nogil=True, **options)(fn)
+            return njit(cache=False, nogil=True, _nrt=False, **options)(fn)
 
     return deco
 
@@ -105,6 +109,35 @@ def _heapsort(k, i, lo, hi):
     for end in range(n - 1, 0, -1):
         _swap(k, i, lo, lo + end)
         _sift(k, i, lo, 0, end)
+
+
+@_jit()
+def _sort_ascending(v, n):
+    """Sort ``v[:n]`` ascending in place (heapsort: no work space; numpy's sort allocates)."""
+    for root in range(n // 2 - 1, -1, -1):
+        _sift_values(v, root, n)
+    for end in range(n - 1, 0, -1):
+        t = v[0]
+        v[0] = v[end]
+        v[end] = t
+        _sift_values(v, 0, end)
+
+
+@_jit(inline="always")
+def _sift_values(v, root, n):
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and v[child] < v[child + 1]:
+            child += 1
+        if v[root] < v[child]:
+            t = v[root]
+            v[root] = v[child]
+            v[child] = t
+            root = child
+        else:
+            return
 
 
 @_jit()
@@ -214,6 +247,27 @@ def _sort_tiny(k, i, c, tk, ti):
 
 
 @_jit(inline="always")
+def _place_tiny(k, order, has_order, o, c, i, code):
+    """Rank order of the c <= _TINY scores ``k[:c]`` of segment [o, o+c) without moving them:
+    the row of rank p into ``i[p]`` (ties by row) and its tie group (first rank, size) into
+    ``code[p]`` as first * 32 + size. Comparisons are summed, never branched on."""
+    for a in range(c):
+        ka = k[a]
+        above = 0
+        tied = 0
+        r = 0
+        for b in range(c):
+            kb = k[b]
+            g = kb > ka
+            e = kb == ka
+            above += g
+            tied += e
+            r += g | (e & (b < a))
+        i[r] = order[o + a] if has_order else o + a
+        code[r] = above * 32 + tied
+
+
+@_jit(inline="always")
 def _merge(sk, si, dk, di, lo, mid, hi):
     """Stable merge of the runs [lo, mid) and [mid, hi) of (sk, si) into (dk, di), by score
     descending; the choice is a select, not a branch."""
@@ -312,11 +366,11 @@ def _sort_values(vbuf, n):
                 b -= 1
             vbuf[b + 1] = v
     else:
-        vbuf[:n].sort()
+        _sort_ascending(vbuf, n)
 
 
 @_jit()
-def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top):
+def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top, stack):
     """Rank every segment; ``out_rows[offsets[s]: offsets[s] + counts[s]]`` its candidates in
     rank order (all rows when ``depth < 0``).
 
@@ -325,7 +379,6 @@ def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top):
     >= T in a second pass: O(m) per list. A larger cutoff uses quickselect.
     """
     has_order = order.shape[0] > 0
-    stack = np.empty(3 * 64, dtype=np.int64)
     for s in range(offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
@@ -476,7 +529,8 @@ def _top_window(values, order, has_order, o, m, d, top):
 
 
 @_jit()
-def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf, curve, first):
+def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf, curve, first,
+               levels, counts, top):
     """Ideal (gains sorted descending) discounted sums at each cutoff, or the whole curve.
 
     A list with at most 64 distinct gains (graded labels) is ordered by counting them, with no
@@ -485,13 +539,10 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     """
     has_order = order.shape[0] > 0
     depth = curve.shape[1]
-    levels = np.empty(_LEVELS, dtype=np.float64)
-    counts = np.empty(_LEVELS, dtype=np.int64)
     # the deepest rank read: a small one keeps a window of the largest gains (one pass,
     # a branch that is almost never taken once the window is full)
     deep = depth if depth > 0 else (cuts[cuts.shape[0] - 1] if cuts.shape[0] else 0)
     lim = deep  # ranks past it are never read (nor their discount)
-    top = np.empty(_LEVELS, dtype=np.float64)
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
@@ -581,10 +632,9 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                 return s
             for a in range(m):
                 buf[a] = gains[order[o + a] if has_order else o + a]
-            part = buf[:m]
-            part.sort()
+            _sort_ascending(buf, m)
             for p in range(min(m, lim)):
-                acc += part[m - 1 - p] * disc[p]
+                acc += buf[m - 1 - p] * disc[p]
                 j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
                 if j < 0:
                     break
@@ -792,6 +842,39 @@ def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, dis
                 contrib = (f_prev - f) / (pos + 1.0)
             else:
                 contrib = 0.0 / (pos + 1.0)
+        if dmode == DISC_TABLE:
+            contrib = contrib * disc[p]
+        elif dmode == DISC_RANK:
+            contrib = contrib * float(p + 1)
+        cum += contrib
+        while j < hi and cuts[j] == p + 1:
+            out[slots[j], q] = cum
+            j += 1
+    while j < hi:
+        out[slots[j], q] = cum
+        j += 1
+
+
+@_jit(inline="always")
+def _walk_tiny(idx, code, m, values, mode, dmode, whole, disc, cuts, slots, lo, hi, out, q,
+               psum):
+    """As :func:`_walk` for mean contributions (tie average or stable) of a list placed by
+    :func:`_place_tiny`: the group sums are differences of the prefix sums in rank order, the
+    terms added in rank order, so the result is the walk's, bit for bit."""
+    psum[0] = 0.0
+    for p in range(m):
+        psum[p + 1] = psum[p] + values[idx[p]]
+    w = m if whole else min(cuts[hi - 1], m)
+    cum = 0.0
+    j = lo
+    for p in range(w):
+        if mode == MODE_STABLE:
+            first = p
+            size = 1
+        else:
+            first = code[p] >> 5
+            size = code[p] & 31
+        contrib = (psum[first + size] - psum[first]) / float(size)
         if dmode == DISC_TABLE:
             contrib = contrib * disc[p]
         elif dmode == DISC_RANK:
@@ -1067,7 +1150,8 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
 @_jit()
 def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode, va, vb,
                   fam_kind, fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out,
-                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, sel, packed, shift, ukey):
+                  key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, sel, packed, shift, ukey, stack,
+                  psum):
     """Every measure family of every segment in one pass per segment.
 
     Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
@@ -1083,13 +1167,16 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     instead of being sorted here.
     """
     has_order = order.shape[0] > 0
-    stack = np.empty(3 * 64, dtype=np.int64)
     n_fam = fam_kind.shape[0]
     avg = True
     for f in range(n_fam):
         if fam_mode[f] != MODE_AVERAGE:
             avg = False
-    small = min(_TINY, key.shape[0], tk.shape[0])
+    plain = psum.shape[0] > _TINY  # every family sums mean contributions, ties averaged or stable
+    for f in range(n_fam):
+        if fam_kind[f] != KIND_MEAN or (fam_mode[f] != MODE_AVERAGE and fam_mode[f] != MODE_STABLE):
+            plain = False
+    small = min(_TINY, key.shape[0], tk.shape[0], ti.shape[0])
     some = sel.shape[0] > 0
     pre = packed.shape[0] > 0
     for si in range(sel.shape[0] if some else offsets.shape[0] - 1):
@@ -1098,6 +1185,18 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
         m = offsets[s + 1] - o
         q = seg_query[s]
         if m <= small:
+            if plain:
+                for j in range(m):
+                    key[j] = scores[order[o + j] if has_order else o + j]
+                _place_tiny(key, order, has_order, o, m, idx, ti)
+                for f in range(n_fam):
+                    if fam_src[f] == 0:
+                        _walk_tiny(idx, ti, m, va, fam_mode[f], fam_dmode[f], fam_whole[f], disc,
+                                   cuts, slots, fam_lo[f], fam_hi[f], out, q, psum)
+                    else:
+                        _walk_tiny(idx, ti, m, vb, fam_mode[f], fam_dmode[f], fam_whole[f], disc,
+                                   cuts, slots, fam_lo[f], fam_hi[f], out, q, psum)
+                continue
             for j in range(m):
                 r = order[o + j] if has_order else o + j
                 key[j] = scores[r]

@@ -62,12 +62,14 @@ def tie_bound(scores, bits, order, offsets, limit, counts, shift):
         if m <= limit:
             best = max(best, m)
             continue
-        counts[:] = 0
+        for b in range(counts.shape[0]):
+            counts[b] = 0
         for j in range(m):
             r = order[o + j] if has_order else o + j
             h = np.uint64(0) if scores[r] == 0 else np.uint64(bits[r])
-            counts[(h * mul) >> sh] += 1
-        best = max(best, counts.max())
+            b = (h * mul) >> sh
+            counts[b] += 1
+            best = max(best, np.int64(counts[b]))
     return best
 
 

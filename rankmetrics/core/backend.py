@@ -245,8 +245,13 @@ def rank(layout: SegLayout, scores: np.ndarray, depth: int | None, ties: str) ->
     key = np.empty(n_key, dtype=scores.dtype)
     top = np.empty(_TOP_WINDOW, dtype=scores.dtype)
     nk.rank_segments(scores, layout.order, layout.offsets, -1 if depth is None else int(depth),
-                     rows, counts, key, top)
+                     rows, counts, key, top, _stack())
     return SegRanking(depth, ties, layout, scores, rows, counts)
+
+
+def _stack() -> NDArray[np.int64]:
+    """Work space of the kernel's quicksort: (lo, hi, depth) for up to 64 nested ranges."""
+    return np.empty(3 * 64, dtype=np.int64)
 
 
 _TOP_WINDOW = 64  # cutoffs up to this use the one-pass window, deeper ones quickselect
@@ -342,9 +347,12 @@ def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float
     nk = _numba_module()
     buf = np.empty(min(layout.max_size, 4096))
     first = 0
+    levels = np.empty(nk._LEVELS)
+    counts = np.empty(nk._LEVELS, dtype=np.int64)
+    top = np.empty(nk._LEVELS)
     while True:
         first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc, cuts,
-                              slots, out, buf, curve, first)
+                              slots, out, buf, curve, first, levels, counts, top)
         if first < 0:
             return
         buf = np.empty(layout.max_size)  # a long list with many distinct gains: sort it
@@ -460,18 +468,20 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
             _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds, src, dmode, lo,
             hi, whole, cuts_all, slots_all, _EMPTY1 if disc is None else disc, out, key, idx, top,
             tk, ti, vbuf, gb, gt, inc, eq)
+    stack = _stack()
+    psum = np.empty(nk._TINY + 1)  # prefix sums of a short list's values, in rank order
     presorted = _presorted(layout, scores, families, width, any_whole, avg, bounds)
     if presorted is None:
-        nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U)
+        nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum)
     else:
         rest, classes = presorted
         if rest.shape[0]:
-            nk.eval_segments(*args, rest, _EMPTY_PACKED, 0, _EMPTY_U)
+            nk.eval_segments(*args, rest, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum)
         ukey = np.empty(min(longest, _PRESORT_CAP), dtype=np.uint64)
         for segs, span in classes:  # lists of similar length, ranked by numpy's sort
             packed, shift = _pack(layout, scores, segs, span)
             packed.sort(axis=1)
-            nk.eval_segments(*args, segs, packed, shift, ukey)
+            nk.eval_segments(*args, segs, packed, shift, ukey, stack, psum)
     res = []
     for f, fam in enumerate(families):
         block = out[lo[f]: hi[f]]
