@@ -1084,9 +1084,17 @@ def _unpack(packed, i, m, shift, scores, order, has_order, o, ukey, idx):
     float64 scores share their kept bits (then the list is ranked here instead)."""
     sh = np.uint64(shift)
     mask = (_ONE << sh) - _ONE
-    check = shift < 32
-    ok = True
-    for j in range(m):
+    clash = False
+    if shift >= 32:  # every score bit kept
+        for j in range(m):
+            u = packed[i, j]
+            r = o + np.int64(u & mask)
+            idx[j] = order[r] if has_order else r
+            ukey[j] = u >> sh
+        return True
+    prev_h = _ALL64
+    prev_s = scores[0]
+    for j in range(m):  # no branch on ties (they would mispredict)
         u = packed[i, j]
         r = o + np.int64(u & mask)
         if has_order:
@@ -1094,18 +1102,82 @@ def _unpack(packed, i, m, shift, scores, order, has_order, o, ukey, idx):
         idx[j] = r
         h = u >> sh
         ukey[j] = h
-        if check and j > 0 and h == ukey[j - 1] and scores[r] != scores[idx[j - 1]]:
-            ok = False
-    return ok
+        v = scores[r]
+        clash |= (h == prev_h) & (v != prev_s)
+        prev_h = h
+        prev_s = v
+    return not clash
+
+
+@_jit()
+def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q,
+                 psum, bounds):
+    """As :func:`_walk` for mean or AP contributions under the tie average or ``"stable"``,
+    over a list whose m rows are all ranked in (key, idx)[:m]: the prefix sums of the values
+    in rank order and each rank's tie group (``bounds[0, p]``, ``bounds[1, p]``: first rank,
+    one past the last) in two passes, then the terms in rank order. The operations per term
+    are the walk's, so the sums are its sums bit for bit; no branch depends on the data."""
+    stable = np.int64(mode == MODE_STABLE)
+    psum[0] = 0.0
+    first = 0
+    prev = key[0]
+    for p in range(m):  # selects by arithmetic: a branch on ties would mispredict
+        psum[p + 1] = psum[p] + values[idx[p]]
+        kp = key[p]
+        new = np.int64(kp != prev) | stable
+        first += new * (p - first)
+        prev = kp
+        bounds[0, p] = first
+    end = m
+    nxt = key[m - 1]
+    for p in range(m - 1, -1, -1):
+        kp = key[p]
+        new = np.int64(kp != nxt) | stable
+        end += new * (p + 1 - end)
+        nxt = kp
+        bounds[1, p] = end
+    cum = 0.0
+    j = lo
+    for p in range(w):
+        a = bounds[0, p]
+        b = bounds[1, p]
+        total = psum[b] - psum[a]
+        size = float(b - a)
+        if kind == KIND_MEAN:
+            contrib = total / size
+        else:
+            offset = float(p - a)
+            r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
+            contrib = (total / size) * (psum[a] + 1.0 + offset * r_other) / (float(p) + 1.0)
+        if dmode == DISC_TABLE:
+            contrib = contrib * disc[p]
+        elif dmode == DISC_RANK:
+            contrib = contrib * float(p + 1)
+        cum += contrib
+        while j < hi and cuts[j] == p + 1:
+            out[slots[j], q] = cum
+            j += 1
+    while j < hi:
+        out[slots[j], q] = cum
+        j += 1
 
 
 @_jit(inline="always")
 def _walk_ranked(key, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo, fam_hi, fam_whole,
-                 va, vb, disc, cuts, slots, out, q, vbuf):
-    """Every family of a list whose m rows are all ranked in (key, idx)[:m]."""
+                 va, vb, disc, cuts, slots, out, q, vbuf, psum, bounds):
+    """Every family of a list whose m rows are all ranked in (key, idx)[:m]; a deep one
+    (more than 32 ranks read) by :func:`_walk_sorted` where it applies."""
     for f in range(fam_kind.shape[0]):
         w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
-        if fam_src[f] == 0:
+        if (w > 32 and fam_kind[f] != KIND_RR and psum.shape[0] > m
+                and (fam_mode[f] == MODE_AVERAGE or fam_mode[f] == MODE_STABLE)):
+            if fam_src[f] == 0:
+                _walk_sorted(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
+                             cuts, slots, fam_lo[f], fam_hi[f], out, q, psum, bounds)
+            else:
+                _walk_sorted(key, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
+                             cuts, slots, fam_lo[f], fam_hi[f], out, q, psum, bounds)
+        elif fam_src[f] == 0:
             _walk(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc, cuts, slots,
                   fam_lo[f], fam_hi[f], out, q, vbuf)
         else:
@@ -1151,7 +1223,7 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
 def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode, va, vb,
                   fam_kind, fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out,
                   key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, sel, packed, shift, ukey, stack,
-                  psum):
+                  psum, bounds):
     """Every measure family of every segment in one pass per segment.
 
     Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
@@ -1203,13 +1275,14 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
                 idx[j] = r
             _sort_tiny(key, idx, m, tk, ti)
             _walk_ranked(key, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo, fam_hi,
-                         fam_whole, va, vb, disc, cuts, slots, out, q, vbuf)
+                         fam_whole, va, vb, disc, cuts, slots, out, q, vbuf, psum, bounds)
             continue
         if pre:
             if _unpack(packed, si, m, shift, scores, order, has_order, o, ukey, idx):
                 # ties by the kept bits (equal exactly when the scores are)
                 _walk_ranked(ukey, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo,
-                             fam_hi, fam_whole, va, vb, disc, cuts, slots, out, q, vbuf)
+                             fam_hi, fam_whole, va, vb, disc, cuts, slots, out, q, vbuf, psum,
+                             bounds)
                 continue
             for j in range(m):
                 key[j] = scores[idx[j]]

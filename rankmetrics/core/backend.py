@@ -469,19 +469,23 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
             hi, whole, cuts_all, slots_all, _EMPTY1 if disc is None else disc, out, key, idx, top,
             tk, ti, vbuf, gb, gt, inc, eq)
     stack = _stack()
-    psum = np.empty(nk._TINY + 1)  # prefix sums of a short list's values, in rank order
+    # prefix sums of a list's values in rank order, and its ranks' tie groups: short lists,
+    # and lists ranked by numpy's sort (at most 16 bytes per row of the longest, <= 1 MiB)
     presorted = _presorted(layout, scores, families, width, any_whole, avg, bounds)
+    n_walk = min(longest, _PRESORT_CAP) if presorted is not None else 0
+    psum = np.empty(max(nk._TINY, n_walk) + 1)
+    group_bounds = np.empty((2, n_walk), dtype=np.int32)
     if presorted is None:
-        nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum)
+        nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum, group_bounds)
     else:
         rest, classes = presorted
         if rest.shape[0]:
-            nk.eval_segments(*args, rest, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum)
+            nk.eval_segments(*args, rest, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum, group_bounds)
         ukey = np.empty(min(longest, _PRESORT_CAP), dtype=np.uint64)
         for segs, span in classes:  # lists of similar length, ranked by numpy's sort
             packed, shift = _pack(layout, scores, segs, span)
             packed.sort(axis=1)
-            nk.eval_segments(*args, segs, packed, shift, ukey, stack, psum)
+            nk.eval_segments(*args, segs, packed, shift, ukey, stack, psum, group_bounds)
     res = []
     for f, fam in enumerate(families):
         block = out[lo[f]: hi[f]]
