@@ -247,24 +247,29 @@ def _sort_tiny(k, i, c, tk, ti):
 
 
 @_jit(inline="always")
-def _place_tiny(k, order, has_order, o, c, i, code):
+def _place_tiny(k, order, has_order, o, c, i, code, work):
     """Rank order of the c <= _TINY scores ``k[:c]`` of segment [o, o+c) without moving them:
     the row of rank p into ``i[p]`` (ties by row) and its tie group (first rank, size) into
-    ``code[p]`` as first * 32 + size. Comparisons are summed, never branched on."""
+    ``code[p]`` as first * 32 + size. Each pair is compared once, and the comparisons are
+    summed, never branched on: ``work[a]`` counts the rows above row a (<< 10), tying it
+    (<< 5, itself included) and tying it earlier."""
+    for a in range(c):
+        work[a] = 1 << 5  # a row ties itself
     for a in range(c):
         ka = k[a]
-        above = 0
-        tied = 0
-        r = 0
-        for b in range(c):
+        for b in range(a + 1, c):
             kb = k[b]
-            g = kb > ka
-            e = kb == ka
-            above += g
-            tied += e
-            r += g | (e & (b < a))
+            g = np.int32(kb > ka)
+            lt = np.int32(kb < ka)
+            e = 1 - g - lt
+            work[a] += (g << 10) + (e << 5)
+            work[b] += (lt << 10) + (e << 5) + e
+    for a in range(c):
+        w = work[a]
+        above = w >> 10
+        r = above + (w & 31)
         i[r] = order[o + a] if has_order else o + a
-        code[r] = above * 32 + tied
+        code[r] = above * 32 + ((w >> 5) & 31)
 
 
 @_jit(inline="always")
@@ -517,7 +522,7 @@ def _top_window(values, order, has_order, o, m, d, top):
         top[b + 1] = v
     t0 = top[0]
     for j in range(d, m):
-        v = values[order[o + j] if has_order else o + j]
+        v = values[order[o + j]] if has_order else values[o + j]
         if v > t0:
             b = 1
             while b < d and top[b] < v:
@@ -815,11 +820,17 @@ def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, dis
     scored ``t``, reaching past rank ``wcap``: one pass, no copy, no sort."""
     total = 0.0
     n_t = 0
-    for j in range(m):  # in row order: the sum of the ranked group, operation for operation
-        r = order[o + j] if has_order else o + j
-        if scores[r] == t:
-            total += values[r]
-            n_t += 1
+    if has_order:  # in row order: the sum of the ranked group, operation for operation
+        for j in range(m):
+            r = order[o + j]
+            if scores[r] == t:
+                total += values[r]
+                n_t += 1
+    else:
+        for r in range(o, o + m):
+            if scores[r] == t:
+                total += values[r]
+                n_t += 1
     w = min(wcap, n_t)
     size = float(n_t)
     cum = 0.0
@@ -1244,9 +1255,12 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     for f in range(n_fam):
         if fam_mode[f] != MODE_AVERAGE:
             avg = False
-    plain = psum.shape[0] > _TINY  # every family sums mean contributions, ties averaged or stable
+    # short lists are placed by counting when every family sums mean contributions under the
+    # tie average or "stable"
+    plain = psum.shape[0] > _TINY and bounds.shape[1] >= _TINY
     for f in range(n_fam):
-        if fam_kind[f] != KIND_MEAN or (fam_mode[f] != MODE_AVERAGE and fam_mode[f] != MODE_STABLE):
+        if fam_kind[f] != KIND_MEAN or (fam_mode[f] != MODE_AVERAGE
+                                        and fam_mode[f] != MODE_STABLE):
             plain = False
     small = min(_TINY, key.shape[0], tk.shape[0], ti.shape[0])
     some = sel.shape[0] > 0
@@ -1260,7 +1274,7 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
             if plain:
                 for j in range(m):
                     key[j] = scores[order[o + j] if has_order else o + j]
-                _place_tiny(key, order, has_order, o, m, idx, ti)
+                _place_tiny(key, order, has_order, o, m, idx, ti, bounds[0])
                 for f in range(n_fam):
                     if fam_src[f] == 0:
                         _walk_tiny(idx, ti, m, va, fam_mode[f], fam_dmode[f], fam_whole[f], disc,

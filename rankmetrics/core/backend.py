@@ -474,7 +474,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     presorted = _presorted(layout, scores, families, width, any_whole, avg, bounds)
     n_walk = min(longest, _PRESORT_CAP) if presorted is not None else 0
     psum = np.empty(max(nk._TINY, n_walk) + 1)
-    group_bounds = np.empty((2, n_walk), dtype=np.int32)
+    group_bounds = np.empty((2, max(nk._TINY, n_walk)), dtype=np.int32)
     if presorted is None:
         nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum, group_bounds)
     else:
