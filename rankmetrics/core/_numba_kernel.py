@@ -388,9 +388,9 @@ def rank_segments(scores, order, offsets, depth, out_rows, counts, key, top, sta
         o = offsets[s]
         m = offsets[s + 1] - o
         rows = out_rows[o: o + m]
-        c = _gather_top(scores, order, has_order, o, m, depth, key, rows, top)
-        if not _sorted_already(key, rows, c):
-            sort_range(key, rows, 0, c, stack)
+        c, a, _ = _gather_top(scores, order, has_order, o, m, depth, key, rows, top)
+        if not _sorted_already(key, rows, a):
+            sort_range(key, rows, 0, a, stack)
         counts[s] = c
 
 
@@ -555,14 +555,15 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
         if m <= _TINY:  # a short list: each gain's place counted (no branches), then summed
             for a in range(m):
                 levels[a] = gains[order[o + a] if has_order else o + a]
-            for a in range(m):
+                counts[a] = 0
+            for a in range(m):  # each pair compared once: the later of two equal gains after
                 ga = levels[a]
-                r = 0
-                for b in range(a):
-                    r += levels[b] >= ga
                 for b in range(a + 1, m):
-                    r += levels[b] > ga
-                top[r] = ga
+                    up = levels[b] > ga
+                    counts[a] += up
+                    counts[b] += 1 - up
+            for a in range(m):
+                top[counts[a]] = levels[a]
             acc = 0.0
             j = 0
             for p in range(min(m, lim)):
@@ -698,23 +699,34 @@ DISC_NONE, DISC_TABLE, DISC_RANK = 0, 1, 2
 
 @_jit(inline="always")
 def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=False):
-    """Copy the candidates of segment [o, o+m) into (key, idx)[:c], unsorted: every row when
+    """Copy the candidates of segment [o, o+m) into (key, idx)[:c]: every row when
     ``depth <= 0`` or ``depth >= m``, else the ``depth`` best and every row tying the
-    ``depth``-th score. Returns c; with ``one_group``, -1 (and nothing copied) when the
-    ``depth`` best scores are all equal (``top[0]``): ranks 1..depth are one tie group."""
+    ``depth``-th score. Returns (c, a, moved): ``(key, idx)[a:c]`` are already in rank order
+    and after all of ``[0, a)`` (the rows tying the ``depth``-th score, in row order), so only
+    ``[0, a)`` needs sorting; ``moved``: quickselect reordered the rows (``idx`` is not
+    ascending). With ``one_group``, c = -1 (and nothing copied) when the ``depth`` best scores
+    are all equal (``top[0]``): ranks 1..depth are one tie group."""
     if 0 < depth < m and depth <= top.shape[0]:
         t0 = _top_window(scores, order, has_order, o, m, depth, top)
         if one_group and top[depth - 1] == t0:
-            return -1
-        c = 0
-        for j in range(m):
+            return -1, 0, False
+        a = 0
+        for j in range(depth):
+            a += top[j] > t0
+        pa = 0
+        pe = a
+        for j in range(m):  # rows above the depth-th score first, its ties after them
             r = order[o + j] if has_order else o + j
             v = scores[r]
-            if v >= t0:
-                idx[c] = r
-                key[c] = v
-                c += 1
-        return c
+            if v > t0:
+                idx[pa] = r
+                key[pa] = v
+                pa += 1
+            elif v == t0:
+                idx[pe] = r
+                key[pe] = v
+                pe += 1
+        return pe, a, False
     for j in range(m):
         r = order[o + j] if has_order else o + j
         idx[j] = r
@@ -727,8 +739,8 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=
             if key[j] == t:
                 _swap(key, idx, c, j)
                 c += 1
-        return c
-    return m
+        return c, c, True
+    return m, m, False
 
 
 @_jit(inline="always")
@@ -1217,14 +1229,14 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
                     break
     depth = 0 if full or width >= m else width
     if full or width > 0:
-        c = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
+        c, a, moved = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
         if c < 0:
             pass
-        elif c > top.shape[0]:  # quickselect moved rows: idx is no longer ascending
-            if not _sorted_already(key, idx, c):
-                sort_range(key, idx, 0, c, stack)
+        elif moved:  # _sort_any needs idx ascending
+            if not _sorted_already(key, idx, a):
+                sort_range(key, idx, 0, a, stack)
         else:
-            _sort_any(key, idx, c, stack, tk, ti)
+            _sort_any(key, idx, a, stack, tk, ti)
     else:
         c = 0
     return c
