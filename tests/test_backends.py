@@ -361,6 +361,27 @@ def test_whole_lists_ranked_by_numpy_sort() -> None:
                 _agree(ref, got, False, f"{s[:3]} {names} {ties}")
 
 
+@pytest.mark.parametrize("ties", ["average", "stable", "optimistic"])
+def test_counted_and_branch_free_paths_agree_bit_for_bit(ties) -> None:
+    # lists of 1..24 rows placed by pairwise counts, lists ranked whole and walked in
+    # branch-free passes (mean and AP terms over rank-order prefix sums), and top-k candidates
+    # whose cutoff ties are left in row order: the reference's sums, bit for bit with integer
+    # gains (the reference's prefix sums run over all rows, so real-valued gains may differ
+    # in the last bit, as before these paths)
+    rng = np.random.default_rng(23)
+    sizes = np.concatenate([np.arange(1, 25), rng.integers(25, 260, size=12)])
+    q = np.repeat(np.arange(sizes.size), sizes)
+    names = ["ndcg@3", "ndcg@10", "dcg@1000", "ndcg", "p@5", "r@7", "map", "map@20", "mrr"]
+    for labels, gain in ((rng.integers(0, 5, q.size), "exponential"),
+                         (rng.random(q.size) * 3, "linear")):
+        for s in (rng.integers(0, 4, q.size).astype(float), rng.normal(size=q.size).round(1),
+                  rng.integers(0, 3, q.size).astype(np.float32), np.zeros(q.size)):
+            for perm in (np.arange(q.size), rng.permutation(q.size)):
+                ref, got = _both(lambda s=s, perm=perm, labels=labels, gain=gain: rm.QueryPlan(
+                    labels[perm], q[perm]).evaluate(s[perm], names, ties=ties, gain=gain))
+                _agree(ref, got, gain == "exponential", f"{ties} {s[:4]}")
+
+
 @pytest.mark.parametrize("arrangement", ["one query", "long queries, interleaved"])
 def test_long_lists_with_sized_work_buffers_agree(arrangement) -> None:
     # lists longer than max(4096, rows / 8): the compiled kernel's candidate and bounds
