@@ -153,32 +153,81 @@ def _encode(col: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], pa.Arra
 #: about this many rows per dictionary encoding call: a hash table this small stays in the CPU
 #: cache (one table over every row of a large run is several times slower; --joins measures it)
 ENCODE_ROWS = 1 << 13
+#: a side's slice of a batch with more chunks than this is made one array before encoding
+_MAX_CHUNKS = 8
 
 
-def _doc_codes(docs: pa.ChunkedArray, query: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
-    """Codes of the document ids such that two rows of one query share a code iff their ids are
-    equal, and the number of codes.
+def _doc_codes(docs: list[pa.ChunkedArray], group: list[NDArray[np.int64]]
+               ) -> tuple[list[NDArray[np.int64]], int]:
+    """Codes of the document ids of each side (qrels, run) such that two rows of one query, on
+    either side, share a code iff their ids are equal; and the number of codes.
 
-    The rows are grouped by query (a stable argsort of the query indices) and encoded by
-    pyarrow's hash dictionary encoding a batch of whole queries at a time; codes of different
-    batches are kept apart by offsets, so equal ids of different queries may get different
-    codes, which the (query, document) keys do not need.
+    ``group`` numbers each side's rows by query (equal numbers for equal queries on both
+    sides). A side whose numbers never decrease (a file written query by query, in the same
+    query order as the other side) is sliced in place; any other side is put in order by a
+    stable argsort and one copy. A batch of whole queries (about :data:`ENCODE_ROWS` rows of
+    both sides) is then encoded by one pyarrow hash dictionary encoding over its slices of both
+    sides (one hash table for the chunks of a chunked array); codes of different batches are
+    kept apart by offsets, so equal ids of different queries may get different codes, which the
+    (query, document) keys do not need.
     """
-    n = len(query)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), 0
-    order = np.argsort(query, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(query[order]) != 0])
-    at = np.minimum(np.searchsorted(starts, np.arange(0, n, ENCODE_ROWS)), starts.size - 1)
-    cuts = np.r_[np.unique(starts[at]), n]
-    grouped = _flat(docs).take(pa.array(order))
-    codes = np.empty(n, dtype=np.int64)
+    n_groups = max((int(g.max()) + 1 for g in group if g.size), default=0)
+    sides = []
+    counts = np.zeros(n_groups, dtype=np.int64)
+    for col, g in zip(docs, group, strict=True):
+        if _sorted(g):
+            order, key, arr = None, g, col
+        else:
+            order = np.argsort(g, kind="stable")
+            key, arr = g[order], pa.chunked_array([_flat(col).take(pa.array(order))])
+        counts += np.bincount(key, minlength=n_groups)
+        sides.append((order, key, arr))
+    n = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    bounds = np.unique(np.r_[np.searchsorted(starts, np.arange(0, n, ENCODE_ROWS)), n_groups])
+    cuts = [np.searchsorted(key, bounds).tolist() for _, key, _ in sides]
+    codes = [np.empty(key.size, dtype=np.int64) for _, key, _ in sides]
+    typ = docs[0].type
     offset = 0
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-        enc = pc.dictionary_encode(grouped.slice(a, b - a))
-        codes[order[a:b]] = enc.indices.to_numpy(zero_copy_only=False) + offset
-        offset += len(enc.dictionary)
+    for i in range(bounds.size - 1):
+        parts = []
+        for (_, _, arr), cut in zip(sides, cuts, strict=True):
+            part = arr.slice(cut[i], cut[i + 1] - cut[i])
+            chunks = [c for c in part.chunks if len(c)]
+            parts.extend(chunks if len(chunks) <= _MAX_CHUNKS else [pa.concat_arrays(chunks)])
+        enc = pc.dictionary_encode(pa.chunked_array(parts, type=typ))
+        if not enc.num_chunks:
+            continue
+        idx = [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]
+        got = (idx[0] if len(idx) == 1 else np.concatenate(idx)).astype(np.int64)
+        got += offset
+        at = 0
+        for (order, _, _), cut, out in zip(sides, cuts, codes, strict=True):
+            a, b = cut[i], cut[i + 1]
+            if order is None:
+                out[a:b] = got[at:at + b - a]
+            else:
+                out[order[a:b]] = got[at:at + b - a]
+            at += b - a
+        offset += len(enc.chunk(0).dictionary)
     return codes, offset
+
+
+def _groups(q_codes: NDArray[np.int64], rank: NDArray[np.int64], r_codes: NDArray[np.int64],
+            to_uq: NDArray[np.int64]) -> list[NDArray[np.int64]]:
+    """Query numbers of the qrels and run rows for :func:`_doc_codes`, chosen so that both
+    sides are in order where they can be: the qrels' first-seen order when the run lists its
+    queries in that order too (the qrels may hold more queries), else the run's first-seen
+    order (the run, the larger side, is then in order when written query by query)."""
+    first = np.empty(rank.size, dtype=np.int64)
+    first[rank] = np.arange(rank.size)  # qrels first-seen code of each query rank
+    r_group = first[to_uq[r_codes]]
+    if _sorted(r_group):
+        return [q_codes, r_group]
+    seen = np.flatnonzero(to_uq >= 0)  # run codes of the qrels' queries
+    by_run = np.arange(rank.size) + len(to_uq)  # queries the run lacks: after the others
+    by_run[to_uq[seen]] = seen
+    return [by_run[rank[q_codes]], r_codes]
 
 
 def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
@@ -283,8 +332,8 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     q_idx = rank[q_codes]
     r_codes, r_dict = _encode(rs.qids)
     to_uq = pc.index_in(r_dict, value_set=uq.cast(r_dict.type)).fill_null(-1).to_numpy()
-    r_idx = to_uq.astype(np.int64)[r_codes]
-    del q_codes
+    to_uq = to_uq.astype(np.int64)
+    r_idx = to_uq[r_codes]
     keep = r_idx >= 0
     r_docs, scores = rs.docs, rs.scores
     if not keep.all():
@@ -297,11 +346,10 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         qs_docs = qs.docs.cast(pa.large_string())
     else:
         qs_docs = qs.docs
-    codes, n_docs = _doc_codes(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
-                                                type=qs_docs.type), np.concatenate([q_idx, r_idx]))
+    (cq, cr), n_docs = _doc_codes([qs_docs, r_docs], _groups(q_codes, rank, r_codes, to_uq))
+    del q_codes
     n_docs = max(n_docs, 1)
     n_q = len(qs.docs)
-    cq, cr = codes[:n_q], codes[n_q:]
     # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
     kq = q_idx * n_docs + cq
     kr = r_idx * n_docs
@@ -346,7 +394,7 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
         at[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
         del q_rows, order_q, sorted_keys, many, kc, pos
-    del shared, codes, cq, cr, count, cq_kept, kq, kr
+    del shared, cq, cr, count, cq_kept, kq, kr
     same_query = q_idx[at] == r_idx[hit]
     same_query &= at >= 0
     hit, at = hit[same_query], at[same_query]
