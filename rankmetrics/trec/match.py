@@ -214,14 +214,14 @@ def _doc_codes(docs: list[pa.ChunkedArray], group: list[NDArray[np.int64]]
 
 
 def _groups(q_codes: NDArray[np.int64], rank: NDArray[np.int64], r_codes: NDArray[np.int64],
-            to_uq: NDArray[np.int64]) -> list[NDArray[np.int64]]:
+            r_idx: NDArray[np.int64], to_uq: NDArray[np.int64]) -> list[NDArray[np.int64]]:
     """Query numbers of the qrels and run rows for :func:`_doc_codes`, chosen so that both
     sides are in order where they can be: the qrels' first-seen order when the run lists its
     queries in that order too (the qrels may hold more queries), else the run's first-seen
     order (the run, the larger side, is then in order when written query by query)."""
     first = np.empty(rank.size, dtype=np.int64)
     first[rank] = np.arange(rank.size)  # qrels first-seen code of each query rank
-    r_group = first[to_uq[r_codes]]
+    r_group = first[r_idx]
     if _sorted(r_group):
         return [q_codes, r_group]
     seen = np.flatnonzero(to_uq >= 0)  # run codes of the qrels' queries
@@ -282,14 +282,12 @@ def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
     lists each query's documents best first); only rows whose key is shared, the ties, are then
     sorted by document id with pyarrow.
     """
-    s32 = scores.astype(np.float32) + np.float32(0.0)  # -0.0 == 0.0 for C floats too
-    bits = s32.view(np.uint32).astype(np.int64)
+    s32 = scores.astype(np.float32)
+    s32 += np.float32(0.0)  # -0.0 == 0.0 for C floats too
+    key = s32.view(np.uint32).astype(np.int64)
     del s32
-    descending = np.where(bits >= 0x80000000, bits, 0x7FFFFFFF - bits)
-    del bits
-    key = rank_of_row << 32
-    key |= descending
-    del descending
+    np.subtract(0x7FFFFFFF, key, out=key, where=key < 0x80000000)  # scores >= 0: descending
+    key |= rank_of_row << 32
     if _sorted(key):
         order, srt = None, key
     else:
@@ -346,7 +344,9 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         qs_docs = qs.docs.cast(pa.large_string())
     else:
         qs_docs = qs.docs
-    (cq, cr), n_docs = _doc_codes([qs_docs, r_docs], _groups(q_codes, rank, r_codes, to_uq))
+    groups = _groups(q_codes, rank, r_codes, r_idx, to_uq)
+    (cq, cr), n_docs = _doc_codes([qs_docs, r_docs], groups)
+    del groups
     del q_codes
     n_docs = max(n_docs, 1)
     n_q = len(qs.docs)
