@@ -230,19 +230,21 @@ def _groups(q_codes: NDArray[np.int64], rank: NDArray[np.int64], r_codes: NDArra
     return [by_run[rank[q_codes]], r_codes]
 
 
-def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
+def _repeated(query: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(rows, first row with the same key) for every row whose key occurs more than once, the
-    first occurrence excluded; only rows whose document occurs more than once are sorted."""
+    """(rows, first row with the same (query, document)) for every row whose pair occurs more
+    than once, the first occurrence excluded; only rows whose document code occurs more than
+    once are keyed and sorted."""
+    empty = np.zeros(0, dtype=np.int64)
     cand = np.flatnonzero(np.bincount(doc_codes, minlength=n_docs)[doc_codes] > 1)
     if cand.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    order = cand[np.argsort(keys[cand], kind="stable")]
-    srt = keys[order]
+    # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
+    keys = query[cand] * n_docs + doc_codes[cand]
+    by_key = np.argsort(keys, kind="stable")
+    order, srt = cand[by_key], keys[by_key]
     same = np.flatnonzero(srt[1:] == srt[:-1]) + 1
     if same.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     start = np.ones(order.size, dtype=bool)
     start[same] = False
@@ -350,23 +352,20 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     del q_codes
     n_docs = max(n_docs, 1)
     n_q = len(qs.docs)
-    # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
-    kq = q_idx * n_docs + cq
-    kr = r_idx * n_docs
-    kr += cr
 
     labels = qs.labels
-    rows, first = _repeated(kq, cq, n_docs)
+    rows, first = _repeated(q_idx, cq, n_docs)
     keep_q = np.ones(n_q, dtype=bool)
     if rows.size:
         bad = labels[rows] != labels[first]
         if bad.any():
             i = int(rows[np.flatnonzero(bad)[0]])
-            vals = sorted(set(labels[kq == kq[i]].tolist()))
+            same = (q_idx == q_idx[i]) & (cq == cq[i])
+            vals = sorted(set(labels[same].tolist()))
             raise _duplicate_error("qrels", qs.src, uq[q_idx[i]].as_py(),
                                    qs.docs[i].as_py(), f" ({vals})")
         keep_q[rows] = False
-    rows, _ = _repeated(kr, cr, n_docs)
+    rows, _ = _repeated(r_idx, cr, n_docs)
     if rows.size:
         i = int(rows.min())
         raise _duplicate_error("run", rs.src, uq[r_idx[i]].as_py(), r_docs[i].as_py())
@@ -379,22 +378,25 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     count = np.bincount(cq_kept, minlength=n_docs)
     owner = np.full(n_docs, -1, dtype=np.int64)
     owner[cq_kept] = np.arange(n_q) if kept is None else kept
-    hit = np.flatnonzero(owner[cr] >= 0)  # run rows whose document the batch's qrels hold
-    at = owner[cr[hit]]
+    at = owner[cr]
     del owner
-    shared = count[cr[hit]] > 1 if count.max() > 1 else None
-    if shared is not None and shared.any():  # search (query, document) among those codes
-        q_rows = np.flatnonzero(count[cq] > 1)
-        if kept is not None:
-            q_rows = q_rows[keep_q[q_rows]]
-        order_q = q_rows[np.argsort(kq[q_rows])]
-        sorted_keys = kq[order_q]
-        many = np.flatnonzero(shared)
-        kc = kr[hit[many]]
-        pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
-        at[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
-        del q_rows, order_q, sorted_keys, many, kc, pos
-    del shared, cq, cr, count, cq_kept, kq, kr
+    hit = np.flatnonzero(at >= 0)  # run rows whose document the batch's qrels hold
+    at = at[hit]
+    if count.max() > 1:
+        many = np.flatnonzero(count[cr[hit]] > 1)
+        if many.size:  # search (query, document) among the codes judged for several queries
+            q_rows = np.flatnonzero(count[cq] > 1)
+            if kept is not None:
+                q_rows = q_rows[keep_q[q_rows]]
+            kq = q_idx[q_rows] * n_docs + cq[q_rows]
+            by_key = np.argsort(kq)
+            order_q, sorted_keys = q_rows[by_key], kq[by_key]
+            rr = hit[many]
+            kc = r_idx[rr] * n_docs + cr[rr]
+            pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
+            at[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
+            del q_rows, kq, by_key, order_q, sorted_keys, rr, kc, pos
+    del cq, cr, count, cq_kept
     same_query = q_idx[at] == r_idx[hit]
     same_query &= at >= 0
     hit, at = hit[same_query], at[same_query]
