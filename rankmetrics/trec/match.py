@@ -2,10 +2,12 @@
 
 Query ids and document ids become integer codes through pyarrow's hash dictionary encoding
 (query ids one per run of equal neighbours, found by pyarrow's run-end encoding). Document ids
-of qrels and run are encoded together, grouped by query and a batch of whole queries (about
-:data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU cache; equal ids
-of one query share a code. A (query, document) pair is then the int64 ``query * n_codes +
-code``; only documents whose code occurs more than once are sorted, for the duplicate checks.
+of qrels and run are encoded together, a batch of whole queries (about :data:`ENCODE_ROWS`
+rows) at a time, so that every hash table stays in the CPU cache: one encoding over the batch's
+slices of both sides, cut in place from a side already grouped by query in the other's query
+order (a side in another order is sorted by query first); equal ids of one query share a code.
+Only rows whose code occurs more than once get an int64 (query, document) key
+``query * n_codes + code`` and are sorted, for the duplicate checks.
 The qrels row of a retrieved document is found by its code in one numpy gather (a code judged
 for a single query of its batch); only codes judged for several queries of one batch are
 binary-searched by key. The matched rows keep the run's order where it already is trec_eval's
@@ -209,7 +211,7 @@ def _doc_codes(docs: list[pa.ChunkedArray], group: list[NDArray[np.int64]]
             else:
                 out[order[a:b]] = got[at:at + b - a]
             at += b - a
-        offset += len(enc.chunk(0).dictionary)
+        offset += len(enc.chunk(enc.num_chunks - 1).dictionary)  # the whole dictionary
     return codes, offset
 
 
