@@ -179,3 +179,87 @@ def test_run_line_order_does_not_change_numbers(tmp_path, seed):
             ranked = sorted(by_docno, key=lambda d: -np.float32(nested[q][d]))  # stable
             got_labels = m.run_labels[[qids[i] == q for i in m.run_qidx]].tolist()
             assert got_labels == [max(qrels[q].get(d, 0), 0) for d in ranked], (name, q)
+
+
+def _chunked(values: list[str], size: int):
+    import pyarrow as pa
+
+    return pa.chunked_array([pa.array(values[i:i + size], pa.string())
+                             for i in range(0, len(values), size)] or [pa.array([], pa.string())],
+                            type=pa.string())
+
+
+@pytest.mark.parametrize("batch", [1, 3, 50, 1 << 20])
+@pytest.mark.parametrize("layout", ["both grouped", "qrels shuffled", "run shuffled",
+                                    "both shuffled"])
+@pytest.mark.parametrize("chunk", [2, 7, 1000])
+def test_doc_codes_equal_iff_same_query_and_id(batch, layout, chunk, monkeypatch):
+    # the document codes of both sides: within a query, equal codes iff equal ids, whether a
+    # side is sliced in place (grouped) or reordered, a batch splits a chunk or a chunk splits
+    # a query, and an id occurs in several queries of one batch
+    monkeypatch.setattr(_trec_match, "ENCODE_ROWS", batch)
+    rng = np.random.default_rng(batch + chunk)
+    ids = [f"d{i}" for i in range(12)]  # few ids: every one in many queries
+    sides = []
+    for n in (90, 200):
+        group = np.sort(rng.integers(0, 15, n))
+        docs = [ids[i] for i in rng.integers(0, len(ids), n)]
+        sides.append([group, docs])
+    for k, shuffle in enumerate((layout in ("qrels shuffled", "both shuffled"),
+                                 layout in ("run shuffled", "both shuffled"))):
+        if shuffle:
+            perm = rng.permutation(len(sides[k][1]))
+            sides[k] = [sides[k][0][perm], [sides[k][1][i] for i in perm]]
+    codes, n_codes = _trec_match._doc_codes([_chunked(d, chunk) for _, d in sides],
+                                            [g for g, _ in sides])
+    group = np.concatenate([g for g, _ in sides])
+    docs = np.array(sides[0][1] + sides[1][1])
+    code = np.concatenate(codes)
+    assert code.min() >= 0 and code.max() < n_codes
+    same_query = group[:, None] == group[None, :]
+    same_id = docs[:, None] == docs[None, :]
+    same_code = code[:, None] == code[None, :]
+    np.testing.assert_array_equal(same_code[same_query], same_id[same_query])
+
+
+@pytest.mark.parametrize("run_order", ["same as qrels", "other than qrels", "interleaved"])
+def test_match_in_any_query_order_with_shared_ids(tmp_path, run_order, monkeypatch):
+    # the qrels hold queries the run lacks (between the others), ids judged in several queries,
+    # and the run lists its queries in the qrels' order, in another order, or interleaved;
+    # small read blocks and batches put chunk and batch boundaries inside queries
+    monkeypatch.setattr(_trec_match, "ENCODE_ROWS", 16)
+    monkeypatch.setattr(_trec_io, "CHUNK_BYTES", 512)
+    rng = np.random.default_rng(7)
+    ids = [f"doc{i:03d}" for i in range(40)]
+    qrels = {str(q): {d: int(rng.integers(-1, 3)) for d in rng.choice(ids, 15, replace=False)}
+             for q in range(1, 13)}
+    run = {str(q): {d: float(rng.integers(0, 5)) for d in rng.choice(ids, 20, replace=False)}
+           for q in range(1, 13) if q % 4}
+    qp, rp = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    write_qrels(qp, qrels)  # queries in numeric order
+    rows = [(q, d, s) for q in run for d, s in run[q].items()]
+    if run_order == "other than qrels":
+        rows = sorted(rows, key=lambda r: (-int(r[0]), -r[2]))
+    elif run_order == "interleaved":
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    rp.write_text(_run_text(rows))
+    for t in ("docno", "average"):
+        want = evaluate(qrels, run, MEASURES, ties=t).per_query
+        got = evaluate(qp, rp, MEASURES, ties=t, threads=1).per_query
+        pd.testing.assert_frame_equal(got, want)
+    m = _trec_match.match(*_trec_match.prepare(qp, rp, False), complete=True)
+    qids = m.qids.tolist()
+    for qi, lab, s in zip(m.run_qidx.tolist(), m.run_labels.tolist(), m.run_scores.tolist(),
+                          strict=True):
+        q = qids[qi]
+        d = [d for d, v in run[q].items() if v == s]
+        assert any(max(qrels[q].get(x, 0), 0) == lab for x in d)
+    assert sorted(m.base_labels.tolist()) == sorted(
+        max(v, 0) for q in qrels for v in qrels[q].values())
+    # a document retrieved twice in one query, the copies in different read blocks and batches
+    q = rows[0][0]
+    dup = [r for r in rows if r[0] == q]
+    rp.write_text(_run_text(dup + [(q, dup[0][1], -1.0)] + [r for r in rows if r[0] != q]))
+    with pytest.raises(ValueError, match=rf"run.txt, lines 1, {len(dup) + 1}: the run "
+                                         rf"retrieves document '{dup[0][1]}' twice"):
+        evaluate(qp, rp, ["AP"], threads=1)

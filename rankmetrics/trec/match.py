@@ -2,10 +2,12 @@
 
 Query ids and document ids become integer codes through pyarrow's hash dictionary encoding
 (query ids one per run of equal neighbours, found by pyarrow's run-end encoding). Document ids
-of qrels and run are encoded together, grouped by query and a batch of whole queries (about
-:data:`ENCODE_ROWS` rows) at a time, so that every hash table stays in the CPU cache; equal ids
-of one query share a code. A (query, document) pair is then the int64 ``query * n_codes +
-code``; only documents whose code occurs more than once are sorted, for the duplicate checks.
+of qrels and run are encoded together, a batch of whole queries (about :data:`ENCODE_ROWS`
+rows) at a time, so that every hash table stays in the CPU cache: one encoding over the batch's
+slices of both sides, cut in place from a side already grouped by query in the other's query
+order (a side in another order is sorted by query first); equal ids of one query share a code.
+Only rows whose code occurs more than once get an int64 (query, document) key
+``query * n_codes + code`` and are sorted, for the duplicate checks.
 The qrels row of a retrieved document is found by its code in one numpy gather (a code judged
 for a single query of its batch); only codes judged for several queries of one batch are
 binary-searched by key. The matched rows keep the run's order where it already is trec_eval's
@@ -153,47 +155,98 @@ def _encode(col: pa.ChunkedArray | pa.Array) -> tuple[NDArray[np.int64], pa.Arra
 #: about this many rows per dictionary encoding call: a hash table this small stays in the CPU
 #: cache (one table over every row of a large run is several times slower; --joins measures it)
 ENCODE_ROWS = 1 << 13
+#: a side's slice of a batch with more chunks than this is made one array before encoding
+_MAX_CHUNKS = 8
 
 
-def _doc_codes(docs: pa.ChunkedArray, query: NDArray[np.int64]) -> tuple[NDArray[np.int64], int]:
-    """Codes of the document ids such that two rows of one query share a code iff their ids are
-    equal, and the number of codes.
+def _doc_codes(docs: list[pa.ChunkedArray], group: list[NDArray[np.int64]]
+               ) -> tuple[list[NDArray[np.int64]], int]:
+    """Codes of the document ids of each side (qrels, run) such that two rows of one query, on
+    either side, share a code iff their ids are equal; and the number of codes.
 
-    The rows are grouped by query (a stable argsort of the query indices) and encoded by
-    pyarrow's hash dictionary encoding a batch of whole queries at a time; codes of different
-    batches are kept apart by offsets, so equal ids of different queries may get different
-    codes, which the (query, document) keys do not need.
+    ``group`` numbers each side's rows by query (equal numbers for equal queries on both
+    sides). A side whose numbers never decrease (a file written query by query, in the same
+    query order as the other side) is sliced in place; any other side is put in order by a
+    stable argsort and one copy. A batch of whole queries (about :data:`ENCODE_ROWS` rows of
+    both sides) is then encoded by one pyarrow hash dictionary encoding over its slices of both
+    sides (one hash table for the chunks of a chunked array); codes of different batches are
+    kept apart by offsets, so equal ids of different queries may get different codes, which the
+    (query, document) keys do not need.
     """
-    n = len(query)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), 0
-    order = np.argsort(query, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(query[order]) != 0])
-    at = np.minimum(np.searchsorted(starts, np.arange(0, n, ENCODE_ROWS)), starts.size - 1)
-    cuts = np.r_[np.unique(starts[at]), n]
-    grouped = _flat(docs).take(pa.array(order))
-    codes = np.empty(n, dtype=np.int64)
+    n_groups = max((int(g.max()) + 1 for g in group if g.size), default=0)
+    sides = []
+    counts = np.zeros(n_groups, dtype=np.int64)
+    for col, g in zip(docs, group, strict=True):
+        if _sorted(g):
+            order, key, arr = None, g, col
+        else:
+            order = np.argsort(g, kind="stable")
+            key, arr = g[order], pa.chunked_array([_flat(col).take(pa.array(order))])
+        counts += np.bincount(key, minlength=n_groups)
+        sides.append((order, key, arr))
+    n = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    bounds = np.unique(np.r_[np.searchsorted(starts, np.arange(0, n, ENCODE_ROWS)), n_groups])
+    cuts = [np.searchsorted(key, bounds).tolist() for _, key, _ in sides]
+    codes = [np.empty(key.size, dtype=np.int64) for _, key, _ in sides]
+    typ = docs[0].type
     offset = 0
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-        enc = pc.dictionary_encode(grouped.slice(a, b - a))
-        codes[order[a:b]] = enc.indices.to_numpy(zero_copy_only=False) + offset
-        offset += len(enc.dictionary)
+    for i in range(bounds.size - 1):
+        parts = []
+        for (_, _, arr), cut in zip(sides, cuts, strict=True):
+            part = arr.slice(cut[i], cut[i + 1] - cut[i])
+            chunks = [c for c in part.chunks if len(c)]
+            parts.extend(chunks if len(chunks) <= _MAX_CHUNKS else [pa.concat_arrays(chunks)])
+        enc = pc.dictionary_encode(pa.chunked_array(parts, type=typ))
+        if not enc.num_chunks:
+            continue
+        idx = [c.indices.to_numpy(zero_copy_only=False) for c in enc.chunks]
+        got = (idx[0] if len(idx) == 1 else np.concatenate(idx)).astype(np.int64)
+        got += offset
+        at = 0
+        for (order, _, _), cut, out in zip(sides, cuts, codes, strict=True):
+            a, b = cut[i], cut[i + 1]
+            if order is None:
+                out[a:b] = got[at:at + b - a]
+            else:
+                out[order[a:b]] = got[at:at + b - a]
+            at += b - a
+        offset += len(enc.chunk(enc.num_chunks - 1).dictionary)  # the whole dictionary
     return codes, offset
 
 
-def _repeated(keys: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
+def _groups(q_codes: NDArray[np.int64], rank: NDArray[np.int64], r_codes: NDArray[np.int64],
+            r_idx: NDArray[np.int64], to_uq: NDArray[np.int64]) -> list[NDArray[np.int64]]:
+    """Query numbers of the qrels and run rows for :func:`_doc_codes`, chosen so that both
+    sides are in order where they can be: the qrels' first-seen order when the run lists its
+    queries in that order too (the qrels may hold more queries), else the run's first-seen
+    order (the run, the larger side, is then in order when written query by query)."""
+    first = np.empty(rank.size, dtype=np.int64)
+    first[rank] = np.arange(rank.size)  # qrels first-seen code of each query rank
+    r_group = first[r_idx]
+    if _sorted(r_group):
+        return [q_codes, r_group]
+    seen = np.flatnonzero(to_uq >= 0)  # run codes of the qrels' queries
+    by_run = np.arange(rank.size) + len(to_uq)  # queries the run lacks: after the others
+    by_run[to_uq[seen]] = seen
+    return [by_run[rank[q_codes]], r_codes]
+
+
+def _repeated(query: NDArray[np.int64], doc_codes: NDArray[np.int64], n_docs: int
               ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(rows, first row with the same key) for every row whose key occurs more than once, the
-    first occurrence excluded; only rows whose document occurs more than once are sorted."""
+    """(rows, first row with the same (query, document)) for every row whose pair occurs more
+    than once, the first occurrence excluded; only rows whose document code occurs more than
+    once are keyed and sorted."""
+    empty = np.zeros(0, dtype=np.int64)
     cand = np.flatnonzero(np.bincount(doc_codes, minlength=n_docs)[doc_codes] > 1)
     if cand.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    order = cand[np.argsort(keys[cand], kind="stable")]
-    srt = keys[order]
+    # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
+    keys = query[cand] * n_docs + doc_codes[cand]
+    by_key = np.argsort(keys, kind="stable")
+    order, srt = cand[by_key], keys[by_key]
     same = np.flatnonzero(srt[1:] == srt[:-1]) + 1
     if same.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     start = np.ones(order.size, dtype=bool)
     start[same] = False
@@ -233,14 +286,12 @@ def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
     lists each query's documents best first); only rows whose key is shared, the ties, are then
     sorted by document id with pyarrow.
     """
-    s32 = scores.astype(np.float32) + np.float32(0.0)  # -0.0 == 0.0 for C floats too
-    bits = s32.view(np.uint32).astype(np.int64)
+    s32 = scores.astype(np.float32)
+    s32 += np.float32(0.0)  # -0.0 == 0.0 for C floats too
+    key = s32.view(np.uint32).astype(np.int64)
     del s32
-    descending = np.where(bits >= 0x80000000, bits, 0x7FFFFFFF - bits)
-    del bits
-    key = rank_of_row << 32
-    key |= descending
-    del descending
+    np.subtract(0x7FFFFFFF, key, out=key, where=key < 0x80000000)  # scores >= 0: descending
+    key |= rank_of_row << 32
     if _sorted(key):
         order, srt = None, key
     else:
@@ -283,8 +334,8 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     q_idx = rank[q_codes]
     r_codes, r_dict = _encode(rs.qids)
     to_uq = pc.index_in(r_dict, value_set=uq.cast(r_dict.type)).fill_null(-1).to_numpy()
-    r_idx = to_uq.astype(np.int64)[r_codes]
-    del q_codes
+    to_uq = to_uq.astype(np.int64)
+    r_idx = to_uq[r_codes]
     keep = r_idx >= 0
     r_docs, scores = rs.docs, rs.scores
     if not keep.all():
@@ -297,28 +348,26 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         qs_docs = qs.docs.cast(pa.large_string())
     else:
         qs_docs = qs.docs
-    codes, n_docs = _doc_codes(pa.chunked_array(qs_docs.chunks + r_docs.chunks,
-                                                type=qs_docs.type), np.concatenate([q_idx, r_idx]))
+    groups = _groups(q_codes, rank, r_codes, r_idx, to_uq)
+    (cq, cr), n_docs = _doc_codes([qs_docs, r_docs], groups)
+    del groups
+    del q_codes
     n_docs = max(n_docs, 1)
     n_q = len(qs.docs)
-    cq, cr = codes[:n_q], codes[n_q:]
-    # fits int64: n_queries * n_docs <= (rows of qrels) * (rows of both) < 2**63
-    kq = q_idx * n_docs + cq
-    kr = r_idx * n_docs
-    kr += cr
 
     labels = qs.labels
-    rows, first = _repeated(kq, cq, n_docs)
+    rows, first = _repeated(q_idx, cq, n_docs)
     keep_q = np.ones(n_q, dtype=bool)
     if rows.size:
         bad = labels[rows] != labels[first]
         if bad.any():
             i = int(rows[np.flatnonzero(bad)[0]])
-            vals = sorted(set(labels[kq == kq[i]].tolist()))
+            same = (q_idx == q_idx[i]) & (cq == cq[i])
+            vals = sorted(set(labels[same].tolist()))
             raise _duplicate_error("qrels", qs.src, uq[q_idx[i]].as_py(),
                                    qs.docs[i].as_py(), f" ({vals})")
         keep_q[rows] = False
-    rows, _ = _repeated(kr, cr, n_docs)
+    rows, _ = _repeated(r_idx, cr, n_docs)
     if rows.size:
         i = int(rows.min())
         raise _duplicate_error("run", rs.src, uq[r_idx[i]].as_py(), r_docs[i].as_py())
@@ -331,22 +380,25 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     count = np.bincount(cq_kept, minlength=n_docs)
     owner = np.full(n_docs, -1, dtype=np.int64)
     owner[cq_kept] = np.arange(n_q) if kept is None else kept
-    hit = np.flatnonzero(owner[cr] >= 0)  # run rows whose document the batch's qrels hold
-    at = owner[cr[hit]]
+    at = owner[cr]
     del owner
-    shared = count[cr[hit]] > 1 if count.max() > 1 else None
-    if shared is not None and shared.any():  # search (query, document) among those codes
-        q_rows = np.flatnonzero(count[cq] > 1)
-        if kept is not None:
-            q_rows = q_rows[keep_q[q_rows]]
-        order_q = q_rows[np.argsort(kq[q_rows])]
-        sorted_keys = kq[order_q]
-        many = np.flatnonzero(shared)
-        kc = kr[hit[many]]
-        pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
-        at[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
-        del q_rows, order_q, sorted_keys, many, kc, pos
-    del shared, codes, cq, cr, count, cq_kept, kq, kr
+    hit = np.flatnonzero(at >= 0)  # run rows whose document the batch's qrels hold
+    at = at[hit]
+    if count.max() > 1:
+        many = np.flatnonzero(count[cr[hit]] > 1)
+        if many.size:  # search (query, document) among the codes judged for several queries
+            q_rows = np.flatnonzero(count[cq] > 1)
+            if kept is not None:
+                q_rows = q_rows[keep_q[q_rows]]
+            kq = q_idx[q_rows] * n_docs + cq[q_rows]
+            by_key = np.argsort(kq)
+            order_q, sorted_keys = q_rows[by_key], kq[by_key]
+            rr = hit[many]
+            kc = r_idx[rr] * n_docs + cr[rr]
+            pos = np.minimum(np.searchsorted(sorted_keys, kc), sorted_keys.size - 1)
+            at[many] = np.where(sorted_keys[pos] == kc, order_q[pos], -1)
+            del q_rows, kq, by_key, order_q, sorted_keys, rr, kc, pos
+    del cq, cr, count, cq_kept
     same_query = q_idx[at] == r_idx[hit]
     same_query &= at >= 0
     hit, at = hit[same_query], at[same_query]
