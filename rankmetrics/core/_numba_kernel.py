@@ -465,8 +465,7 @@ def cutoff_sums(scores, out_rows, counts, starts, seg_query, values, kind, mode,
                 if kind == KIND_MEAN:
                     contrib = total / size
                 elif kind == KIND_AP:
-                    r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
-                    contrib = (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+                    contrib = _ap_term(total, size, before, offset, pos)
                 else:
                     if before == 0.0 and total > 0.0:
                         qv = max(size - total - offset, 0.0) / (size - offset)
@@ -758,6 +757,36 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=
 
 
 @_jit(inline="always")
+def _ap_term(total, size, before, offset, pos):
+    """Expected AP term at 0-based rank ``pos``, the ``offset``-th place (0-based) of a tie
+    group of ``size`` rows holding ``total`` relevant ones, with ``before`` relevant rows ranked
+    above the group (McSherry & Najork 2008, section 3, tie-averaged precision at a relevant
+    rank times its probability); the kernel's one copy of the formula. Scalars, float64."""
+    r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
+    return (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+
+
+@_jit(inline="always")
+def _discounted(contrib, dmode, disc, p):
+    """A term at 0-based rank p times its discount: none, ``disc[p]`` or the rank p + 1."""
+    if dmode == DISC_TABLE:
+        return contrib * disc[p]
+    if dmode == DISC_RANK:
+        return contrib * float(p + 1)
+    return contrib
+
+
+@_jit(inline="always")
+def _store_cuts(cum, n, j, hi, cuts, slots, out, q):
+    """``out[slots[j], q] = cum`` for the cutoffs ``cuts[j:hi]`` equal to n (the number of
+    ranks summed so far), or for every remaining one when ``n < 0``; returns the next j."""
+    while j < hi and (n < 0 or cuts[j] == n):
+        out[slots[j], q] = cum
+        j += 1
+    return j
+
+
+@_jit(inline="always")
 def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf):
     """Prefix sums of the contributions of ranks 1..w of the ranked buffer (key, idx)[:c]
     (as :func:`cutoff_sums`); ``out[slots[j], q]`` = the sum at cutoff ``cuts[j]``,
@@ -811,9 +840,7 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
             if kind == KIND_MEAN:
                 contrib = total / size if resolve else mean_g
             elif kind == KIND_AP:
-                pos = float(p)
-                r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
-                contrib = (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+                contrib = _ap_term(total, size, before, offset, float(p))
             else:
                 pos = float(p)
                 if before == 0.0 and total > 0.0:
@@ -823,20 +850,12 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
                     contrib = (f_prev - f) / (pos + 1.0)
                 else:
                     contrib = 0.0 / (pos + 1.0)
-            if dmode == DISC_TABLE:
-                contrib = contrib * disc[p]
-            elif dmode == DISC_RANK:
-                contrib = contrib * float(p + 1)
-            cum += contrib
-            while j < hi and cuts[j] == p + 1:
-                out[slots[j], q] = cum
-                j += 1
+            cum += _discounted(contrib, dmode, disc, p)
+            j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
         if kind == KIND_RR and cz > 0.0:  # past the first relevant row every term is 0
             break
         g0 = g1
-    while j < hi:
-        out[slots[j], q] = cum
-        j += 1
+    _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
 
 
 @_jit()
@@ -867,9 +886,7 @@ def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, dis
         if kind == KIND_MEAN:
             contrib = total / size
         elif kind == KIND_AP:
-            pos = float(p)
-            r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
-            contrib = (total / size) * (0.0 + 1.0 + offset * r_other) / (pos + 1.0)
+            contrib = _ap_term(total, size, 0.0, offset, float(p))
         else:
             pos = float(p)
             if total > 0.0:
@@ -879,17 +896,9 @@ def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, dis
                 contrib = (f_prev - f) / (pos + 1.0)
             else:
                 contrib = 0.0 / (pos + 1.0)
-        if dmode == DISC_TABLE:
-            contrib = contrib * disc[p]
-        elif dmode == DISC_RANK:
-            contrib = contrib * float(p + 1)
-        cum += contrib
-        while j < hi and cuts[j] == p + 1:
-            out[slots[j], q] = cum
-            j += 1
-    while j < hi:
-        out[slots[j], q] = cum
-        j += 1
+        cum += _discounted(contrib, dmode, disc, p)
+        j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
+    _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
 
 
 @_jit(inline="always")
@@ -912,17 +921,9 @@ def _walk_tiny(idx, code, m, values, mode, dmode, whole, disc, cuts, slots, lo, 
             first = code[p] >> 5
             size = code[p] & 31
         contrib = (psum[first + size] - psum[first]) / float(size)
-        if dmode == DISC_TABLE:
-            contrib = contrib * disc[p]
-        elif dmode == DISC_RANK:
-            contrib = contrib * float(p + 1)
-        cum += contrib
-        while j < hi and cuts[j] == p + 1:
-            out[slots[j], q] = cum
-            j += 1
-    while j < hi:
-        out[slots[j], q] = cum
-        j += 1
+        cum += _discounted(contrib, dmode, disc, p)
+        j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
+    _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
 
 
 @_jit(inline="always")
@@ -966,12 +967,7 @@ def _first_relevant(scores, order, has_order, o, m, values, dmode, disc):
         qv = max(sizef - total - offset, 0.0) / (sizef - offset)
         f_prev = f
         f = f * qv
-        contrib = (f_prev - f) / (float(p) + 1.0)
-        if dmode == DISC_TABLE:
-            contrib = contrib * disc[p]
-        elif dmode == DISC_RANK:
-            contrib = contrib * float(p + 1)
-        cum += contrib
+        cum += _discounted((f_prev - f) / (float(p) + 1.0), dmode, disc, p)
         if f == 0.0:  # every later term is (0 - 0) / rank
             break
     return cum
@@ -1034,18 +1030,12 @@ def _sparse_whole(scores, order, has_order, o, m, values, kind, dmode, disc, key
         before = gb[g]
         total = gt[g]
         mean = total / sizef
-        r_other = (total - 1.0) / max(sizef - 1.0, 1.0) if sizef > 1.0 else 0.0
         for p in range(above, above + size):
             if kind == KIND_MEAN:
                 contrib = mean
             else:
-                offset = float(p - above)
-                contrib = mean * (before + 1.0 + offset * r_other) / (float(p) + 1.0)
-            if dmode == DISC_TABLE:
-                contrib = contrib * disc[p]
-            elif dmode == DISC_RANK:
-                contrib = contrib * float(p + 1)
-            cum += contrib
+                contrib = _ap_term(total, sizef, before, float(p - above), float(p))
+            cum += _discounted(contrib, dmode, disc, p)
     return cum
 
 
@@ -1183,20 +1173,10 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
         if kind == KIND_MEAN:
             contrib = total / size
         else:
-            offset = float(p - a)
-            r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
-            contrib = (total / size) * (psum[a] + 1.0 + offset * r_other) / (float(p) + 1.0)
-        if dmode == DISC_TABLE:
-            contrib = contrib * disc[p]
-        elif dmode == DISC_RANK:
-            contrib = contrib * float(p + 1)
-        cum += contrib
-        while j < hi and cuts[j] == p + 1:
-            out[slots[j], q] = cum
-            j += 1
-    while j < hi:
-        out[slots[j], q] = cum
-        j += 1
+            contrib = _ap_term(total, size, psum[a], float(p - a), float(p))
+        cum += _discounted(contrib, dmode, disc, p)
+        j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
+    _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
 
 
 @_jit(inline="always")
