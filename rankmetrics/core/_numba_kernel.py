@@ -533,16 +533,28 @@ def _top_window(values, order, has_order, o, m, d, top):
             top[b + 1] = top[b]
             b -= 1
         top[b + 1] = v
+    if has_order:
+        t0 = top[0]
+        for j in range(d, m):
+            t0 = _window_step(values[order[o + j]], t0, d, top)
+        return t0
+    src = values[o: o + m]  # the row-order choice outside the loop
     t0 = top[0]
     for j in range(d, m):
-        v = values[order[o + j]] if has_order else values[o + j]
-        if v > t0:
-            b = 1
-            while b < d and top[b] < v:
-                top[b - 1] = top[b]
-                b += 1
-            top[b - 1] = v
-            t0 = top[0]
+        t0 = _window_step(src[j], t0, d, top)
+    return t0
+
+
+@_jit(inline="always")
+def _window_step(v, t0, d, top):
+    """One value past the window's fill: it enters when above the smallest, ``t0``."""
+    if v > t0:
+        b = 1
+        while b < d and top[b] < v:
+            top[b - 1] = top[b]
+            b += 1
+        top[b - 1] = v
+        t0 = top[0]
     return t0
 
 
@@ -711,6 +723,20 @@ DISC_NONE, DISC_TABLE, DISC_RANK = 0, 1, 2
 
 
 @_jit(inline="always")
+def _split_step(v, r, t0, key, idx, pa, pe):
+    """Row r scored v into the candidates: at ``pa`` when above ``t0``, at ``pe`` when tying."""
+    if v > t0:
+        idx[pa] = r
+        key[pa] = v
+        pa += 1
+    elif v == t0:
+        idx[pe] = r
+        key[pe] = v
+        pe += 1
+    return pa, pe
+
+
+@_jit(inline="always")
 def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=False):
     """Copy the candidates of segment [o, o+m) into (key, idx)[:c]: every row when
     ``depth <= 0`` or ``depth >= m``, else the ``depth`` best and every row tying the
@@ -728,17 +754,15 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=
             a += top[j] > t0
         pa = 0
         pe = a
-        for j in range(m):  # rows above the depth-th score first, its ties after them
-            r = order[o + j] if has_order else o + j
-            v = scores[r]
-            if v > t0:
-                idx[pa] = r
-                key[pa] = v
-                pa += 1
-            elif v == t0:
-                idx[pe] = r
-                key[pe] = v
-                pe += 1
+        # rows above the depth-th score first, its ties after them
+        if has_order:
+            for j in range(m):
+                r = order[o + j]
+                pa, pe = _split_step(scores[r], r, t0, key, idx, pa, pe)
+        else:
+            src = scores[o: o + m]
+            for j in range(m):
+                pa, pe = _split_step(src[j], o + j, t0, key, idx, pa, pe)
         return pe, a, False
     for j in range(m):
         r = order[o + j] if has_order else o + j
