@@ -895,6 +895,18 @@ def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, dis
             if scores[r] == t:
                 total += values[r]
                 n_t += 1
+    elif values.itemsize < 8:
+        # integer values (small gains, 0/1 relevance): their float64 sum in any order is
+        # the exact integer sum, so an integer sum without branches (it vectorises) is the
+        # row-order sum bit for bit
+        src = scores[o: o + m]
+        val = values[o: o + m]
+        sum_t = 0
+        for j in range(m):
+            e = np.int64(src[j] == t)
+            n_t += e
+            sum_t += np.int64(val[j]) * e
+        total = float(sum_t)
     else:
         for r in range(o, o + m):
             if scores[r] == t:
