@@ -1196,13 +1196,20 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
     psum[0] = 0.0
     first = 0
     prev = key[0]
+    exact = values.itemsize < 8  # integer values: their float64 prefix sums are exact
+    sum_i = 0
+    starts = bounds[0]
     for p in range(m):  # selects by arithmetic: a branch on ties would mispredict
-        psum[p + 1] = psum[p] + values[idx[p]]
+        if exact:  # the same sums through an integer chain (a float add's latency is 4x)
+            sum_i += np.int64(values[idx[p]])
+            psum[p + 1] = float(sum_i)
+        else:
+            psum[p + 1] = psum[p] + values[idx[p]]
         kp = key[p]
         new = np.int64(kp != prev) | stable
         first += new * (p - first)
         prev = kp
-        bounds[0, p] = first
+        starts[p] = first
     end = m
     nxt = key[m - 1]
     for p in range(m - 1, -1, -1):
