@@ -944,8 +944,14 @@ def _walk_tiny(idx, code, m, values, mode, dmode, whole, disc, cuts, slots, lo, 
     :func:`_place_tiny`: the group sums are differences of the prefix sums in rank order, the
     terms added in rank order, so the result is the walk's, bit for bit."""
     psum[0] = 0.0
-    for p in range(m):
-        psum[p + 1] = psum[p] + values[idx[p]]
+    if values.itemsize < 8:  # integer values: exact prefix sums through an integer chain
+        sum_i = 0
+        for p in range(m):
+            sum_i += np.int64(values[idx[p]])
+            psum[p + 1] = float(sum_i)
+    else:
+        for p in range(m):
+            psum[p + 1] = psum[p] + values[idx[p]]
     w = m if whole else min(cuts[hi - 1], m)
     cum = 0.0
     j = lo
