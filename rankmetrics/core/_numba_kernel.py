@@ -560,12 +560,14 @@ def _window_step(v, t0, d, top):
 
 @_jit()
 def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf, curve, first,
-               levels, counts, top):
+               levels, counts, top, tally):
     """Ideal (gains sorted descending) discounted sums at each cutoff, or the whole curve.
 
-    A list with at most 64 distinct gains (graded labels) is ordered by counting them, with no
-    buffer; others are sorted in ``buf``. Returns -1, or the first segment (from ``first``)
-    whose list does not fit in ``buf``.
+    Small integer gains (uint8) are ordered by a tally of each value (``tally``: 256 zeros,
+    left zero) unless only the first few ranks of a long list are read; a list with at most
+    64 distinct gains (graded labels) is ordered by counting them, with no buffer; others are
+    sorted in ``buf``. Returns -1, or the first segment (from ``first``) whose list does not
+    fit in ``buf``.
     """
     has_order = order.shape[0] > 0
     depth = curve.shape[1]
@@ -577,7 +579,20 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
-        if m <= _TINY:  # a short list: each gain's place counted (no branches), then summed
+        if 0 < deep <= _LEVELS and deep < m and m > _TINY:  # a window of the largest
+            _top_window(gains, order, has_order, o, m, deep, top)
+            acc = 0.0
+            j = 0
+            for p in range(deep):
+                acc += top[deep - 1 - p] * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                if j < 0:
+                    break
+            continue
+        if gains.itemsize == 1:
+            acc, j = _ideal_tallied(gains, order, has_order, o, m, lim, disc, q, cuts,
+                                    cut_slot, out, curve, tally)
+        elif m <= _TINY:  # a short list: each gain's place counted (no branches), then summed
             for a in range(m):
                 levels[a] = gains[order[o + a] if has_order else o + a]
                 counts[a] = 0
@@ -596,80 +611,12 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                 j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
                 if j < 0:
                     break
-            if j >= 0:  # lists shorter than a cutoff or the curve: flat past their end
-                if depth > 0:
-                    for pp in range(m, depth):
-                        curve[q, pp] = acc
-                else:
-                    while j < cuts.shape[0]:
-                        out[cut_slot[j], q] = acc
-                        j += 1
-            continue
-        if 0 < deep <= _LEVELS and deep < m:
-            _top_window(gains, order, has_order, o, m, deep, top)
-            acc = 0.0
-            j = 0
-            for p in range(deep):
-                acc += top[deep - 1 - p] * disc[p]
-                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
-                if j < 0:
-                    break
-            continue
-        n_lv = 0
-        for a in range(m):
-            g = gains[order[o + a] if has_order else o + a]
-            hit = False
-            for t in range(n_lv):
-                if levels[t] == g:
-                    counts[t] += 1
-                    hit = True
-                    break
-            if not hit:
-                if n_lv == _LEVELS:
-                    n_lv = -1
-                    break
-                levels[n_lv] = g
-                counts[n_lv] = 1
-                n_lv += 1
-        acc = 0.0
-        j = 0
-        p = 0
-        if n_lv >= 0:
-            for a in range(1, n_lv):  # levels descending
-                lv = levels[a]
-                ct = counts[a]
-                b = a - 1
-                while b >= 0 and levels[b] < lv:
-                    levels[b + 1] = levels[b]
-                    counts[b + 1] = counts[b]
-                    b -= 1
-                levels[b + 1] = lv
-                counts[b + 1] = ct
-            for t in range(n_lv):
-                g = levels[t]
-                for _ in range(counts[t]):
-                    if p >= lim:
-                        j = -1
-                        break
-                    acc += g * disc[p]
-                    j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
-                    p += 1
-                    if j < 0:
-                        break
-                if j < 0:
-                    break
         else:
-            if m > buf.shape[0]:
+            r = _ideal_levels(gains, order, has_order, o, m, lim, disc, q, cuts, cut_slot, out,
+                              curve, levels, counts, buf)
+            if r[1] == _NO_ROOM:
                 return s
-            for a in range(m):
-                buf[a] = gains[order[o + a] if has_order else o + a]
-            _sort_ascending(buf, m)
-            for p in range(min(m, lim)):
-                acc += buf[m - 1 - p] * disc[p]
-                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
-                if j < 0:
-                    break
-            p = m
+            acc, j = r
         if j >= 0:  # lists shorter than a cutoff or the curve: flat past their end
             if depth > 0:
                 for pp in range(m, depth):
@@ -679,6 +626,107 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                     out[cut_slot[j], q] = acc
                     j += 1
     return -1
+
+
+_NO_ROOM = -2  # _ideal_levels: the list does not fit in the sort buffer
+
+
+@_jit(inline="always")
+def _ideal_tallied(gains, order, has_order, o, m, lim, disc, q, cuts, cut_slot, out, curve,
+                   tally):
+    """:func:`ideal_sums` of one list of uint8 gains, ordered by a tally of each value
+    (``tally``: 256 zeros, left zero); returns (sum, next cutoff index or -1)."""
+    hi = 0
+    if has_order:
+        for a in range(m):
+            g = np.int64(gains[order[o + a]])
+            tally[g] += 1
+            hi = max(hi, g)
+    else:
+        src = gains[o: o + m]
+        for a in range(m):
+            g = np.int64(src[a])
+            tally[g] += 1
+            hi = max(hi, g)
+    acc = 0.0
+    j = 0
+    lv = hi
+    left = tally[hi]
+    for p in range(min(m, lim)):
+        while left == 0:  # the next smaller value present
+            lv -= 1
+            left = tally[lv]
+        left -= 1
+        acc += float(lv) * disc[p]  # as the sorted gains' float64 times the discount
+        j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+        if j < 0:
+            break
+    for a in range(hi + 1):
+        tally[a] = 0
+    return acc, j
+
+
+@_jit(inline="always")
+def _ideal_levels(gains, order, has_order, o, m, lim, disc, q, cuts, cut_slot, out, curve,
+                  levels, counts, buf):
+    """:func:`ideal_sums` of one list: at most 64 distinct gains counted, or the gains sorted
+    in ``buf``; returns (sum, next cutoff index or -1), or (0, _NO_ROOM) when they do not
+    fit."""
+    n_lv = 0
+    for a in range(m):
+        g = gains[order[o + a] if has_order else o + a]
+        hit = False
+        for t in range(n_lv):
+            if levels[t] == g:
+                counts[t] += 1
+                hit = True
+                break
+        if not hit:
+            if n_lv == _LEVELS:
+                n_lv = -1
+                break
+            levels[n_lv] = g
+            counts[n_lv] = 1
+            n_lv += 1
+    acc = 0.0
+    j = 0
+    p = 0
+    if n_lv >= 0:
+        for a in range(1, n_lv):  # levels descending
+            lv = levels[a]
+            ct = counts[a]
+            b = a - 1
+            while b >= 0 and levels[b] < lv:
+                levels[b + 1] = levels[b]
+                counts[b + 1] = counts[b]
+                b -= 1
+            levels[b + 1] = lv
+            counts[b + 1] = ct
+        for t in range(n_lv):
+            g = levels[t]
+            for _ in range(counts[t]):
+                if p >= lim:
+                    j = -1
+                    break
+                acc += g * disc[p]
+                j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+                p += 1
+                if j < 0:
+                    break
+            if j < 0:
+                break
+    else:
+        if m > buf.shape[0]:
+            return 0.0, _NO_ROOM
+        for a in range(m):
+            buf[a] = gains[order[o + a] if has_order else o + a]
+        _sort_ascending(buf, m)
+        for p in range(min(m, lim)):
+            acc += buf[m - 1 - p] * disc[p]
+            j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+            if j < 0:
+                break
+    return acc, j
 
 
 @_jit()

@@ -350,9 +350,10 @@ def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float
     levels = np.empty(nk._LEVELS)
     counts = np.empty(nk._LEVELS, dtype=np.int64)
     top = np.empty(nk._LEVELS)
+    tally = np.zeros(256, dtype=np.int64)  # uint8 gains: a count per value
     while True:
         first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc, cuts,
-                              slots, out, buf, curve, first, levels, counts, top)
+                              slots, out, buf, curve, first, levels, counts, top, tally)
         if first < 0:
             return
         buf = np.empty(layout.max_size)  # a long list with many distinct gains: sort it

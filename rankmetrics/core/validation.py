@@ -17,6 +17,20 @@ TIES = ("average", "optimistic", "pessimistic", "stable")
 _INT_EXACT = 2**53
 
 
+
+def all_finite(arr: np.ndarray) -> bool:
+    """True when every value of the float array ``arr`` is finite (no NaN, no inf).
+
+    One reduction instead of a boolean array per row: a NaN or an inf makes the sum NaN or
+    inf, and a sum of finite values is finite unless it overflows, so the values are looked at
+    one by one only when the sum is not finite."""
+    if arr.size == 0:
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(arr, axis=None)):
+            return True
+    return bool(np.all(np.isfinite(arr)))
+
 def _asarray(x: ArrayLike, name: str) -> np.ndarray:
     if x is None:
         raise TypeError(f"{name} must be array-like, got None")
@@ -96,7 +110,7 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
         out = np.array(arr, dtype=np.float64, copy=True)
     else:
         out = arr
-    if out.size and not np.all(np.isfinite(out)):
+    if not all_finite(out):
         bad = out[~np.isfinite(out)][0]
         raise ValueError(f"{name} must be finite; found {bad}")
     if out.size and out.min() < 0:
@@ -184,7 +198,7 @@ def check_scores(y_score: ArrayLike, name: str = "y_score") -> np.ndarray:
                 _check_no_collapse(obj, out, name)
             except TypeError as exc:  # values that cannot be ordered
                 raise TypeError(f"{name} values cannot be compared: {exc}") from exc
-    if out.size and not np.all(np.isfinite(out)):
+    if not all_finite(out):
         bad = out[~np.isfinite(out)][0]
         raise ValueError(f"{name} must be finite (no NaN or inf); found {bad}")
     return out
@@ -258,7 +272,7 @@ def check_qid(qid: ArrayLike, n: int, name: str = "qid") -> np.ndarray:
     if kind == "O":
         return _object_qid(q, name)
     if kind == "f":
-        if not np.all(np.isfinite(q)):
+        if not all_finite(q):
             raise ValueError(f"{name} must not contain missing values (NaN) or inf")
     elif kind in "Mm":
         if np.any(np.isnat(q)):
@@ -402,7 +416,7 @@ def check_weights(weights: ArrayLike, shape: tuple[int, ...], name: str,
     w = _object_to_float(arr, name) if arr.dtype.kind == "O" else arr.astype(np.float64)
     if w.shape != shape:
         raise ValueError(f"{name} must have one {per} {shape}; got shape {w.shape}")
-    if w.size and not np.all(np.isfinite(w)):
+    if not all_finite(w):
         raise ValueError(f"{name} must be finite; found {w[~np.isfinite(w)][0]}")
     if w.size and w.min() < 0:
         raise ValueError(f"{name} must be >= 0; found {w.min():g}")
