@@ -24,6 +24,9 @@ Contributions
 One pass per query walks the tie groups in rank order and accumulates the per-position
 contributions of :mod:`.contributions` (gain/relevance mean, AP, RR), with the same floating-point
 operations in the same order as the numpy reference, reading every cutoff in the same pass.
+Sums of integer values (uint8 gains, 0/1 relevance: ``values.itemsize < 8``) may go through an
+integer chain instead: every partial sum is an integer below 2**53, so the float64 sums are exact
+in any order and the bits are the reference's.
 
 Every function trusts its inputs (validated in :mod:`.validation` and :mod:`.plan`).
 """
