@@ -530,12 +530,7 @@ def _top_window(values, order, has_order, o, m, d, top):
     """The ``d`` largest values of segment [o, o+m) into ``top[:d]``, ascending (an insertion
     window: O(m) for small d, no allocation). Returns ``top[0]``, the d-th largest."""
     for j in range(d):
-        v = values[order[o + j] if has_order else o + j]
-        b = j - 1
-        while b >= 0 and top[b] > v:
-            top[b + 1] = top[b]
-            b -= 1
-        top[b + 1] = v
+        _window_fill(values[order[o + j] if has_order else o + j], j, top)
     if has_order:
         t0 = top[0]
         for j in range(d, m):
@@ -546,6 +541,16 @@ def _top_window(values, order, has_order, o, m, d, top):
     for j in range(d, m):
         t0 = _window_step(src[j], t0, d, top)
     return t0
+
+
+@_jit(inline="always")
+def _window_fill(v, j, top):
+    """The window's (j+1)-th value: ``top[:j+1]`` ascending."""
+    b = j - 1
+    while b >= 0 and top[b] > v:
+        top[b + 1] = top[b]
+        b -= 1
+    top[b + 1] = v
 
 
 @_jit(inline="always")
@@ -829,6 +834,39 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=
                 c += 1
         return c, c, True
     return m, m, False
+
+
+@_jit(inline="always")
+def _gather_top_once(src, o, m, depth, key, idx, top, tk, ti, one_group):
+    """:func:`_gather_top` for ``0 < depth < m``, ``depth <= top.shape[0]`` and a list of
+    contiguous rows ``src = scores[o: o + m]`` with ``m <= tk.shape[0]``, in one pass over the
+    list instead of two: a row scoring at least the window's smallest so far (which only grows)
+    may be a candidate and is kept in (tk, ti) in row order, and only those kept rows are split
+    by the final ``depth``-th score. The same window, candidates and order."""
+    for j in range(depth):
+        v = src[j]
+        _window_fill(v, j, top)
+        tk[j] = v
+        ti[j] = o + j
+    c = depth
+    t0 = top[0]
+    for j in range(depth, m):
+        v = src[j]
+        if v >= t0:  # below the smallest so far: below the final one too
+            tk[c] = v
+            ti[c] = o + j
+            c += 1
+            t0 = _window_step(v, t0, depth, top)
+    if one_group and top[depth - 1] == t0:
+        return -1, 0, False
+    a = 0
+    for j in range(depth):
+        a += top[j] > t0
+    pa = 0
+    pe = a
+    for i in range(c):
+        pa, pe = _split_step(tk[i], ti[i], t0, key, idx, pa, pe)
+    return pe, a, False
 
 
 @_jit(inline="always")
@@ -1335,7 +1373,11 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
                     break
     depth = 0 if full or width >= m else width
     if full or width > 0:
-        c, a, moved = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
+        if not has_order and 0 < depth < m and depth <= top.shape[0] and m <= tk.shape[0]:
+            c, a, moved = _gather_top_once(scores[o: o + m], o, m, depth, key, idx, top, tk, ti,
+                                           avg)
+        else:
+            c, a, moved = _gather_top(scores, order, has_order, o, m, depth, key, idx, top, avg)
         if c < 0:
             pass
         elif moved:  # _sort_any needs idx ascending
