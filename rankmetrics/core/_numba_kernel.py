@@ -756,16 +756,6 @@ def max_tie_group(scores, out_rows, counts, starts, width):
     return best
 
 
-@_jit()
-def run_starts(q, lo, hi, starts, n_starts):
-    """Append to ``starts`` the positions in [lo, hi) where ``q`` differs from its predecessor."""
-    for a in range(max(lo, 1), hi):
-        if q[a] != q[a - 1]:
-            starts[n_starts] = a
-            n_starts += 1
-    return n_starts
-
-
 # ------------------------------------------------------------------------ fused evaluation
 # One pass per query: select (or sort) the query's candidates into small work buffers, then
 # read every measure family from them; no (n,) ranked-row array is written. Whole-list measures
