@@ -529,18 +529,47 @@ def _record(acc, p, q, cuts, cut_slot, out, curve, j):
 def _top_window(values, order, has_order, o, m, d, top):
     """The ``d`` largest values of segment [o, o+m) into ``top[:d]``, ascending (an insertion
     window: O(m) for small d, no allocation). Returns ``top[0]``, the d-th largest."""
-    for j in range(d):
-        _window_fill(values[order[o + j] if has_order else o + j], j, top)
+    e = _offered(m, d)
     if has_order:
+        for j in range(d):
+            _window_fill(values[order[o + j]], j, top)
+        for j in range(d, e):
+            _window_offer(values[order[o + j]], d, top)
         t0 = top[0]
-        for j in range(d, m):
+        for j in range(e, m):
             t0 = _window_step(values[order[o + j]], t0, d, top)
         return t0
-    src = values[o: o + m]  # the row-order choice outside the loop
+    src = values[o: o + m]  # the row-order choice outside the loops
+    for j in range(d):
+        _window_fill(src[j], j, top)
+    for j in range(d, e):
+        _window_offer(src[j], d, top)
     t0 = top[0]
-    for j in range(d, m):
+    for j in range(e, m):
         t0 = _window_step(src[j], t0, d, top)
     return t0
+
+
+@_jit(inline="always")
+def _offered(m, d):
+    """Rows [d, e) of a list enter a small window without a branch: early on most rows enter
+    (the j-th one with probability about d / j in random order), so a branch on it mispredicts
+    and costs more than offering each row; 4 d rows for d <= 16 (1 M rows of lists of 20..220
+    with d = 10: 30 % less time), none for a larger window (O(d) per row)."""
+    return min(m, 4 * d) if d <= 16 else d
+
+
+@_jit(inline="always")
+def _window_offer(v, d, top):
+    """``top[:d]`` (ascending) after offering v, without a branch: v enters when above
+    ``top[0]`` (the smallest leaves), else nothing changes."""
+    for i in range(d - 1):
+        nxt = top[i + 1]
+        cur = top[i]
+        lower = nxt if nxt < v else v
+        top[i] = lower if cur < v else cur
+    cur = top[d - 1]
+    top[d - 1] = v if cur < v else cur
 
 
 @_jit(inline="always")
@@ -833,14 +862,17 @@ def _gather_top_once(src, o, m, depth, key, idx, top, tk, ti, one_group):
     list instead of two: a row scoring at least the window's smallest so far (which only grows)
     may be a candidate and is kept in (tk, ti) in row order, and only those kept rows are split
     by the final ``depth``-th score. The same window, candidates and order."""
+    e = _offered(m, depth)
     for j in range(depth):
-        v = src[j]
-        _window_fill(v, j, top)
-        tk[j] = v
+        _window_fill(src[j], j, top)
+    for j in range(depth, e):
+        _window_offer(src[j], depth, top)
+    for j in range(e):  # every row offered without a branch may be a candidate
+        tk[j] = src[j]
         ti[j] = o + j
-    c = depth
+    c = e
     t0 = top[0]
-    for j in range(depth, m):
+    for j in range(e, m):
         v = src[j]
         if v >= t0:  # below the smallest so far: below the final one too
             tk[c] = v
