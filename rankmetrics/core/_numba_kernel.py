@@ -529,10 +529,10 @@ def _record(acc, p, q, cuts, cut_slot, out, curve, j):
 def _top_window(values, order, has_order, o, m, d, top):
     """The ``d`` largest values of segment [o, o+m) into ``top[:d]``, ascending (an insertion
     window: O(m) for small d, no allocation). Returns ``top[0]``, the d-th largest."""
-    e = _offered(m, d)
     if has_order:
         for j in range(d):
             _window_fill(values[order[o + j]], j, top)
+        e = _offered(m, d, top)
         for j in range(d, e):
             _window_offer(values[order[o + j]], d, top)
         t0 = top[0]
@@ -542,6 +542,7 @@ def _top_window(values, order, has_order, o, m, d, top):
     src = values[o: o + m]  # the row-order choice outside the loops
     for j in range(d):
         _window_fill(src[j], j, top)
+    e = _offered(m, d, top)
     for j in range(d, e):
         _window_offer(src[j], d, top)
     t0 = top[0]
@@ -551,12 +552,15 @@ def _top_window(values, order, has_order, o, m, d, top):
 
 
 @_jit(inline="always")
-def _offered(m, d):
-    """Rows [d, e) of a list enter a small window without a branch: early on most rows enter
-    (the j-th one with probability about d / j in random order), so a branch on it mispredicts
-    and costs more than offering each row; 4 d rows for d <= 16 (1 M rows of lists of 20..220
-    with d = 10: 30 % less time), none for a larger window (O(d) per row)."""
-    return min(m, 4 * d) if d <= 16 else d
+def _offered(m, d, top):
+    """Rows [d, e) of a list enter the filled window ``top[:d]`` without a branch: early on
+    most rows enter (the j-th one with probability about d / j in random order), so a branch
+    on it mispredicts and costs more than offering each row; 4 d rows for d <= 16 (1 M rows of
+    lists of 20..220 with d = 10: 30 % less time), none for a larger window (O(d) per row) or
+    when the first d rows tie (a heavily tied list: rows rarely enter, the branch predicts)."""
+    if d > 16 or top[0] == top[d - 1]:
+        return d
+    return min(m, 4 * d)
 
 
 @_jit(inline="always")
@@ -856,15 +860,26 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=
 
 
 @_jit(inline="always")
+def _tied_head(scores, o, d):
+    """The first d rows of a list tie (a heavily tied list: :func:`_gather_top` may find one
+    tie group heading it and then copies nothing, where the one-pass gather would copy every
+    row tying the window)."""
+    for j in range(o + 1, o + d):
+        if scores[j] != scores[o]:
+            return False
+    return True
+
+
+@_jit(inline="always")
 def _gather_top_once(src, o, m, depth, key, idx, top, tk, ti, one_group):
     """:func:`_gather_top` for ``0 < depth < m``, ``depth <= top.shape[0]`` and a list of
     contiguous rows ``src = scores[o: o + m]`` with ``m <= tk.shape[0]``, in one pass over the
     list instead of two: a row scoring at least the window's smallest so far (which only grows)
     may be a candidate and is kept in (tk, ti) in row order, and only those kept rows are split
     by the final ``depth``-th score. The same window, candidates and order."""
-    e = _offered(m, depth)
     for j in range(depth):
         _window_fill(src[j], j, top)
+    e = _offered(m, depth, top)
     for j in range(depth, e):
         _window_offer(src[j], depth, top)
     for j in range(e):  # every row offered without a branch may be a candidate
@@ -1395,7 +1410,8 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
                     break
     depth = 0 if full or width >= m else width
     if full or width > 0:
-        if not has_order and 0 < depth < m and depth <= top.shape[0] and m <= tk.shape[0]:
+        if (not has_order and 0 < depth < m and depth <= top.shape[0] and m <= tk.shape[0]
+                and not _tied_head(scores, o, depth)):
             c, a, moved = _gather_top_once(scores[o: o + m], o, m, depth, key, idx, top, tk, ti,
                                            avg)
         else:
