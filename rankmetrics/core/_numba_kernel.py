@@ -802,6 +802,16 @@ DISC_NONE, DISC_TABLE, DISC_RANK = 0, 1, 2
 
 
 @_jit(inline="always")
+def _window_above(top, d, t0):
+    """How many of the window's d values lie above its smallest, ``t0``: the candidates ranked
+    above the tie group of the d-th score."""
+    a = 0
+    for j in range(d):
+        a += top[j] > t0
+    return a
+
+
+@_jit(inline="always")
 def _split_step(v, r, t0, key, idx, pa, pe):
     """Row r scored v into the candidates: at ``pa`` when above ``t0``, at ``pe`` when tying."""
     if v > t0:
@@ -828,9 +838,7 @@ def _gather_top(scores, order, has_order, o, m, depth, key, idx, top, one_group=
         t0 = _top_window(scores, order, has_order, o, m, depth, top)
         if one_group and top[depth - 1] == t0:
             return -1, 0, False
-        a = 0
-        for j in range(depth):
-            a += top[j] > t0
+        a = _window_above(top, depth, t0)
         pa = 0
         pe = a
         # rows above the depth-th score first, its ties after them
@@ -896,9 +904,7 @@ def _gather_top_once(src, o, m, depth, key, idx, top, tk, ti, one_group):
             t0 = _window_step(v, t0, depth, top)
     if one_group and top[depth - 1] == t0:
         return -1, 0, False
-    a = 0
-    for j in range(depth):
-        a += top[j] > t0
+    a = _window_above(top, depth, t0)
     pa = 0
     pe = a
     for i in range(c):
