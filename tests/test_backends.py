@@ -232,20 +232,37 @@ def test_trec_cumulative_blocks_agree() -> None:
         np.testing.assert_array_equal(dense["numba"], dense["numpy"])
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.uint32, np.uint64, np.int64,
-                                   np.float32, np.float64])
-@pytest.mark.parametrize("arrangement", ["sorted", "grouped", "interleaved"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64, np.float16, np.float32, np.float64,
+                                   ">i8", ">f8"])
+@pytest.mark.parametrize("arrangement", ["sorted", "grouped", "interleaved", "strided"])
 def test_qid_grouping_matches_np_unique(dtype, arrangement) -> None:
+    # sorted ids of the compiled dtypes go through two compiled passes (count_runs,
+    # run_offsets); the others (float16, big-endian, a strided view) and unsorted ids through
+    # numpy: the same groups in np.unique's order either way
     rng = np.random.default_rng(1)
+    dt = np.dtype(dtype)
     ids = np.array([0, 3, 7, 100, 127, 5, 9], dtype=dtype)
-    if np.dtype(dtype).kind == "u":
-        ids = np.concatenate([ids, np.array([np.iinfo(dtype).max], dtype=dtype)])
+    if dt.kind == "u":  # the largest id: a subtraction of neighbours would wrap
+        ids = np.concatenate([ids, np.array([np.iinfo(dt).max], dtype=dtype)])
+    elif dt.kind == "i":  # the smallest and largest ids
+        ids = np.concatenate([ids, np.array([np.iinfo(dt).min, np.iinfo(dt).max, -1],
+                                            dtype=dtype)])
+    else:  # -0.0 and 0.0 are one query, as np.unique has them
+        ids = np.concatenate([ids, np.array([-0.5, 1e30 if dt.itemsize > 2 else 6e4],
+                                            dtype=dtype)])
     sizes = rng.integers(1, 6, size=ids.size)
     q = np.repeat(np.sort(ids), sizes)
+    if dt.kind == "f":
+        q[q == 0] = np.where(rng.random(int((q == 0).sum())) < 0.5, -0.0, 0.0)
     if arrangement == "grouped":
         q = np.repeat(ids, sizes)
     elif arrangement == "interleaved":
         q = q[rng.permutation(q.size)]
+    elif arrangement == "strided":
+        wide = np.repeat(q, 2)
+        q = wide[::2]
+        assert not q.flags.c_contiguous
     y = rng.integers(0, 3, q.size)
     s = rng.random(q.size)
     with _with("numba"):
@@ -437,3 +454,51 @@ def test_curves_normalised_block_by_block_agree(arrangement) -> None:
     for backend in ("numpy", "numba"):
         with _with(backend), pytest.raises(ValueError, match="without relevant"):
             rm.ndcg_curve(y, s, q, depth=40, empty="error")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64, np.float16, np.float32, np.float64,
+                                   ">i4", ">f8", "strided"])
+def test_compiled_label_passes_match_numpy(dtype) -> None:
+    # the gains of small integer labels come from one compiled pass for their range and one
+    # for the table lookup (rankmetrics.core.backend.label_range / take_table): the same
+    # uint8 gains as numpy's min / max / astype / take, or the same refusal (a fractional,
+    # negative or too large label, a NaN), and the input left unchanged
+    from rankmetrics.core.gains import small_int_gains
+
+    rng = np.random.default_rng(3)
+    base = rng.integers(0, 6, 500)
+    dt = np.dtype(np.int64 if dtype == "strided" else dtype)
+    cases = [base, base[:1], np.full(7, 5)]
+    if dt.kind in "if":
+        cases.append(np.concatenate([base, [-1]]))
+    if np.dtype(dt).itemsize > 1 or dt.kind == "u":
+        cases.append(np.concatenate([base, [255]]))
+        cases.append(np.concatenate([base, [256]]))
+    for labels in cases:
+        arr = np.asarray(labels).astype(dt)
+        if dtype == "strided":
+            arr = np.repeat(arr, 2)[::2]
+        variants = [arr]
+        if dt.kind == "f":
+            frac = arr.copy()
+            frac[0] = 1.5
+            nan = arr.copy()
+            nan[-1] = np.nan
+            variants += [frac, nan]
+        for a in variants:
+            before = a.copy()
+            for gain in ("exponential", "linear", [0, 1, 2, 4, 8, 16]):
+                try:
+                    want = small_int_gains(gain, a)
+                except ValueError as exc:  # the gain refuses a label: the same message
+                    with pytest.raises(ValueError, match=str(exc)[:30]):
+                        small_int_gains(gain, a, _backend.label_range, _backend.take_table)
+                    continue
+                got = small_int_gains(gain, a, _backend.label_range, _backend.take_table)
+                if want is None:
+                    assert got is None, (dtype, gain, a[:3])
+                else:
+                    assert got is not None and got.dtype == np.uint8
+                    np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(a, before)

@@ -208,7 +208,7 @@ def test_plan_labels_and_gains_are_compact_only_when_exact(monkeypatch) -> None:
     if rm.get_backend() == "numba":
         assert rm.QueryPlan(y)._gain_ext("exponential").dtype == np.uint8
     monkeypatch.setattr(plan_module, "compact_gains", lambda g: g)
-    monkeypatch.setattr(plan_module, "small_int_gains", lambda gain, labels: None)
+    monkeypatch.setattr(plan_module, "small_int_gains", lambda gain, labels, *passes: None)
     monkeypatch.setattr(validation, "_small_int_labels", lambda arr: None)
     assert rm.QueryPlan(y).labels.dtype == np.float64
     assert rm.QueryPlan(y)._gain_ext("exponential").dtype == np.float64

@@ -135,7 +135,8 @@ def _layout(n: int, n_queries: int, offsets: NDArray[np.int64], order: NDArray[A
         sizes[seg_query] = seg_sizes
     if order is None:
         order = np.empty(0, dtype=row_dtype(n))
-    return SegLayout(n, n_queries, sizes.astype(np.int64), offsets, order, seg_query)
+    return SegLayout(n, n_queries, sizes.astype(np.int64, copy=False), offsets, order,
+                     seg_query)
 
 
 def from_sizes(sizes: NDArray[np.int64]) -> SegLayout:
@@ -158,6 +159,38 @@ def from_index(qidx: NDArray[np.int64], n_queries: int) -> SegLayout:
 
 
 _CHUNK = 1 << 16
+# dtypes the compiled input passes take (native byte order; one compile each when first met)
+_COMPILED = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                            np.uint16, np.uint32, np.uint64, np.float32,
+                                            np.float64))
+
+
+def compiled_input(a: np.ndarray) -> bool:
+    """``a`` can go to a compiled pass as it is: 1-D, C-contiguous, a native numeric dtype."""
+    return a.ndim == 1 and a.dtype in _COMPILED and a.flags.c_contiguous
+
+
+def label_range(labels: np.ndarray) -> tuple[Any, Any, bool]:
+    """(smallest, largest, every value an integer) of non-empty numeric labels, in one pass
+    where the compiled kernel takes them."""
+    if not compiled_input(labels):
+        whole = labels.dtype.kind != "f" or bool(np.all(labels == np.floor(labels)))
+        return labels.min(), labels.max(), whole
+    nk = _numba_module()
+    if labels.dtype.kind == "f":
+        return nk.float_range(labels)
+    lo, hi = nk.int_range(labels)
+    return lo, hi, True
+
+
+def take_table(table: NDArray[Any], labels: np.ndarray) -> NDArray[Any]:
+    """``table[labels]`` for labels that are integer values inside the table (one compiled
+    pass, no index copy, where the kernel takes them)."""
+    if not compiled_input(labels):
+        return table[labels.astype(np.intp)]
+    out = np.empty(labels.shape[0], dtype=table.dtype)
+    _numba_module().take_table(table, labels, out)
+    return out
 
 
 def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout]:
@@ -172,6 +205,13 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
     if q.dtype.kind not in "biuf" or n == 0:
         qids, qidx = index_queries(q)
         return qids, from_index(qidx, int(qids.shape[0]))
+    if compiled_input(q):  # sorted ids (the common case): two compiled passes, no temporaries
+        nk = _numba_module()
+        n_runs, up = nk.count_runs(q)
+        if up:
+            offsets = np.empty(n_runs + 1, dtype=np.int64)
+            nk.run_offsets(q, offsets)
+            return q[offsets[:-1]], _layout(n, n_runs, offsets, None, None)
     change = q[1:] != q[:-1]
     n_runs = int(np.count_nonzero(change)) + 1
     if n_runs <= max(n // 4, 1):  # rows come in runs: group the runs, not the rows
@@ -350,7 +390,7 @@ def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float
     levels = np.empty(nk._LEVELS)
     counts = np.empty(nk._LEVELS, dtype=np.int64)
     top = np.empty(nk._LEVELS)
-    tally = np.zeros(256, dtype=np.int64)  # uint8 gains: a count per value
+    tally = np.zeros((4, 256), dtype=np.int64)  # uint8 gains: counts per value
     while True:
         first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc, cuts,
                               slots, out, buf, curve, first, levels, counts, top, tally)
@@ -524,13 +564,13 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
         dense = [f for f in families if None in f.ks and f.kind != "rr"]
         whole_sorted = not avg or any(
             4 * np.count_nonzero(f.values) > f.values.shape[0] for f in dense)
+    if not whole_sorted and min(width, _PRESORT_CAP) <= small:
+        return None
     sizes = np.diff(layout.offsets)
     if whole_sorted:
         pick = (sizes > small) & (sizes <= _PRESORT_CAP)
-    elif min(width, _PRESORT_CAP) > small:
-        pick = (sizes > small) & (sizes <= min(width, _PRESORT_CAP))
     else:
-        return None
+        pick = (sizes > small) & (sizes <= min(width, _PRESORT_CAP))
     segs = np.flatnonzero(pick)
     if segs.shape[0] == 0:
         return None

@@ -169,27 +169,38 @@ def compact_gains(gains: NDArray[np.float64]) -> NDArray[Any]:
     return small if np.array_equal(small, gains) else gains
 
 
-def small_int_gains(gain: GainLike, labels: NDArray[Any]) -> NDArray[np.uint8] | None:
+def small_int_gains(gain: GainLike, labels: NDArray[Any],
+                    label_range: Callable[[NDArray[Any]], tuple[Any, Any, bool]] | None = None,
+                    take: Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]] | None = None,
+                    ) -> NDArray[np.uint8] | None:
     """:func:`compact_gains` of :func:`apply_gain` read from a table of the label levels,
     without a float64 array per row: for labels that are integers 0..255 whose exponential,
     linear or per-level gains are integers 0..255 too. None for anything else (then
     :func:`apply_gain`). The table covers every level up to the largest label, so a label
-    :func:`apply_gain` rejects is rejected here with the same message."""
+    :func:`apply_gain` rejects is rejected here with the same message.
+
+    ``label_range(labels)`` -> (smallest, largest, every value an integer) and
+    ``take(table, labels)`` -> ``table[labels]``: the compiled backend's one-pass versions
+    (default: numpy's)."""
     key = gain_key(gain)
     if not (key in GAINS or key[0] == "levels"):
         return None
     if labels.size == 0 or labels.dtype.kind not in "iuf" or labels.dtype.itemsize > 8:
         return None
-    hi = labels.max()
-    if not (labels.min() >= 0 and hi <= 255):
+    if label_range is None:
+        lo, hi, whole = labels.min(), labels.max(), True
+    else:
+        lo, hi, whole = label_range(labels)
+    if not (whole and lo >= 0 and hi <= 255):
         return None
-    small = labels.astype(np.uint8, copy=False)
-    if labels.dtype.kind == "f" and not np.array_equal(small, labels):
-        return None
+    if take is None:
+        small = labels.astype(np.uint8, copy=False)
+        if labels.dtype.kind == "f" and not np.array_equal(small, labels):
+            return None
     table = compact_gains(apply_gain(gain, np.arange(int(hi) + 1, dtype=np.float64)))
     if table.dtype != np.uint8:
         return None
-    return table[small]
+    return table[small] if take is None else take(table, labels)
 
 
 def discount_key(discount: DiscountLike, log_base: float) -> Any:
