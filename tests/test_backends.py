@@ -502,3 +502,27 @@ def test_compiled_label_passes_match_numpy(dtype) -> None:
                     assert got is not None and got.dtype == np.uint8
                     np.testing.assert_array_equal(got, want)
             np.testing.assert_array_equal(a, before)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 10, 16])
+def test_counted_top_candidates_agree_bit_for_bit(k) -> None:
+    # a cutoff k <= 16 of a list longer than 4 k keeps the rows scoring at least a lower
+    # bound of the k-th largest score (column maxima) and ranks them by counting
+    # (_gather_counted); many kept rows (heavy ties, ascending scores), a tied head, tie
+    # groups straddling the cutoff and float32 scores take it or fall back: the reference's
+    # numbers bit for bit with integer gains, under every tie rule
+    rng = np.random.default_rng(29 + k)
+    sizes = rng.integers(4 * k + 1, 4 * k + 300, size=40)
+    q = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, 5, q.size)
+    names = [f"ndcg@{k}", f"dcg@{max(1, k // 2)}", f"p@{k}", f"r@{k}", f"map@{k}", f"mrr@{k}"]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    within = np.arange(q.size) - np.repeat(starts, sizes)
+    head = np.where(within < k + 2, 9.0, rng.normal(size=q.size).round(1))
+    for s in (rng.normal(size=q.size), rng.normal(size=q.size).round(1),
+              rng.integers(0, 3, q.size).astype(float), within.astype(float),
+              -within.astype(float), head, rng.normal(size=q.size).astype(np.float32)):
+        for ties in ("average", "stable", "optimistic", "pessimistic"):
+            ref, got = _both(lambda s=s, ties=ties: rm.QueryPlan(y, q).evaluate(
+                s, names, ties=ties))
+            _agree(ref, got, True, f"{ties} {s[:4]}")

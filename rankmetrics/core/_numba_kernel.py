@@ -996,6 +996,73 @@ def _gather_top_once(src, o, m, depth, key, idx, top, tk, ti, one_group):
     return pe, a, False
 
 
+_COUNTED = 64  # most candidates ranked by counting in _gather_counted
+
+
+@_jit(inline="always")
+def _column_floor(v, n, depth, top):
+    """A lower bound of the ``depth``-th largest of ``v[:n]`` (n >= depth) in one vectorised
+    pass: the rows laid out in lines of ``depth``, each column's maximum (``top[:depth]``);
+    ``depth`` rows score at least the smallest of these maxima, which is returned."""
+    for j in range(depth):
+        top[j] = v[j]
+    for j0 in range(depth, n - n % depth, depth):
+        for j in range(depth):
+            top[j] = max(top[j], v[j0 + j])
+    t = top[0]
+    for j in range(1, depth):
+        t = min(t, top[j])
+    return t
+
+
+@_jit(inline="always")
+def _keep_above(v, r, n, t, key, idx, o):
+    """Rows ``j < n`` with ``v[j] >= t`` into (key, idx)[:kept] in row order (row number
+    ``r[j]``, or ``o + j`` when ``r`` is empty), without a branch; returns kept. In place
+    (``key`` is ``v``) is safe: a row is written at or before its own slot."""
+    kept = 0
+    for j in range(n):
+        x = v[j]
+        key[kept] = x
+        idx[kept] = r[j] if r.shape[0] else o + j
+        kept += np.int64(x >= t)
+    return kept
+
+
+@_jit(inline="always")
+def _gather_counted(src, o, m, depth, key, idx, top, tk, ti):
+    """:func:`_gather_top_once` without a data-dependent branch per row, for ``depth <= 16``
+    and ``4 depth < m <= len(tk)``: every row scoring at least a lower bound of the
+    ``depth``-th largest score (:func:`_column_floor`) is kept in row order, the bound taken
+    again over the kept rows when there are many, and each kept row's rank is counted over
+    the kept rows (rows above it, rows tying it earlier: exact global ranks, as every row
+    above a kept row is kept). The candidates -- rows whose tie group starts before rank
+    ``depth`` -- go to (key, idx) at their rank: the ranked buffer of :func:`_gather_top`, in
+    the same order. Returns their count, or -1 (nothing written) when more than ``_COUNTED``
+    rows are kept (heavily tied lists; the caller gathers as before). On lists of 20..220
+    random rows, ``depth`` 10: 0.7x the time of the one-pass window."""
+    c = _keep_above(src, ti[:0], m, _column_floor(src, m, depth, top), tk, ti, o)
+    if c > _COUNTED:
+        return -1
+    if c >= 3 * depth:
+        c = _keep_above(tk, ti, c, _column_floor(tk, c, depth, top), tk, ti, o)
+    n = 0
+    for a in range(c):
+        va = tk[a]
+        above = 0
+        earlier = 0
+        for b in range(c):  # vectorises
+            vb = tk[b]
+            above += np.int64(vb > va)
+            earlier += np.int64(vb == va) & np.int64(b < a)
+        if above < depth:
+            r = above + earlier
+            key[r] = va
+            idx[r] = ti[a]
+            n += 1
+    return n
+
+
 @_jit(inline="always")
 def _ap_term(total, size, before, offset, pos):
     """Expected AP term at 0-based rank ``pos``, the ``offset``-th place (0-based) of a tie
@@ -1502,7 +1569,14 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
                     break
     depth = 0 if full or width >= m else width
     if full or width > 0:
-        if (not has_order and 0 < depth < m and depth <= top.shape[0] and m <= tk.shape[0]
+        c = -1
+        if (not has_order and 0 < depth <= 16 and 4 * depth < m <= tk.shape[0]
+                and not _tied_head(scores, o, depth)):
+            c = _gather_counted(scores[o: o + m], o, m, depth, key, idx, top, tk, ti)
+        if c >= 0:
+            a = 0
+            moved = False
+        elif (not has_order and 0 < depth < m and depth <= top.shape[0] and m <= tk.shape[0]
                 and not _tied_head(scores, o, depth)):
             c, a, moved = _gather_top_once(scores[o: o + m], o, m, depth, key, idx, top, tk, ti,
                                            avg)
