@@ -1069,7 +1069,11 @@ def _ap_term(total, size, before, offset, pos):
     group of ``size`` rows holding ``total`` relevant ones, with ``before`` relevant rows ranked
     above the group (McSherry & Najork 2008, section 3, tie-averaged precision at a relevant
     rank times its probability); the kernel's one copy of the formula. Scalars, float64."""
-    r_other = (total - 1.0) / max(size - 1.0, 1.0) if size > 1.0 else 0.0
+    # (total - 1) / (size - 1) for a group of several rows, else 0 (its one place has offset
+    # 0, so the product below is an exact 0 either way); arithmetic, not a conditional
+    # expression, which numba lowers to a branch that keeps a loop of terms from vectorising
+    more = np.float64(size > 1.0)
+    r_other = (total - 1.0) / (size - more) * more
     return (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
 
 
@@ -1261,31 +1265,58 @@ def _count_nonzero(values, order, has_order, o, m):
     return n
 
 
+_NOT_RELEVANT = np.array([-np.inf, 0.0])  # added to a score: -inf for a row not relevant
+
+
 @_jit()
 def _first_relevant(scores, order, has_order, o, m, values, dmode, disc):
     """Whole-list reciprocal rank (x discount) under tie averaging, in O(m): only the
     best-scored tie group holding a relevant row contributes."""
-    best = 0.0
-    found = False
-    for j in range(m):
-        r = order[o + j] if has_order else o + j
-        if values[r] != 0 and (not found or scores[r] > best):
-            best = scores[r]
-            found = True
-    if not found:
-        return 0.0
-    above = 0
-    size = 0
-    cz = 0.0
-    for j in range(m):
-        r = order[o + j] if has_order else o + j
-        v = scores[r]
-        if v > best:
-            above += 1
-        elif v == best:
-            size += 1
-            cz += values[r]
-    total = cz
+    if not has_order and values.itemsize < 8:
+        # contiguous rows, integer values (0/1 relevance): two branch-free passes (they
+        # vectorise); the group's sum of integers is exact in any order
+        src = scores[o: o + m]
+        val = values[o: o + m]
+        best = -np.inf
+        n_rel = 0
+        for j in range(m):
+            rel = np.int64(val[j] != 0)
+            n_rel += rel
+            x = src[j] + _NOT_RELEVANT[rel]  # -inf unless relevant (a select would branch)
+            best = x if x > best else best
+        if n_rel == 0:
+            return 0.0
+        above = 0
+        size = 0
+        sum_i = 0
+        for j in range(m):
+            e = np.int64(src[j] == best)
+            above += np.int64(src[j] > best)
+            size += e
+            sum_i += np.int64(val[j]) * e
+        total = float(sum_i)
+    else:
+        best = 0.0
+        found = False
+        for j in range(m):
+            r = order[o + j] if has_order else o + j
+            if values[r] != 0 and (not found or scores[r] > best):
+                best = scores[r]
+                found = True
+        if not found:
+            return 0.0
+        above = 0
+        size = 0
+        cz = 0.0
+        for j in range(m):
+            r = order[o + j] if has_order else o + j
+            v = scores[r]
+            if v > best:
+                above += 1
+            elif v == best:
+                size += 1
+                cz += values[r]
+        total = cz
     sizef = float(size)
     f = 1.0
     cum = 0.0
@@ -1481,7 +1512,8 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
     """As :func:`_walk` for mean or AP contributions under the tie average or ``"stable"``,
     over a list whose m rows are all ranked in (key, idx)[:m]: the prefix sums of the values
     in rank order and each rank's tie group (``bounds[0, p]``, ``bounds[1, p]``: first rank,
-    one past the last) in two passes, then the terms in rank order. The operations per term
+    one past the last) in two passes, then every term (into ``psum[m + 1: 2 m + 1]``, so
+    ``psum`` holds at least 2 m + 1), then their sum in rank order. The operations per term
     are the walk's, so the sums are its sums bit for bit; no branch depends on the data."""
     stable = np.int64(mode == MODE_STABLE)
     psum[0] = 0.0
@@ -1509,19 +1541,31 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
         end += new * (p + 1 - end)
         nxt = kp
         bounds[1, p] = end
+    # every term first (no dependency between ranks: the loop vectorises, divisions too),
+    # then their sum in rank order
+    terms = psum[m + 1: 2 * m + 1]
+    ends = bounds[1]
+    if kind == KIND_MEAN:
+        for p in range(w):
+            terms[p] = (psum[ends[p]] - psum[starts[p]]) / float(ends[p] - starts[p])
+    else:
+        for p in range(w):
+            a = starts[p]
+            b = ends[p]
+            terms[p] = _ap_term(psum[b] - psum[a], float(b - a), psum[a], float(p - a),
+                                float(p))
+    if dmode != DISC_NONE:
+        for p in range(w):
+            terms[p] = _discounted(terms[p], dmode, disc, p)
     cum = 0.0
     j = lo
-    for p in range(w):
-        a = bounds[0, p]
-        b = bounds[1, p]
-        total = psum[b] - psum[a]
-        size = float(b - a)
-        if kind == KIND_MEAN:
-            contrib = total / size
-        else:
-            contrib = _ap_term(total, size, psum[a], float(p - a), float(p))
-        cum += _discounted(contrib, dmode, disc, p)
-        j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
+    if cuts[lo] > w:  # no cutoff inside: a plain sum
+        for p in range(w):
+            cum += terms[p]
+    else:
+        for p in range(w):
+            cum += terms[p]
+            j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
     _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
 
 
@@ -1532,7 +1576,7 @@ def _walk_ranked(key, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo, fa
     (more than 32 ranks read) by :func:`_walk_sorted` where it applies."""
     for f in range(fam_kind.shape[0]):
         w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
-        if (w > 32 and fam_kind[f] != KIND_RR and psum.shape[0] > m
+        if (w > 32 and fam_kind[f] != KIND_RR and psum.shape[0] > 2 * m
                 and (fam_mode[f] == MODE_AVERAGE or fam_mode[f] == MODE_STABLE)):
             if fam_src[f] == 0:
                 _walk_sorted(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
