@@ -1652,7 +1652,8 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     cutoff (0: none). ``any_whole``: some family needs the whole list. ``fam_mode[f]``: the
     family's tie rule; all rules read the same ranked buffer (score, then row), so a call may
     mix them (the bounds next to the tie average). A list of at most ``_TINY`` rows is ordered
-    by counting places (:func:`_place_tiny`) and walked directly. ``sel``: the segments to read (empty: all);
+    by counting places (:func:`_place_tiny`) and walked directly. ``sel``: the segments to
+    read (empty: all);
     ``packed`` (len(sel), W), when not empty: their rows already in rank order (see
     :func:`pack_keys`, sorted by numpy), read with :func:`_unpack` (``ukey``: uint64 work space)
     instead of being sorted here.
