@@ -264,25 +264,35 @@ def _sort_tiny(k, i, c, tk, ti):
 
 
 @_jit(inline="always")
+def _rank_count(v, c, a):
+    """Entry ``a`` of ``v[:c]`` against all c entries, summed without a branch in a loop that
+    vectorises: (entries above it, entries equal to it itself included, equal entries before
+    it). Its place in descending order, earlier entries first among equals, is
+    ``above + earlier``; its tie group holds ranks ``above .. above + tie - 1``."""
+    va = v[a]
+    above = np.int32(0)  # 32-bit counts: twice the lanes of 64-bit ones (c is small)
+    tie = np.int32(0)
+    earlier = np.int32(0)
+    for b in range(c):
+        vb = v[b]
+        above += np.int32(vb > va)
+        e = np.int32(vb == va)
+        tie += e
+        earlier += e & np.int32(b < a)
+    return above, tie, earlier
+
+
+@_jit(inline="always")
 def _place_tiny(k, order, has_order, o, c, i, code):
     """Rank order of the c <= _TINY scores ``k[:c]`` of segment [o, o+c) without moving them:
     the row of rank p into ``i[p]`` (ties by row) and its tie group (first rank, size) into
-    ``code[p]`` as first * 32 + size. Every row is compared with all c rows, the comparisons
-    summed in registers, never branched on: c * c comparisons, but with no counter kept in
-    memory and an inner loop that vectorises (5-row lists: 0.6x the time of comparing each
-    pair once with counters in a buffer; 24 rows: 0.4x)."""
+    ``code[p]`` as first * 32 + size. Every row is compared with all c rows
+    (:func:`_rank_count`): c * c comparisons, but with no counter kept in memory and an inner
+    loop that vectorises (5-row lists: 0.6x the time of comparing each pair once with counters
+    in a buffer; 24 rows: 0.4x)."""
     for a in range(c):
-        ka = k[a]
-        above = 0
-        tie = 0
-        tie_before = 0
-        for b in range(c):
-            kb = k[b]
-            above += np.int32(kb > ka)
-            e = np.int32(kb == ka)
-            tie += e
-            tie_before += e & np.int32(b < a)
-        r = above + tie_before
+        above, tie, earlier = _rank_count(k, c, a)
+        r = above + earlier
         i[r] = order[o + a] if has_order else o + a
         code[r] = above * 32 + tie
 
@@ -733,14 +743,10 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
 @_jit(inline="always")
 def _ideal_place(g, m, top):
     """The m <= _TINY gains ``g[:m]`` into ``top[:m]`` descending, each placed by counting the
-    gains above it and the equal ones before it (in registers, never branched on)."""
+    gains above it and the equal ones before it (:func:`_rank_count`)."""
     for a in range(m):
-        ga = g[a]
-        r = 0
-        for b in range(m):
-            gb = g[b]
-            r += np.int64(gb > ga) + (np.int64(gb == ga) & np.int64(b < a))
-        top[r] = ga
+        above, _, earlier = _rank_count(g, m, a)
+        top[above + earlier] = g[a]
 
 
 _NO_ROOM = -2  # _ideal_levels: the list does not fit in the sort buffer
@@ -1048,16 +1054,10 @@ def _gather_counted(src, o, m, depth, key, idx, top, tk, ti):
         c = _keep_above(tk, ti, c, _column_floor(tk, c, depth, top), tk, ti, o)
     n = 0
     for a in range(c):
-        va = tk[a]
-        above = 0
-        earlier = 0
-        for b in range(c):  # vectorises
-            vb = tk[b]
-            above += np.int64(vb > va)
-            earlier += np.int64(vb == va) & np.int64(b < a)
+        above, _, earlier = _rank_count(tk, c, a)
         if above < depth:
             r = above + earlier
-            key[r] = va
+            key[r] = tk[a]
             idx[r] = ti[a]
             n += 1
     return n

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from . import gains as _gains
 from .kernel import Ranking
 
 BACKENDS = ("numba", "numpy")
@@ -166,16 +167,17 @@ _COMPILED = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int6
 
 
 def compiled_input(a: np.ndarray) -> bool:
-    """``a`` can go to a compiled pass as it is: 1-D, C-contiguous, a native numeric dtype."""
+    """``a`` can go to a compiled pass as it is: 1-D, C-contiguous, a native-endian integer
+    dtype of any width or float32/float64 (float16, big-endian or strided arrays cannot)."""
     return a.ndim == 1 and a.dtype in _COMPILED and a.flags.c_contiguous
 
 
 def label_range(labels: np.ndarray) -> tuple[Any, Any, bool]:
-    """(smallest, largest, every value an integer) of non-empty numeric labels, in one pass
-    where the compiled kernel takes them."""
+    """:func:`rankmetrics.core.gains.label_range` (smallest, largest, every value an integer
+    of non-empty labels of shape (n,)) in one compiled pass where the kernel takes the array
+    (:func:`compiled_input`), else numpy's."""
     if not compiled_input(labels):
-        whole = labels.dtype.kind != "f" or bool(np.all(labels == np.floor(labels)))
-        return labels.min(), labels.max(), whole
+        return _gains.label_range(labels)
     nk = _numba_module()
     if labels.dtype.kind == "f":
         return nk.float_range(labels)
@@ -184,10 +186,11 @@ def label_range(labels: np.ndarray) -> tuple[Any, Any, bool]:
 
 
 def take_table(table: NDArray[Any], labels: np.ndarray) -> NDArray[Any]:
-    """``table[labels]`` for labels that are integer values inside the table (one compiled
-    pass, no index copy, where the kernel takes them)."""
+    """:func:`rankmetrics.core.gains.take_table` (``table[labels]``, shape (n,), for integer
+    labels 0..255 inside the table) in one compiled pass without an index copy where the
+    kernel takes the array, else numpy's."""
     if not compiled_input(labels):
-        return table[labels.astype(np.intp)]
+        return _gains.take_table(table, labels)
     out = np.empty(labels.shape[0], dtype=table.dtype)
     _numba_module().take_table(table, labels, out)
     return out

@@ -169,9 +169,22 @@ def compact_gains(gains: NDArray[np.float64]) -> NDArray[Any]:
     return small if np.array_equal(small, gains) else gains
 
 
+def label_range(labels: NDArray[Any]) -> tuple[Any, Any, bool]:
+    """(smallest, largest, whether every value is an integer) of non-empty numeric labels of
+    shape (n,), any integer or float dtype; a NaN makes the last False. Raises nothing."""
+    whole = labels.dtype.kind != "f" or bool(np.all(labels == np.floor(labels)))
+    return labels.min(), labels.max(), whole
+
+
+def take_table(table: NDArray[Any], labels: NDArray[Any]) -> NDArray[Any]:
+    """``table[labels]`` (shape (n,), the table's dtype) for labels of shape (n,) that are
+    integer values 0..255 inside the table (checked by the caller with :func:`label_range`)."""
+    return table[labels.astype(np.uint8)]
+
+
 def small_int_gains(gain: GainLike, labels: NDArray[Any],
-                    label_range: Callable[[NDArray[Any]], tuple[Any, Any, bool]] | None = None,
-                    take: Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]] | None = None,
+                    label_range: Callable[[NDArray[Any]], tuple[Any, Any, bool]] = label_range,
+                    take: Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]] = take_table,
                     ) -> NDArray[np.uint8] | None:
     """:func:`compact_gains` of :func:`apply_gain` read from a table of the label levels,
     without a float64 array per row: for labels that are integers 0..255 whose exponential,
@@ -179,28 +192,21 @@ def small_int_gains(gain: GainLike, labels: NDArray[Any],
     :func:`apply_gain`). The table covers every level up to the largest label, so a label
     :func:`apply_gain` rejects is rejected here with the same message.
 
-    ``label_range(labels)`` -> (smallest, largest, every value an integer) and
-    ``take(table, labels)`` -> ``table[labels]``: the compiled backend's one-pass versions
-    (default: numpy's)."""
+    ``labels``: shape (n,), any integer or float dtype; returns uint8 of shape (n,) or None.
+    ``label_range`` and ``take``: as :func:`label_range` and :func:`take_table` (the default),
+    or the compiled backend's one-pass versions of them."""
     key = gain_key(gain)
     if not (key in GAINS or key[0] == "levels"):
         return None
     if labels.size == 0 or labels.dtype.kind not in "iuf" or labels.dtype.itemsize > 8:
         return None
-    if label_range is None:
-        lo, hi, whole = labels.min(), labels.max(), True
-    else:
-        lo, hi, whole = label_range(labels)
+    lo, hi, whole = label_range(labels)
     if not (whole and lo >= 0 and hi <= 255):
         return None
-    if take is None:
-        small = labels.astype(np.uint8, copy=False)
-        if labels.dtype.kind == "f" and not np.array_equal(small, labels):
-            return None
     table = compact_gains(apply_gain(gain, np.arange(int(hi) + 1, dtype=np.float64)))
     if table.dtype != np.uint8:
         return None
-    return table[small] if take is None else take(table, labels)
+    return take(table, labels)
 
 
 def discount_key(discount: DiscountLike, log_base: float) -> Any:
