@@ -20,6 +20,7 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 import test_bruteforce as bf
+from _extras import require
 from hypothesis import HealthCheck, given, settings
 
 import rankmetrics as rm
@@ -397,6 +398,49 @@ def test_counted_and_branch_free_paths_agree_bit_for_bit(ties) -> None:
                 ref, got = _both(lambda s=s, perm=perm, labels=labels, gain=gain: rm.QueryPlan(
                     labels[perm], q[perm]).evaluate(s[perm], names, ties=ties, gain=gain))
                 _agree(ref, got, gain == "exponential", f"{ties} {s[:4]}")
+
+
+@pytest.mark.parametrize("ties", ["average", "stable"])
+def test_short_lists_read_in_place_agree_bit_for_bit(ties) -> None:
+    # contiguous lists of 1..24 rows whose measures all sum mean terms (gains, 0/1 relevance)
+    # are counted row by row in place, read up to the next multiple of 8 rows with the rows
+    # past the list masked (_walk_counted); the last lists, whose reading would run past the
+    # arrays, and interleaved rows take the placing path: the reference's sums bit for bit
+    # with integer gains, and the same numbers in both layouts
+    rng = np.random.default_rng(31)
+    sizes = np.concatenate([rng.permutation(np.repeat(np.arange(1, 25), 6)), [7, 3, 1]])
+    q = np.repeat(np.arange(sizes.size), sizes)
+    names = ["ndcg@3", "ndcg@10", "dcg@1000", "ndcg", "cg@2", "p@5", "r@7", "nDCG(ties=stable)@5"]
+    slots = q[rng.permutation(q.size)]  # queries interleaved, each one's rows kept in order
+    perm = np.empty(q.size, dtype=np.int64)
+    perm[np.argsort(slots, kind="stable")] = np.arange(q.size)
+    for labels in (rng.integers(0, 5, q.size), rng.integers(0, 256, q.size).astype(np.uint8)):
+        for s in (rng.integers(0, 4, q.size).astype(float), rng.normal(size=q.size).round(1),
+                  rng.integers(0, 3, q.size).astype(np.float32), np.zeros(q.size),
+                  -np.arange(q.size, dtype=float)):
+            ref, got = _both(lambda s=s, labels=labels: rm.QueryPlan(labels, q).evaluate(
+                s, names, ties=ties, gain="linear"))
+            _agree(ref, got, True, f"{ties} {s[:4]}")
+            with _with("numba"):
+                mixed = rm.QueryPlan(labels[perm], q[perm]).evaluate(s[perm], names, ties=ties,
+                                                                     gain="linear")
+            _agree(got, mixed, True, f"interleaved {ties} {s[:4]}")
+
+
+def test_ideal_network_sorts_every_short_list() -> None:
+    # the 19-comparator network that orders up to 8 uint8 gains: every 0/1 input of every
+    # length (the zero-one principle: a network that sorts them sorts every input), then
+    # random gains, with the entries past the list (another list's) ignored
+    require("numba")  # skips locally without numba, fails under CI
+    from rankmetrics.core import _numba_kernel as nk
+
+    rng = np.random.default_rng(37)
+    top = np.empty(8)
+    bits = ((np.arange(256)[:, None] >> np.arange(8)) & 1).astype(np.uint8)
+    for g in np.concatenate([bits, rng.integers(0, 256, (2000, 8)).astype(np.uint8)]):
+        for m in range(9):
+            nk._ideal_net8(g, m, top)
+            np.testing.assert_array_equal(top[:m], np.sort(g[:m])[::-1].astype(float))
 
 
 @pytest.mark.parametrize("arrangement", ["one query", "long queries, interleaved"])
