@@ -81,7 +81,9 @@ def _doc(text: str) -> Callable[[F], F]:
 
 def _plan(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None):
     labels, scores, q = flatten_inputs(y_true, y_score, qid)
-    return QueryPlan._from_checked(labels, q), scores
+    plan = QueryPlan._from_checked(labels, q)
+    plan._checked = scores  # validated: the plan does not check them again
+    return plan, scores
 
 
 @_doc("""Cumulated gain at k per query (Järvelin & Kekäläinen 2002, eq. 1), tie-averaged.

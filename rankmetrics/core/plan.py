@@ -255,6 +255,7 @@ class QueryPlan:
     def _init(self, labels: Values, qids: np.ndarray, layout: Any) -> None:
         self.labels = labels
         self.qids = qids
+        self._checked: np.ndarray | None = None  # scores flatten_inputs validated for this plan
         self.layout: Any = layout  # kernel.Layout (numpy) or backend.SegLayout (numba)
         self.sizes = self.layout.sizes
         self.n_rows = int(labels.shape[0])
@@ -272,6 +273,7 @@ class QueryPlan:
         state = self.__dict__.copy()
         for name in ("_gains", "_rel", "_disc", "_ideal_cache"):
             state[name] = {}
+        state["_checked"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -444,7 +446,8 @@ class QueryPlan:
 
     def _scores(self, y_score: ArrayLike) -> np.ndarray:
         """Validated 1-D scores, one per row."""
-        scores = check_scores(y_score)
+        # the one-call functions' scores were validated with their labels (flatten_inputs)
+        scores = y_score if y_score is self._checked else check_scores(y_score)
         if self._shape2d is not None and scores.ndim == 2:
             if scores.shape != self._shape2d:
                 raise ValueError(
