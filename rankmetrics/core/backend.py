@@ -514,10 +514,10 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
             tk, ti, vbuf, gb, gt, inc, eq)
     stack = _stack()
     # prefix sums of a list's values in rank order, and its ranks' tie groups: short lists,
-    # and lists ranked by numpy's sort (at most 16 bytes per row of the longest, <= 1 MiB)
+    # and lists ranked by numpy's sort (at most 32 bytes per row of the longest, <= 2 MiB)
     presorted = _presorted(layout, scores, families, width, any_whole, avg, bounds)
     n_walk = min(longest, _PRESORT_CAP) if presorted is not None else 0
-    psum = np.empty(2 * max(nk._TINY, n_walk) + 1)  # prefix sums, then the terms
+    psum = np.empty(3 * max(nk._TINY, n_walk) + 1)  # prefix sums, group sums, sums before
     group_bounds = np.empty((2, max(nk._TINY, n_walk)), dtype=np.int32)
     if presorted is None:
         nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum, group_bounds)
