@@ -523,16 +523,23 @@ def count_runs(q):
 
 
 @_jit()
-def run_offsets(q, offsets):
+def run_offsets(q, offsets, ids, sizes):
     """The first row of every run of equal neighbours in ``q`` into ``offsets`` (one more
-    entry than runs: the last is ``len(q)``)."""
+    entry than runs: the last is ``len(q)``), its id into ``ids`` and its length into
+    ``sizes``. Branch-free: every row is written at the current run's slot, which moves on
+    after a run's first row, so each slot keeps its run's first row."""
+    n = q.shape[0]
     r = 1
     offsets[0] = 0
-    for i in range(1, q.shape[0]):
-        if q[i] != q[i - 1]:
-            offsets[r] = i
-            r += 1
-    offsets[r] = q.shape[0]
+    ids[0] = q[0]
+    for i in range(1, n):
+        new = np.int64(q[i] != q[i - 1])
+        offsets[r] = i
+        ids[r] = q[i]
+        r += new
+    offsets[r] = n
+    for j in range(r):
+        sizes[j] = offsets[j + 1] - offsets[j]
 
 
 @_jit()
@@ -694,7 +701,9 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
         o = offsets[s]
         m = offsets[s + 1] - o
         q = seg_query[s]
-        if (0 < deep <= _LEVELS and deep < m and m > _TINY
+        if m <= 8 and gains.itemsize == 1 and not has_order and o + 8 <= gains.shape[0]:
+            _ideal_net8(gains[o: o + 8], m, top)  # up to 8 uint8 gains: a sorting network
+        elif (0 < deep <= _LEVELS and deep < m and m > _TINY
                 and gains.itemsize > 1):  # a window of the largest
             _top_window(gains, order, has_order, o, m, deep, top)
             acc = 0.0
@@ -705,26 +714,14 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                 if j < 0:
                     break
             continue
-        if m <= 8 and gains.itemsize == 1 and not has_order and o + 8 <= gains.shape[0]:
-            _ideal_net8(gains[o: o + 8], m, top)  # up to 8 uint8 gains: a sorting network
-            acc = 0.0
-            j = 0
-            if depth == 0 and cuts[0] >= m:
-                for p in range(m):
-                    acc += top[p] * disc[p]
-            else:
-                for p in range(min(m, lim)):
-                    acc += top[p] * disc[p]
-                    j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
-                    if j < 0:
-                        break
-        elif m <= _TINY:  # a short list: each gain's place counted (no branches), then summed
+        elif m <= _TINY:  # a short list: each gain's place counted (no branches)
             if has_order:
                 for a in range(m):
                     levels[a] = gains[order[o + a]]
                 _ideal_place(levels, m, top)
             else:
                 _ideal_place(gains[o: o + m], m, top)
+        if m <= _TINY:  # a short list, ordered in top: summed
             acc = 0.0
             j = 0
             if depth == 0 and cuts[0] >= m:  # every cutoff past the list: no stores inside

@@ -126,8 +126,10 @@ def row_dtype(n: int) -> Any:
 
 
 def _layout(n: int, n_queries: int, offsets: NDArray[np.int64], order: NDArray[Any] | None,
-            seg_query: NDArray[np.int64] | None) -> SegLayout:
-    seg_sizes = np.diff(offsets)
+            seg_query: NDArray[np.int64] | None,
+            seg_sizes: NDArray[np.int64] | None = None) -> SegLayout:
+    if seg_sizes is None:
+        seg_sizes = np.diff(offsets)
     if seg_query is None:
         seg_query = np.arange(n_queries, dtype=np.int64)
         sizes = seg_sizes
@@ -212,9 +214,12 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
         nk = _numba_module()
         n_runs, up = nk.count_runs(q)
         if up:
+            # one more slot than runs: the pass writes every row's id at its run's next slot
             offsets = np.empty(n_runs + 1, dtype=np.int64)
-            nk.run_offsets(q, offsets)
-            return q[offsets[:-1]], _layout(n, n_runs, offsets, None, None)
+            ids = np.empty(n_runs + 1, dtype=q.dtype)
+            sizes = np.empty(n_runs, dtype=np.int64)
+            nk.run_offsets(q, offsets, ids, sizes)
+            return ids[:n_runs], _layout(n, n_runs, offsets, None, None, sizes)
     change = q[1:] != q[:-1]
     n_runs = int(np.count_nonzero(change)) + 1
     if n_runs <= max(n // 4, 1):  # rows come in runs: group the runs, not the rows
