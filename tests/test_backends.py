@@ -20,7 +20,6 @@ import hypothesis.strategies as st
 import numpy as np
 import pytest
 import test_bruteforce as bf
-from _extras import require
 from hypothesis import HealthCheck, given, settings
 
 import rankmetrics as rm
@@ -431,7 +430,7 @@ def test_ideal_network_sorts_every_short_list() -> None:
     # the 19-comparator network that orders up to 8 uint8 gains: every 0/1 input of every
     # length (the zero-one principle: a network that sorts them sorts every input), then
     # random gains, with the entries past the list (another list's) ignored
-    require("numba")  # skips locally without numba, fails under CI
+    # this module compares the compiled kernel with numpy throughout: numba is required
     from rankmetrics.core import _numba_kernel as nk
 
     rng = np.random.default_rng(37)

@@ -658,26 +658,71 @@ class _IdsForChecks(QueryGroupRanker):
         return super().fit(X, y, qid=qid, groups=groups, sample_weight=sample_weight)
 
 
-# scikit-learn skips these checks for a reason no extra changes: the array API check needs
-# SCIPY_ARRAY_API in the environment before scipy is imported.
-_SKIPS_ANYWHERE = {"check_array_api_input": "SCIPY_ARRAY_API is not set"}
+# scikit-learn's array API check needs SCIPY_ARRAY_API in the environment before scipy is
+# imported, so in this process it always skips; test_array_api_check_in_a_fresh_process runs
+# it where the variable is set (and fails under CI if it skips there too).
+_RUN_ELSEWHERE = {"check_array_api_input": "SCIPY_ARRAY_API is not set"}
 
 
 def _failures(results):
     """The checks that failed; a check scikit-learn skipped counts as failed under CI (every
-    extra is installed there, so a skip would hide a check that could fail), unless it is in
-    ``_SKIPS_ANYWHERE`` with that reason."""
+    extra is installed there, so a skip would hide a check that could fail), unless it is one
+    of ``_RUN_ELSEWHERE``, skipped for that reason."""
     ci = in_ci()
     out = {}
     for r in results:
         if r["status"] == "passed":
             continue
         if r["status"] == "skipped":
-            reason = _SKIPS_ANYWHERE.get(r["check_name"])
+            reason = _RUN_ELSEWHERE.get(r["check_name"])
             if not ci or (reason is not None and reason in str(r["exception"])):
                 continue
         out[r["check_name"]] = r
     return out
+
+
+_ARRAY_API_CHECK = """
+import sys
+sys.path.insert(0, {tests!r})
+from sklearn.utils._testing import SkipTest
+from sklearn.utils.estimator_checks import check_array_api_input
+import test_sklearn as t
+est = t._IdsForChecks({ranker})
+try:
+    check_array_api_input(type(est).__name__, est, array_namespace="numpy",
+                          expect_only_array_outputs=False)
+except SkipTest as exc:
+    print("SKIPPED", exc)
+else:
+    print("PASSED")
+"""
+
+
+@pytest.mark.parametrize("ranker", ["t.RecordingRanker()", "lightgbm"])
+def test_array_api_check_in_a_fresh_process(ranker):
+    # scikit-learn's check_array_api_input for an estimator without array API support: with
+    # array API dispatch on and NumPy inputs, the wrapper's results do not change
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from _extras import skip_or_fail
+
+    if ranker == "lightgbm":
+        require("lightgbm")
+        ranker = ("__import__('lightgbm').LGBMRanker(n_estimators=3, min_child_samples=1, "
+                  "verbose=-1, n_jobs=1)")
+    tests = str(Path(__file__).resolve().parent)
+    env = {**os.environ, "SCIPY_ARRAY_API": "1", "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run([sys.executable, "-c", _ARRAY_API_CHECK.format(tests=tests,
+                                                                         ranker=ranker)],
+                          env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    last = proc.stdout.strip().splitlines()[-1]
+    if last.startswith("SKIPPED"):
+        skip_or_fail(f"scikit-learn skipped check_array_api_input: {last}")
+    assert last == "PASSED", proc.stdout[-2000:]
 
 
 def _messages(exc):

@@ -524,10 +524,11 @@ def count_runs(q):
 
 @_jit()
 def run_offsets(q, offsets, ids, sizes):
-    """The first row of every run of equal neighbours in ``q`` into ``offsets`` (one more
-    entry than runs: the last is ``len(q)``), its id into ``ids`` and its length into
-    ``sizes``. Branch-free: every row is written at the current run's slot, which moves on
-    after a run's first row, so each slot keeps its run's first row."""
+    """The first row of every run of equal neighbours in the non-empty ids ``q`` (n,) into
+    ``offsets`` (int64, runs + 1: the last is n), its id into ``ids`` (q's dtype, runs + 1:
+    the last slot is work space) and its length into ``sizes`` (int64, runs), with runs from
+    :func:`count_runs`. Branch-free: every row is written at the current run's slot, which
+    moves on after a run's first row, so each slot keeps its run's first row."""
     n = q.shape[0]
     r = 1
     offsets[0] = 0
@@ -761,8 +762,9 @@ def _cx(a, b):
 
 @_jit(inline="always")
 def _ideal_net8(g, m, top):
-    """The m <= 8 uint8 gains ``g[:m]`` into ``top[:m]`` descending (``g`` holds 8 entries, those
-    past m another list's: read as 0, which sorts last among gains >= 0) by Batcher's
+    """The m <= 8 uint8 gains ``g[:m]`` into ``top[:m]`` (float64, >= 8 entries; ``top[m:8]``
+    get 0) descending (``g`` holds 8 entries, those past m another list's: read as 0, which
+    sorts last among gains >= 0) by Batcher's
     odd-even merge sort network for 8 inputs (19 comparators; Knuth, TAOCP vol. 3, 5.3.4):
     registers only, no branch (1 M lists of 5 gains: 0.4x the time of counting places)."""
     v0 = np.int32(g[0]) & -np.int32(0 < m)
@@ -1160,6 +1162,23 @@ def _store_cuts(cum, n, j, hi, cuts, slots, out, q):
 
 
 @_jit(inline="always")
+def _sum_terms(terms, w, cuts, slots, lo, hi, out, q):
+    """``terms[:w]`` (float64, one per rank) added in rank order, the sum stored at each
+    cutoff ``cuts[lo:hi]`` it reaches and at the rest once all w ranks are in (as
+    :func:`_store_cuts`); no store inside the loop when no cutoff ends inside."""
+    cum = 0.0
+    j = lo
+    if cuts[lo] > w:  # no cutoff inside: a plain sum
+        for p in range(w):
+            cum += terms[p]
+    else:
+        for p in range(w):
+            cum += terms[p]
+            j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
+    _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
+
+
+@_jit(inline="always")
 def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf):
     """Prefix sums of the contributions of ranks 1..w of the ranked buffer (key, idx)[:c]
     (as :func:`cutoff_sums`); ``out[slots[j], q]`` = the sum at cutoff ``cuts[j]``,
@@ -1323,9 +1342,11 @@ def _walk_tiny(idx, code, m, values, mode, dmode, whole, disc, cuts, slots, lo, 
 def _count_group(src, vals, m, width, a):
     """Row ``a`` of the contiguous list ``src[:m]`` against every row, read ``width`` rows wide
     (the next multiple of 8, rows past m masked: a loop of a fixed number of lanes vectorises
-    without a remainder): (its place in rank order, rows above it plus equal rows before it;
-    its tie group's size; the sum of its tie group's integer values ``vals``). Packed counts,
-    summed without a branch."""
+    without a remainder). ``src``: scores (float32/float64) and ``vals``: integer-valued values
+    (uint8 gains, float32 0/1 relevance), both of shape (width,), m <= _TINY < 256. Returns
+    int64 (its place in rank order, rows above it plus equal rows before it; its tie group's
+    size, >= 1; the sum of its tie group's values), counted without a branch (place and size
+    packed in one accumulator, 8 bits each)."""
     va = src[a]
     c = np.int64(0)
     d = np.int64(0)
@@ -1340,12 +1361,14 @@ def _count_group(src, vals, m, width, a):
 
 @_jit(inline="always")
 def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, out, q, term):
-    """As :func:`_walk_tiny` for a contiguous list of m <= _TINY rows with integer values (read
-    in place up to the next multiple of 8 rows): each row's place, tie group size and group sum
-    counted in one vectorised pass (:func:`_count_group`), its term stored at its place, the
-    terms added in rank order. The group sums are exact integers, so every term, and the sum,
-    is :func:`_walk_tiny`'s bit for bit; no rank buffer and no prefix sums (1 M lists of 5
-    rows: 0.65x its time)."""
+    """As :func:`_walk_tiny` for a contiguous list of m <= _TINY rows with integer values
+    (``src``, ``vals``: shape (next multiple of 8 >= m,), read in place): each row's place, tie
+    group size and group sum counted in one vectorised pass (:func:`_count_group`); the term
+    of its place is the tie average of the group's values, its sum over its size (McSherry &
+    Najork 2008, section 3; ``"stable"``: the row's own value), times the discount; terms go
+    to ``term`` (float64, >= m entries) and are added in rank order (:func:`_sum_terms`). The
+    group sums are exact integers, so every term, and the sum, is :func:`_walk_tiny`'s bit for
+    bit; no rank buffer and no prefix sums (1 M lists of 5 rows: about 0.7x its time)."""
     width = (m + 7) & ~7
     w = m if whole else min(cuts[hi - 1], m)
     last = max(w - 1, 0)  # the discount is read up to rank w (terms past it are not added)
@@ -1356,14 +1379,7 @@ def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, o
         else:
             contrib = float(d) / float(tie)
         term[r] = _discounted(contrib, dmode, disc, min(r, last))
-    cum = 0.0
-    j = lo
-    inside = cuts[lo] <= w
-    for p in range(w):
-        cum += term[p]
-        if inside:
-            j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
-    _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
+    _sum_terms(term, w, cuts, slots, lo, hi, out, q)
 
 
 @_jit(inline="always")
@@ -1667,16 +1683,7 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
     if dmode != DISC_NONE:
         for p in range(w):
             terms[p] = _discounted(terms[p], dmode, disc, p)
-    cum = 0.0
-    j = lo
-    if cuts[lo] > w:  # no cutoff inside: a plain sum
-        for p in range(w):
-            cum += terms[p]
-    else:
-        for p in range(w):
-            cum += terms[p]
-            j = _store_cuts(cum, p + 1, j, hi, cuts, slots, out, q)
-    _store_cuts(cum, -1, j, hi, cuts, slots, out, q)
+    _sum_terms(terms, w, cuts, slots, lo, hi, out, q)
 
 
 @_jit(inline="always")
