@@ -57,9 +57,9 @@ def _jit(**options):
     nothing (work space comes from the caller), and the counts numba would otherwise update
     for every array handed to a helper cost more than the work on short lists (1 M lists of 5
     rows: 2x the time of the whole call). ``error_model="numpy"``: a float division is IEEE's,
-    with no test for a zero divisor (none occurs: every divisor is a group size, a count of
-    at least one, or a rank), whose branch would keep the loops of terms from vectorising
-    (whole-list AP: 0.8x the time)."""
+    with no test for a zero divisor (none occurs in the walks: every divisor there is a group
+    size, a count of at least one, or a rank; ``divide_ideal`` replaces its 0/0), whose
+    branch would keep the loops of terms from vectorising (whole-list AP: 0.8x the time)."""
 
     def deco(fn):
         try:
@@ -575,6 +575,21 @@ def take_table(table, labels, out):
     """``out[i] = table[labels[i]]``; the labels are integer values inside the table."""
     for i in range(labels.shape[0]):
         out[i] = table[np.int64(labels[i])]
+
+
+@_jit()
+def divide_ideal(vals, ideal, fill):
+    """``vals[i] / ideal[i]`` in place, or ``fill`` where ``ideal[i] <= 0`` (an empty query);
+    both float64, shape (n,). Returns the number of such places. The division is made
+    everywhere (IEEE, no test) and the fill selected after it, so the loop vectorises."""
+    n_zero = 0
+    for i in range(vals.shape[0]):
+        d = ideal[i]
+        r = vals[i] / d
+        z = d <= 0.0
+        n_zero += z
+        vals[i] = fill if z else r
+    return n_zero
 
 
 @_jit()
@@ -1339,45 +1354,42 @@ def _walk_tiny(idx, code, m, values, mode, dmode, whole, disc, cuts, slots, lo, 
 
 
 @_jit(inline="always")
-def _count_group(src, vals, m, width, a):
-    """Row ``a`` of the contiguous list ``src[:m]`` against every row, read ``width`` rows wide
-    (the next multiple of 8, rows past m masked: a loop of a fixed number of lanes vectorises
-    without a remainder). ``src``: scores (float32/float64) and ``vals``: integer-valued values
-    (uint8 gains, float32 0/1 relevance), both of shape (width,), m <= _TINY < 256. Returns
-    int64 (its place in rank order, rows above it plus equal rows before it; its tie group's
-    size, >= 1; the sum of its tie group's values), counted without a branch (place and size
-    packed in one accumulator, 8 bits each)."""
-    va = src[a]
-    c = np.int64(0)
-    d = np.int64(0)
-    for b in range(width):
-        x = src[b]
-        inb = np.int64(b < m)
-        e = np.int64(x == va) & inb
-        c += ((np.int64(x > va) | (e & np.int64(b < a))) & inb) + (e << 8)
-        d += (-e) & np.int64(vals[b])
-    return c & 255, c >> 8, d
-
-
-@_jit(inline="always")
-def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, out, q, term):
-    """As :func:`_walk_tiny` for a contiguous list of m <= _TINY rows with integer values
-    (``src``, ``vals``: shape (next multiple of 8 >= m,), read in place): each row's place, tie
-    group size and group sum counted in one vectorised pass (:func:`_count_group`); the term
-    of its place is the tie average of the group's values, its sum over its size (McSherry &
-    Najork 2008, section 3; ``"stable"``: the row's own value), times the discount; terms go
-    to ``term`` (float64, >= m entries) and are added in rank order (:func:`_sum_terms`). The
-    group sums are exact integers, so every term, and the sum, is :func:`_walk_tiny`'s bit for
-    bit; no rank buffer and no prefix sums (1 M lists of 5 rows: about 0.7x its time)."""
+def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, out, q, term,
+                  acc):
+    """As :func:`_walk_tiny` for a contiguous list of m <= _TINY rows with integer values,
+    read in place: ``src`` (scores, float32/float64) and ``vals`` (uint8 gains or float32 0/1
+    relevance) of shape (width,), width the next multiple of 8 >= m, rows past m belonging to
+    other lists. One pass per row b counts, for every row a at once (a loop over the width,
+    which vectorises with no remainder and no horizontal sum), whether b ranks above a (a
+    higher score, or an equal one earlier) and whether it ties a, and adds b's value to a's
+    tie group sum; the lanes past m are never read back. ``acc`` (int32, shape (2, >= width)):
+    place + 256 x group size, and the group sum (<= 24 x 255). The term at a's place is the
+    tie average of its group's values, their sum over its size (McSherry & Najork 2008,
+    section 3; ``"stable"``: a's own value), times the discount; terms go to ``term``
+    (float64, >= m entries) and are added in rank order (:func:`_sum_terms`). The group sums
+    are exact integers, so every term, and the sum, is :func:`_walk_tiny`'s bit for bit."""
     width = (m + 7) & ~7
+    packs = acc[0]
+    sums = acc[1]
+    for a in range(width):
+        packs[a] = 0
+        sums[a] = 0
+    for b in range(m):
+        xb = src[b]
+        vb = np.int32(vals[b])
+        for a in range(width):
+            e = np.int32(xb == src[a])
+            packs[a] += (np.int32(xb > src[a]) | (e & np.int32(b < a))) + (e << 8)
+            sums[a] += (-e) & vb
     w = m if whole else min(cuts[hi - 1], m)
     last = max(w - 1, 0)  # the discount is read up to rank w (terms past it are not added)
     for a in range(m):
-        r, tie, d = _count_group(src, vals, m, width, a)
+        c = packs[a]
+        r = c & 255
         if mode == MODE_STABLE:  # one mode per family: a branch that is always predicted
             contrib = float(np.int64(vals[a]))
         else:
-            contrib = float(d) / float(tie)
+            contrib = float(sums[a]) / float(c >> 8)
         term[r] = _discounted(contrib, dmode, disc, min(r, last))
     _sum_terms(term, w, cuts, slots, lo, hi, out, q)
 
@@ -1809,11 +1821,11 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
                     if fam_src[f] == 0:
                         _walk_counted(scores[o: o + span], va[o: o + span], m, fam_mode[f],
                                       fam_dmode[f], fam_whole[f], disc, cuts, slots, fam_lo[f],
-                                      fam_hi[f], out, q, psum)
+                                      fam_hi[f], out, q, psum, bounds)
                     else:
                         _walk_counted(scores[o: o + span], vb[o: o + span], m, fam_mode[f],
                                       fam_dmode[f], fam_whole[f], disc, cuts, slots, fam_lo[f],
-                                      fam_hi[f], out, q, psum)
+                                      fam_hi[f], out, q, psum, bounds)
                 continue
             if plain:
                 if has_order:

@@ -389,6 +389,12 @@ def segment_sums(layout: SegLayout, values: NDArray[Any]) -> NDArray[np.float64]
     return out
 
 
+def divide_ideal(vals: NDArray[np.float64], ideal: NDArray[np.float64], fill: float) -> int:
+    """``vals / ideal`` in place, ``fill`` where ``ideal <= 0``; both float64 of shape (n,).
+    Returns how many ideals are <= 0 (empty queries)."""
+    return int(_numba_module().divide_ideal(vals, ideal, float(fill)))
+
+
 def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float64],
            cuts: NDArray[np.int64], slots: NDArray[np.int64], out: NDArray[np.float64],
            curve: NDArray[np.float64]) -> None:

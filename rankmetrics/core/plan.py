@@ -386,27 +386,39 @@ class QueryPlan:
         return compact_gains(apply_gain(gain, labels)) if hit is None else hit
 
     def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
-        """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff."""
-        out = np.empty((len(ks), self.n_queries))
+        """Ideal DCG (or CG) at each cutoff: shape (len(ks), n_queries), cached per cutoff.
+
+        Cached rows are checked for overflow once and kept read-only; one cutoff's result is
+        a view of its cached row (no copy per call). Raises ValueError when a sum overflows.
+        """
         gk = gain_key(gain)
         if self._backend == "numba":
             todo = [k for k in dict.fromkeys(ks) if (gk, dkey, k) not in self._ideal_cache]
             if todo:
-                vals = _backend.ideal_at(self._base_layout, self._base_gains(gain), disc, todo)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    vals = _backend.ideal_at(self._base_layout, self._base_gains(gain), disc,
+                                             todo)
                 for k, row in zip(todo, vals, strict=True):
-                    self._ideal_cache[(gk, dkey, k)] = row
-        for i, k in enumerate(ks):
+                    self._cache_ideal((gk, dkey, k), row)
+        for k in dict.fromkeys(ks):
             ck = (gk, dkey, k)
-            hit = self._ideal_cache.get(ck)
-            if hit is None:
+            if ck not in self._ideal_cache:
                 hit = np.zeros(self.n_queries)
                 ideals = self._ideal_sorted(gain)
-                for b, ideal in zip(self._base_layout.buckets, ideals, strict=True):
-                    w = ideal.shape[1] if k is None else min(k, ideal.shape[1])
-                    hit[b.queries] = ideal[:, :w] @ disc[:w]
-                self._ideal_cache[ck] = hit
-            out[i] = hit
-        return out
+                with np.errstate(over="ignore", invalid="ignore"):
+                    for b, ideal in zip(self._base_layout.buckets, ideals, strict=True):
+                        w = ideal.shape[1] if k is None else min(k, ideal.shape[1])
+                        hit[b.queries] = ideal[:, :w] @ disc[:w]
+                self._cache_ideal(ck, hit)
+        if len(ks) == 1:
+            return self._ideal_cache[(gk, dkey, ks[0])][None, :]
+        return np.stack([self._ideal_cache[(gk, dkey, k)] for k in ks])
+
+    def _cache_ideal(self, key: Any, row: Values) -> None:
+        row = np.ascontiguousarray(row)
+        _check_finite_sums(row)
+        row.setflags(write=False)
+        self._ideal_cache[key] = row
 
     # ----------------------------------------------------------------------------- ranking
     def rank(
@@ -538,6 +550,14 @@ class QueryPlan:
 
     def _normalise(self, vals: Values, ideal: Values, empty: Any) -> Values:
         """vals / ideal in place; where the ideal is 0 the query is empty (JK 2002, eq. 5)."""
+        rule = check_empty(empty)
+        if (self._backend == "numba" and vals.flags.c_contiguous and ideal.flags.c_contiguous
+                and vals.shape == ideal.shape):
+            # one compiled pass: divide, and put the empty rule's value where the ideal is 0
+            fill = np.nan if rule == "skip" else 0.0 if rule == "error" else rule
+            if _backend.divide_ideal(vals.reshape(-1), ideal.reshape(-1), fill) and rule == "error":
+                self._finish(vals, ideal <= 0, rule, "nDCG/nCG")  # raises, naming the qids
+            return vals
         zero = ideal <= 0
         with np.errstate(divide="ignore", invalid="ignore"):  # those quotients are replaced
             np.divide(vals, ideal, out=vals)  # (a masked divide is several times slower)
@@ -574,8 +594,7 @@ class QueryPlan:
             _check_finite_sums(vals)
             if not normalize:
                 return vals
-            ideal = self._ideal_at(gain, disc, dkey, ks)
-        _check_finite_sums(ideal)
+            ideal = self._ideal_at(gain, disc, dkey, ks)  # checked when cached
         return self._normalise(vals, ideal, empty)
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
