@@ -569,3 +569,36 @@ def test_counted_top_candidates_agree_bit_for_bit(k) -> None:
             ref, got = _both(lambda s=s, ties=ties: rm.QueryPlan(y, q).evaluate(
                 s, names, ties=ties))
             _agree(ref, got, True, f"{ties} {s[:4]}")
+
+
+@pytest.mark.parametrize("empty", [0.0, 1.0, 0.25, "skip", "error"])
+def test_empty_rule_in_the_compiled_division(empty: Any) -> None:
+    # the compiled nDCG / nCG divide by the cached ideal and put the empty rule's value where
+    # it is 0 in one pass: per query as numpy's, the cached ideal left as it was
+    rng = np.random.default_rng(7)
+    q = np.repeat(np.arange(400), rng.integers(1, 30, 400))
+    y = rng.choice(3, q.size, p=[0.7, 0.2, 0.1])
+    y[np.isin(q, rng.choice(400, 60, replace=False))] = 0  # queries with no relevant row
+    s = np.round(rng.normal(size=q.size), 1)
+    empty_q = np.bincount(q, weights=y) == 0
+    calls = {"ndcg@5": lambda p: p.ndcg(s, k=5, empty=empty),
+             "ndcg": lambda p: p.ndcg(s, empty=empty),
+             "ncg@3": lambda p: p.ncg(s, k=3, empty=empty),
+             "evaluate": lambda p: p.evaluate(s, ["ndcg@1", "ndcg@10"], empty=empty)}
+    for name, call in calls.items():
+        if empty == "error":
+            for backend in ("numpy", "numba"):
+                with _with(backend), pytest.raises(ValueError, match="without relevant"):
+                    call(rm.QueryPlan(y, q))
+            continue
+        ref, got = _both(lambda call=call: call(rm.QueryPlan(y, q)))
+        _agree(ref, got, False, f"{name} {empty}")
+        with _with("numba"):
+            plan = rm.QueryPlan(y, q)
+            first = call(plan)
+            again = call(plan)  # the cached ideal was not divided in place
+        _agree(first, again, True, f"{name} {empty} again")
+        if name != "evaluate":
+            want = np.nan if empty == "skip" else empty
+            np.testing.assert_array_equal(first[empty_q], np.full(empty_q.sum(), want))
+            assert np.all(np.isfinite(first[~empty_q]))
