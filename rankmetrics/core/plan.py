@@ -554,7 +554,7 @@ class QueryPlan:
         if (self._backend == "numba" and vals.flags.c_contiguous and ideal.flags.c_contiguous
                 and vals.shape == ideal.shape):
             # one compiled pass: divide, and put the empty rule's value where the ideal is 0
-            fill = np.nan if rule == "skip" else 0.0 if rule == "error" else rule
+            fill = np.nan if rule == "skip" else 0.0 if rule == "error" else float(rule)
             if _backend.divide_ideal(vals.reshape(-1), ideal.reshape(-1), fill) and rule == "error":
                 self._finish(vals, ideal <= 0, rule, "nDCG/nCG")  # raises, naming the qids
             return vals
