@@ -9,6 +9,7 @@ from __future__ import annotations
 import pickle
 import warnings
 from collections.abc import Iterator
+from unittest import SkipTest  # what scikit-learn raises to skip a check
 
 import numpy as np
 import pytest
@@ -30,7 +31,7 @@ from sklearn.model_selection import (  # noqa: E402
 )
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
-from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
+from sklearn.utils.estimator_checks import estimator_checks_generator  # noqa: E402
 
 import rankmetrics  # noqa: E402
 import rankmetrics.sklearn as _sk  # noqa: E402
@@ -659,26 +660,46 @@ class _IdsForChecks(QueryGroupRanker):
 
 
 # scikit-learn's array API check needs SCIPY_ARRAY_API in the environment before scipy is
-# imported, so in this process it always skips; test_array_api_check_in_a_fresh_process runs
-# it where the variable is set (and fails under CI if it skips there too).
-_RUN_ELSEWHERE = {"check_array_api_input": "SCIPY_ARRAY_API is not set"}
+# imported, so in this process it can only skip: it is left out here and run by
+# test_array_api_check_in_a_fresh_process, where the variable is set (a skip there fails
+# under CI).
+_RUN_ELSEWHERE = frozenset({"check_array_api_input"})
+
+
+def _check_name(check) -> str:
+    return getattr(check, "func", check).__name__
+
+
+def _run_checks(estimator, expected_failed_checks=None):
+    """scikit-learn's estimator checks (``estimator_checks_generator``, legacy ones included)
+    except ``_RUN_ELSEWHERE``, each recorded as check_estimator records it: name, status
+    ("passed", "skipped", "failed", or "xfail" for one of ``expected_failed_checks``) and
+    exception."""
+    expected = expected_failed_checks or {}
+    results = []
+    for est, check in estimator_checks_generator(estimator, legacy=True,
+                                                 expected_failed_checks=expected, mark=None):
+        name = _check_name(check)
+        if name in _RUN_ELSEWHERE:
+            continue
+        try:
+            check(est)
+        except SkipTest as exc:
+            results.append({"check_name": name, "status": "skipped", "exception": exc})
+        except Exception as exc:  # a check failing is a result here, not an error
+            status = "xfail" if name in expected else "failed"
+            results.append({"check_name": name, "status": status, "exception": exc})
+        else:
+            results.append({"check_name": name, "status": "passed", "exception": None})
+    return results
 
 
 def _failures(results):
-    """The checks that failed; a check scikit-learn skipped counts as failed under CI (every
-    extra is installed there, so a skip would hide a check that could fail), unless it is one
-    of ``_RUN_ELSEWHERE``, skipped for that reason."""
+    """The checks that did not pass; a check scikit-learn skipped counts as failed under CI
+    (every extra is installed there, so a skip would hide a check that could fail)."""
     ci = in_ci()
-    out = {}
-    for r in results:
-        if r["status"] == "passed":
-            continue
-        if r["status"] == "skipped":
-            reason = _RUN_ELSEWHERE.get(r["check_name"])
-            if not ci or (reason is not None and reason in str(r["exception"])):
-                continue
-        out[r["check_name"]] = r
-    return out
+    return {r["check_name"]: r for r in results
+            if r["status"] != "passed" and not (r["status"] == "skipped" and not ci)}
 
 
 _ARRAY_API_CHECK = """
@@ -734,7 +755,7 @@ def _messages(exc):
 def test_estimator_checks_bare_wrapper_fail_only_for_missing_query_ids():
     # scikit-learn's checks never pass query ids, so every check that fits must fail with
     # our message, and no other check may fail.
-    results = check_estimator(QueryGroupRanker(RecordingRanker()), on_fail=None, on_skip=None)
+    results = _run_checks(QueryGroupRanker(RecordingRanker()))
     failures = _failures(results)
     assert failures, "expected the checks that fit without query ids to fail"
     for name, r in failures.items():
@@ -744,7 +765,7 @@ def test_estimator_checks_bare_wrapper_fail_only_for_missing_query_ids():
 
 
 def test_estimator_checks_with_query_ids():
-    results = check_estimator(_IdsForChecks(RecordingRanker()), on_fail=None, on_skip=None)
+    results = _run_checks(_IdsForChecks(RecordingRanker()))
     assert _failures(results) == {}
 
 
@@ -763,7 +784,6 @@ def test_estimator_checks_with_lightgbm_ranker():
                                        n_jobs=1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # LightGBM: "Converting data to sparse"
-        results = check_estimator(est, on_fail=None, on_skip=None,
-                                  expected_failed_checks=LIGHTGBM_EXPECTED_FAILURES)
+        results = _run_checks(est, expected_failed_checks=LIGHTGBM_EXPECTED_FAILURES)
     assert _failures(results).keys() == LIGHTGBM_EXPECTED_FAILURES.keys()
     assert all(r["status"] == "xfail" for r in _failures(results).values())
