@@ -579,9 +579,11 @@ def take_table(table, labels, out):
 
 @_jit()
 def divide_ideal(vals, ideal, fill):
-    """``vals[i] / ideal[i]`` in place, or ``fill`` where ``ideal[i] <= 0`` (an empty query);
-    both float64, shape (n,). Returns the number of such places. The division is made
-    everywhere (IEEE, no test) and the fill selected after it, so the loop vectorises."""
+    """Normalise in place: ``vals[i] / ideal[i]`` (nDCG = DCG / ideal DCG, Järvelin &
+    Kekäläinen 2002, eq. 5; nCG likewise), or ``fill`` where ``ideal[i] <= 0`` (an empty
+    query); ``vals`` and ``ideal`` float64 of shape (n,), ``ideal`` only read. Returns the
+    number of such places (int); raises nothing. The division is made everywhere (IEEE, no
+    test) and the fill selected after it, so the loop vectorises."""
     n_zero = 0
     for i in range(vals.shape[0]):
         d = ideal[i]

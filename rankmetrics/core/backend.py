@@ -390,8 +390,10 @@ def segment_sums(layout: SegLayout, values: NDArray[Any]) -> NDArray[np.float64]
 
 
 def divide_ideal(vals: NDArray[np.float64], ideal: NDArray[np.float64], fill: float) -> int:
-    """``vals / ideal`` in place, ``fill`` where ``ideal <= 0``; both float64 of shape (n,).
-    Returns how many ideals are <= 0 (empty queries)."""
+    """nDCG/nCG normalisation in place (JK 2002, eq. 5): ``vals / ideal``, ``fill`` (float,
+    NaN allowed) where ``ideal <= 0``; ``vals`` and ``ideal`` float64, C-contiguous, shape
+    (n,). Returns how many ideals are <= 0 (empty queries). Raises ImportError without
+    numba."""
     return int(_numba_module().divide_ideal(vals, ideal, float(fill)))
 
 

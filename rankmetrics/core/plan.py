@@ -415,6 +415,8 @@ class QueryPlan:
         return np.stack([self._ideal_cache[(gk, dkey, k)] for k in ks])
 
     def _cache_ideal(self, key: Any, row: Values) -> None:
+        """Keep one cutoff's ideal sums, float64 of shape (n_queries,), contiguous and
+        read-only under ``key`` (gain, discount, k); ValueError when a sum overflowed."""
         row = np.ascontiguousarray(row)
         _check_finite_sums(row)
         row.setflags(write=False)
