@@ -13,14 +13,19 @@ CPU part, on the reference validation set of ``benchmarks/bench_core.py``
   run, as an evaluation epoch does);
 * the numpy core ``rankmetrics.ndcg`` from raw arrays, and with a cached ``QueryPlan``.
 
-GPU part, when CUDA is available: a padded batch (B = 4096, L = 256, float32, quantised scores
-so that ties occur) -- ``rankmetrics.torch.ndcg(preds, target, k=10)`` against a bare
-``torch.sort(preds, dim=1, descending=True)`` of the same tensor, timed with CUDA events.
+GPU part, when CUDA is available: padded batches (B = 4096, L = 256 first, then ``--shapes``;
+float32, quantised scores so that ties occur) -- ``rankmetrics.torch.ndcg(preds, target, k=10)``
+(the fused Triton kernel where it applies) and the eager torch kernel
+(``RANKMETRICS_TORCH_KERNEL=torch``) against a bare ``torch.sort(preds, dim=1,
+descending=True)`` of the same tensor, timed with CUDA events, with each call's kernel count and
+device ("busy") time from torch.profiler; then the flat reference set moved to the GPU, with
+torchmetrics on it. ``benchmarks/gpu_checks.sh`` runs this part after the torch tests on CUDA.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import time
@@ -31,6 +36,7 @@ import torch
 
 import rankmetrics as rm
 from rankmetrics.datasets import make_benchmark_scores
+from rankmetrics.torch import _kernel
 from rankmetrics.torch import ndcg as torch_ndcg
 
 
@@ -109,30 +115,158 @@ def cpu_part(args: argparse.Namespace) -> None:
               f"{cpu / ref_cpu:8.1f}x")
 
 
+def _busy_ms(fn: Callable[[], object]) -> tuple[float, int]:
+    """Device time of the kernels one call of ``fn`` launches (ms) and their number, from
+    ``torch.profiler``; wall time above it is launch and host overhead."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == DeviceType.CUDA]
+    return sum(e.time_range.elapsed_us() for e in kernels) / 1e3, len(kernels)
+
+
+def _kernel_env(mode: str, fn: Callable[[], object]) -> Callable[[], object]:
+    """``fn`` run with ``RANKMETRICS_TORCH_KERNEL=mode`` ("torch": the eager kernel)."""
+    def run() -> object:
+        old = os.environ.get("RANKMETRICS_TORCH_KERNEL")
+        os.environ["RANKMETRICS_TORCH_KERNEL"] = mode
+        try:
+            return fn()
+        finally:
+            if old is None:
+                del os.environ["RANKMETRICS_TORCH_KERNEL"]
+            else:
+                os.environ["RANKMETRICS_TORCH_KERNEL"] = old
+    return run
+
+
+def _padded_batch(b: int, length: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    preds = torch.round(torch.randn(b, length, device=dev, generator=gen) * 8) / 8  # ties
+    target = torch.multinomial(torch.tensor([0.52, 0.31, 0.13, 0.025, 0.015], device=dev),
+                               b * length, replacement=True, generator=gen).view(b, length)
+    return preds, target
+
+
 def gpu_part(args: argparse.Namespace) -> None:
     if not torch.cuda.is_available():
         print("GPU: CUDA not available -- GPU part not measured")
         return
     dev = torch.device("cuda")
-    gen = torch.Generator(device=dev).manual_seed(0)
-    b, length = args.batch, args.length
-    preds = torch.round(torch.randn(b, length, device=dev, generator=gen) * 8) / 8  # ties
-    target = torch.multinomial(torch.tensor([0.52, 0.31, 0.13, 0.025, 0.015], device=dev),
-                               b * length, replacement=True, generator=gen).view(b, length)
-    print(f"GPU: {torch.cuda.get_device_name(dev)}, padded B={b}, L={length}, float32")
-    sort_ms = cuda_median_ms(lambda: torch.sort(preds, dim=1, descending=True), args.repeat)
-    rows = [("torch.sort(preds, dim=1, descending=True)", sort_ms)]
-    rows.append(("rankmetrics.torch.ndcg(k=10, validate=False)",
-                 cuda_median_ms(lambda: torch_ndcg(preds, target, k=10, validate=False),
-                                args.repeat)))
-    rows.append(("rankmetrics.torch.ndcg(k=10)",
-                 cuda_median_ms(lambda: torch_ndcg(preds, target, k=10), args.repeat)))
+    print(f"GPU: {torch.cuda.get_device_name(dev)}, torch {torch.__version__}, float32 scores "
+          f"quantised to 1/8 (ties), CUDA-event medians of {args.repeat} runs")
+    print("  busy = device time of the kernels one call launches (torch.profiler); "
+          "wall above it is launch overhead")
+    print(f"  {'padded batch':<14} {'method':<46} {'ms':>8} {'vs sort':>8} {'busy ms':>8} "
+          f"{'kernels':>8}")
+    shapes = [(args.batch, args.length)] + [
+        tuple(int(v) for v in shape.split("x")) for shape in args.shapes.split(",") if shape]
+    preds, target = _padded_batch(args.batch, args.length, seed=1)
+    t0 = time.perf_counter()
+    try:
+        torch_ndcg(preds, target, k=10)
+        torch.cuda.synchronize()
+        print(f"  first call, B={args.batch} L={args.length}: {time.perf_counter() - t0:.2f} s "
+              "(includes the fused kernel's Triton compile, or its load from Triton's cache)")
+        for b, length in shapes:
+            _gpu_padded(b, length, args)
+        _gpu_flat(args)
+    except Exception as exc:  # noqa: BLE001 - the GPU part stops; say why
+        print(f"  GPU part failed: {exc!r}"[:3000])
+
+
+def _gpu_padded(b: int, length: int, args: argparse.Namespace) -> None:
+    preds, target = _padded_batch(b, length, seed=b + length)
+    contenders: list[tuple[str, Callable[[], object]]] = [
+        ("torch.sort(preds, dim=1, descending=True)",
+         lambda: torch.sort(preds, dim=1, descending=True)),
+        ("rankmetrics.torch.ndcg(k=10, validate=False)",
+         lambda: torch_ndcg(preds, target, k=10, validate=False)),
+        ("rankmetrics.torch.ndcg(k=10)", lambda: torch_ndcg(preds, target, k=10)),
+        ("  eager kernel (RANKMETRICS_TORCH_KERNEL=torch)",
+         _kernel_env("torch", lambda: torch_ndcg(preds, target, k=10, validate=False))),
+    ]
+    if length > _kernel.FUSED_MAX_LENGTH:
+        contenders.append(("  fused kernel (forced past FUSED_MAX_LENGTH)",
+                           _kernel_env("triton", lambda: _forced_fused(preds, target))))
+    sort_ms = 0.0
+    for name, fn in contenders:
+        try:
+            ms = cuda_median_ms(fn, args.repeat)
+        except Exception as exc:  # noqa: BLE001 - report and go on with the other rows
+            print(f"  {b:>6} x {length:<5} {name:<46} failed: {exc!r}"[:2000])
+            continue
+        sort_ms = sort_ms or ms
+        busy, n_kernels = _busy_ms(fn)
+        print(f"  {b:>6} x {length:<5} {name:<46} {ms:8.3f} {ms / sort_ms:7.2f}x "
+              f"{busy:8.3f} {n_kernels:8d}")
     y, s = target.cpu().numpy(), preds.cpu().numpy()
-    diff = np.max(np.abs(torch_ndcg(preds, target, k=10).cpu().numpy() - rm.ndcg(y, s, k=10)))
-    print(f"  max |cuda - numpy core| per query: {diff:.1e}")
-    print(f"  {'method':<48} {'ms':>9} {'vs sort':>9}")
-    for name, ms in rows:
-        print(f"  {name:<48} {ms:9.3f} {ms / sort_ms:8.2f}x")
+    diff = np.max(np.abs(torch_ndcg(preds, target, k=10).cpu().numpy()
+                         - rm.ndcg(y, s, k=10)))
+    print(f"  {b:>6} x {length:<5} max |cuda - numpy core| per query: {diff:.1e}")
+    if args.profile:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            torch_ndcg(preds, target, k=10, validate=False)
+            torch.cuda.synchronize()
+        with open(args.profile, "a") as fh:
+            fh.write(f"padded {b} x {length}, ndcg(k=10, validate=False)\n")
+            fh.write(prof.key_averages().table(sort_by="self_cuda_time_total",
+                                               row_limit=40) + "\n")
+
+
+
+def _forced_fused(preds: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """The fused kernel on rows longer than it is used for (to measure where it stops paying)."""
+    limit = _kernel.FUSED_MAX_LENGTH
+    _kernel.FUSED_MAX_LENGTH = preds.shape[1]
+    try:
+        return torch_ndcg(preds, target, k=10, validate=False)
+    finally:
+        _kernel.FUSED_MAX_LENGTH = limit
+
+
+def _gpu_flat(args: argparse.Namespace) -> None:
+    """Flat (preds, target, indexes) input on the GPU: the reference set of the CPU part."""
+    dev = torch.device("cuda")
+    y, s, q = make_benchmark_scores(n_queries=args.queries)
+    preds, target, indexes = (torch.from_numpy(s).to(dev), torch.from_numpy(y).to(dev),
+                              torch.from_numpy(q).to(dev))
+    print(f"  flat: {y.size} rows, {np.unique(q).size} queries, float64 scores")
+    diff = np.max(np.abs(torch_ndcg(preds, target, indexes, k=10).cpu().numpy()
+                         - rm.ndcg(y, s, q, k=10)))
+    print(f"  flat: max |cuda - numpy core| per query: {diff:.1e}")
+    flat: list[tuple[str, Callable[[], object]]] = [
+        ("torch.sort(preds) (flat)", lambda: torch.sort(preds, descending=True)),
+        ("rankmetrics.torch.ndcg(indexes, k=10)",
+         lambda: torch_ndcg(preds, target, indexes, k=10)),
+        ("rankmetrics.torch.ndcg(indexes, k=10, validate=False)",
+         lambda: torch_ndcg(preds, target, indexes, k=10, validate=False)),
+        ("  eager kernel (RANKMETRICS_TORCH_KERNEL=torch)",
+         _kernel_env("torch", lambda: torch_ndcg(preds, target, indexes, k=10))),
+    ]
+    try:
+        from torchmetrics.retrieval import RetrievalNormalizedDCG
+    except ImportError:
+        print("  torchmetrics not installed: its GPU row skipped")
+    else:
+        def run_tm() -> torch.Tensor:
+            metric = RetrievalNormalizedDCG(top_k=10).to(dev)
+            metric.update(preds, target, indexes=indexes)
+            return metric.compute()
+
+        flat.append(("torchmetrics RetrievalNormalizedDCG(top_k=10)", run_tm))
+    sort_ms = 0.0
+    for name, fn in flat:
+        ms = cuda_median_ms(fn, args.repeat if "torchmetrics" not in name else 3)
+        sort_ms = sort_ms or ms
+        print(f"  {'flat':<14} {name:<46} {ms:8.3f} {ms / sort_ms:7.2f}x")
 
 
 def main() -> None:
@@ -143,6 +277,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     ap.add_argument("--batch", type=int, default=4096, help="GPU padded batch size B")
     ap.add_argument("--length", type=int, default=256, help="GPU padded list length L")
+    ap.add_argument("--shapes", default="512x256,16384x256,4096x64,4096x1024,2048x2048",
+                    help="further GPU padded shapes BxL, comma-separated")
+    ap.add_argument("--profile", default="", help="append torch.profiler tables to this file")
     ap.add_argument("--skip-cpu", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)

@@ -32,6 +32,8 @@ Everything here trusts its inputs; :mod:`rankmetrics.torch.functional` validates
 from __future__ import annotations
 
 import functools
+import importlib.util
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +47,9 @@ Cutoff = int | None
 
 _MAX_EXP_LABEL = 53  # as rankmetrics.core.gains (exact gains, sums cannot overflow)
 _INT_EXACT = 2**53
+
+FUSED_MAX_LENGTH = 2048  # longest row for the fused Triton kernel (measured: bench_torch.py)
+_FUSED_ENV = "RANKMETRICS_TORCH_KERNEL"
 
 
 # ------------------------------------------------------------------------------ batch layout
@@ -230,6 +235,51 @@ def flat_layout(preds: Tensor, labels: Tensor, indexes: Tensor, dtype: torch.dty
         blocks.append((qsel, _block(preds[rsel], labels[rsel], bsizes, index[qsel], blen,
                                     dtype, label_max)))
     return Layout(blocks, q, index)
+
+
+# ------------------------------------------------------------------------- fused kernel
+@functools.lru_cache(maxsize=1)
+def _triton_found() -> bool:
+    return importlib.util.find_spec("triton") is not None
+
+
+@functools.lru_cache(maxsize=16)
+def _fused_device(device: torch.device) -> bool:
+    """CUDA devices Triton compiles for (compute capability 8.0 or later)."""
+    return device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 0)
+
+
+def fused_mode() -> str:
+    """The kernel choice for tie-averaged CG/DCG/nCG/nDCG, from ``RANKMETRICS_TORCH_KERNEL``.
+
+    ``"auto"`` (default): the fused Triton kernel (:mod:`._triton`) on CUDA devices of compute
+    capability >= 8.0 when triton is installed, else the eager torch kernel; ``"torch"``: always
+    the eager kernel; ``"triton"``: the fused kernel on any device (CPU tensors need
+    ``TRITON_INTERPRET=1``, Triton's interpreter: the tests use it).
+
+    Raises
+    ------
+    ValueError
+        Another value of the variable.
+    ImportError
+        ``"triton"`` without triton installed.
+    """
+    mode = os.environ.get(_FUSED_ENV, "auto").strip().lower() or "auto"
+    if mode not in ("auto", "torch", "triton"):
+        raise ValueError(f"{_FUSED_ENV} must be 'auto', 'torch' or 'triton'; got {mode!r}")
+    if mode == "triton" and not _triton_found():
+        raise ImportError(f"{_FUSED_ENV}=triton needs triton installed (pip install triton)")
+    return mode
+
+
+def fused_wanted(batch: Batch) -> bool:
+    """Whether tie-averaged gain measures of ``batch`` go through the fused Triton kernel."""
+    mode = fused_mode()
+    if mode == "torch" or batch.length > FUSED_MAX_LENGTH:
+        return False
+    if mode == "triton":
+        return True
+    return _triton_found() and _fused_device(batch.scores.device)
 
 
 # ---------------------------------------------------------------------------------- ranking
@@ -441,6 +491,34 @@ class Evaluator:
         at = (cum[:, None, :] <= pos[None, :, None]).sum(dim=2)  # (Q, W) in 0..levels
         table = torch.cat([level_gain[order], level_gain.new_zeros(1)]).to(b.dtype)
         return table[at]
+
+    def fused(self, gain: GainLike, dkey: Any | None, ks: Sequence[Cutoff],
+              fill: float) -> Tensor:
+        """Tie-averaged DCG (CG when ``dkey`` is None), ideal DCG and their ratio (``fill`` where
+        the ideal is 0) at cutoffs ``ks`` from the fused kernel: (3, len(ks), Q), compute dtype.
+        """
+        ck = ("fused", gain_key(gain), dkey, tuple(ks), repr(fill))
+        hit = self._cum.get(ck)
+        if hit is not None:
+            return hit
+        from . import _triton
+
+        b = self.batch
+        key = gain_key(gain)
+        q, length = b.scores.shape
+        if b.lin is None and key in ("linear", "exponential"):  # gains computed in the kernel
+            x = b.labels.view(q, length)
+            mode = _triton.GAIN_LINEAR if key == "linear" else _triton.GAIN_EXPONENTIAL
+        else:
+            x, mode = b.gains(gain), _triton.GAIN_GIVEN
+        valid = None if b.lin is None and b.label_valid is None else b.valid
+        size = length if dkey is not None and dkey[0] == "callable" else \
+            1 << max(6, (length - 1).bit_length())  # one table per length class, as discounts
+        prefix = _triton.prefix_discounts(dkey, size, b.scores.device)
+        cuts = [length if k is None else min(k, length) for k in ks]
+        hit = _triton.gain_sums(b.scores, x, valid, prefix, cuts, mode, fill, b.dtype)
+        self._cum[ck] = hit
+        return hit
 
     def tied(self, k: Cutoff) -> Tensor:
         """Bool (Q,): a tie group of two or more documents reaches into the top ``k``."""

@@ -341,8 +341,17 @@ def _finish(ev: Evaluator, values: Tensor, empty_mask: Tensor, empty: float | st
 
 def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
                  opt: Options) -> Tensor:
-    g = ev.batch.gains(opt.gain)
     dkey = opt.dkey() if base in ("dcg", "ndcg") else None
+    if mode == "average" and _kernel.fused_wanted(ev.batch):
+        fill = torch.nan if opt.empty == "skip" else \
+            0.0 if opt.empty == "error" else float(opt.empty)
+        sums = ev.fused(opt.gain, dkey, ks, fill)
+        if base in ("cg", "dcg"):
+            return sums[0]
+        if opt.empty == "error":
+            return _finish(ev, sums[2], sums[1] <= 0, "error", "nDCG/nCG")
+        return sums[2]
+    g = ev.batch.gains(opt.gain)
     vals = ev.at(ev.cumulative(mode, "gain", gain_key(opt.gain), g, dkey), ks)
     if base in ("cg", "dcg"):
         return vals

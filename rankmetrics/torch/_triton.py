@@ -1,0 +1,175 @@
+"""A fused Triton kernel for tie-aware CG/DCG, nCG/nDCG at cutoffs on padded rows (GPU).
+
+The eager torch kernel (:mod:`._kernel`) launches some 70 small kernels per call, so on a GPU
+its time is mostly launch overhead (and two ``topk`` passes). This kernel does the same
+arithmetic in one launch, one program per query row:
+
+* for every document ``i`` it counts the documents ranked above it, ``a_i = #{j: s_j > s_i}``,
+  and those tied with it, ``c_i = #{j: s_j = s_i}`` (O(L^2) comparisons, in registers, tile by
+  tile);
+* the tie group of ``i`` fills positions ``a_i .. a_i + c_i - 1``; under the average over all
+  orderings of tied documents (McSherry & Najork 2008, eq. 6) every member of the group takes
+  its mean gain at each of them, so document ``i`` adds
+  ``g_i (D[min(a_i + c_i, k)] - D[min(a_i, k)]) / c_i`` to DCG@k, where ``D[m]`` is the sum of
+  the discounts of ranks 1..m (Järvelin & Kekäläinen 2002, eq. 2; ``D[m] = m`` for CG, eq. 1);
+* the ideal DCG (JK 2002, eq. 4: all documents of the query by decreasing gain) is the same sum
+  with the gains as the scores: equal gains are interchangeable, so it is exact;
+* nDCG/nCG (JK 2002, eq. 5) divides the two, with the empty rule's value where the ideal is 0.
+
+Sums are float64 whatever the score dtype, cast to the compute dtype at the end. Used for rows
+of at most :data:`rankmetrics.torch._kernel.FUSED_MAX_LENGTH` documents (the comparisons grow
+as L^2); longer rows, other tie modes and other measures stay on the eager kernel. This module
+imports triton: it is imported only when the fused path is taken
+(:func:`rankmetrics.torch._kernel.fused_wanted`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+import triton
+import triton.language as tl
+from torch import Tensor
+
+_MAX_CUTOFFS = 4  # cutoffs per launch (scalar arguments: no host-to-device copy)
+
+GAIN_GIVEN, GAIN_LINEAR, GAIN_EXPONENTIAL = 0, 1, 2
+
+
+@triton.jit
+def _count_before(srt_ptr, v, LOG2: tl.constexpr, BLOCK: tl.constexpr, STRICT: tl.constexpr):
+    """For every value of ``v``: how many entries of the row ``srt`` (sorted in decreasing
+    order, BLOCK long) are > v (STRICT) or >= v: a binary search per value."""
+    lo = tl.zeros(v.shape, dtype=tl.int32)
+    hi = tl.full(v.shape, BLOCK, dtype=tl.int32)
+    for _ in tl.static_range(LOG2 + 1):
+        open_ = lo < hi
+        mid = (lo + hi) // 2
+        at = tl.load(srt_ptr + mid, mask=open_ & (mid < BLOCK), other=0.0)
+        if STRICT:
+            right = at > v
+        else:
+            right = at >= v
+        lo = tl.where(open_ & right, mid + 1, lo)
+        hi = tl.where(open_ & (right == 0), mid, hi)
+    return lo
+
+
+@triton.jit
+def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, n_q, length,
+                      k0, k1, k2, k3, fill,
+                      NK: tl.constexpr, GAIN: tl.constexpr, HAS_VALID: tl.constexpr,
+                      BLOCK: tl.constexpr, LOG2: tl.constexpr):
+    """Row ``program_id`` of ``s`` (Q, L) and ``x`` (Q, L, labels or gains): writes DCG, ideal
+    DCG and the normalised value at cutoffs k0..k{NK-1} to ``out`` (3, NK, Q). ``scratch``
+    holds the row's scores in decreasing order (Q, BLOCK)."""
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    inside = offs < length
+    real = inside
+    if HAS_VALID:
+        real = inside & (tl.load(valid_ptr + row * length + offs, mask=inside, other=0) != 0)
+    s = tl.load(s_ptr + row * length + offs, mask=inside, other=0.0)
+    s = tl.where(real, s, float("-inf"))
+    x = tl.load(x_ptr + row * length + offs, mask=inside, other=0.0).to(tl.float64)
+    if GAIN == 2:
+        g = tl.exp2(x) - 1.0
+    else:
+        g = x
+    g = tl.where(real, g, 0.0)
+    # positions of every document's tie group: a = #(scores above), a + c = #(scores >= it)
+    srt = scratch_ptr + row * BLOCK
+    tl.store(srt + offs, tl.sort(s, descending=True))
+    tl.debug_barrier()
+    above = _count_before(srt, s, LOG2, BLOCK, True)
+    upto = _count_before(srt, s, LOG2, BLOCK, False)
+    c = tl.maximum(upto - above, 1).to(tl.float64)
+    # the ideal vector: every gain of the query in decreasing order (JK 2002, eq. 4)
+    ideal_g = tl.sort(tl.where(real, g, -1.0), descending=True)
+    ideal_g = tl.where(offs < length, tl.maximum(ideal_g, 0.0), 0.0)
+    d_lo = tl.load(d_ptr + offs, mask=inside, other=0.0)
+    d_hi = tl.load(d_ptr + offs + 1, mask=inside, other=0.0)
+    for t in tl.static_range(NK):
+        k = k0
+        if t == 1:
+            k = k1
+        if t == 2:
+            k = k2
+        if t == 3:
+            k = k3
+        lo = tl.minimum(above, k)
+        hi = tl.minimum(upto, k)
+        w = tl.load(d_ptr + hi, mask=real, other=0.0) - tl.load(d_ptr + lo, mask=real, other=0.0)
+        dcg = tl.sum(tl.where(real, g * w / c, 0.0), axis=0)
+        ideal = tl.sum(tl.where(offs < k, ideal_g * (d_hi - d_lo), 0.0), axis=0)
+        norm = tl.where(ideal > 0.0, dcg / tl.where(ideal > 0.0, ideal, 1.0), fill)
+        tl.store(out_ptr + t * n_q + row, dcg)
+        tl.store(out_ptr + (NK + t) * n_q + row, ideal)
+        tl.store(out_ptr + (2 * NK + t) * n_q + row, norm)
+
+
+@functools.lru_cache(maxsize=64)
+def prefix_discounts(dkey: Any, n: int, device: torch.device) -> Tensor:
+    """``D[0..n]``: D[0] = 0 and D[m] the float64 sum of the discounts of ranks 1..m (the core's
+    table, :func:`rankmetrics.core.gains.discount_table`; ``dkey`` None: no discount, D[m] = m).
+    Built on the host, copied to ``device`` once per (discount, length, device)."""
+    import numpy as np
+
+    from ..core.gains import discount_table
+
+    table = np.ones(n) if dkey is None else discount_table(dkey, n)
+    return torch.as_tensor(np.concatenate([[0.0], np.cumsum(table)]), device=device)
+
+
+def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
+              ks: Sequence[int], gain_mode: int, fill: float, dtype: torch.dtype) -> Tensor:
+    """DCG (or CG), ideal DCG and the normalised value of every row at cutoffs ``ks``.
+
+    Parameters
+    ----------
+    scores : Tensor (Q, L), float32 or float64
+        Scores of padded rows (padding -inf or masked out by ``valid``).
+    x : Tensor (Q, L), float64
+        Labels (``gain_mode`` GAIN_LINEAR or GAIN_EXPONENTIAL: the gain is ``l`` or
+        ``2**l - 1``) or the gains themselves (GAIN_GIVEN); 0 at padding.
+    valid : Tensor (Q, L) of bool, or None
+        Real documents; None: every entry is one.
+    prefix : Tensor (>= L + 1,), float64
+        :func:`prefix_discounts` of the discount.
+    ks : sequence of int in 1..L
+        Cutoffs (a whole-list measure passes L).
+    gain_mode : int
+        GAIN_GIVEN, GAIN_LINEAR or GAIN_EXPONENTIAL.
+    fill : float
+        Normalised value of a row whose ideal DCG is 0 (the empty rule; NaN for "skip").
+    dtype : torch.dtype
+        dtype of the result.
+
+    Returns
+    -------
+    Tensor (3, len(ks), Q) of ``dtype``
+        ``[0]`` DCG, ``[1]`` ideal DCG, ``[2]`` DCG / ideal DCG (``fill`` where the ideal is 0).
+    """
+    q, length = scores.shape
+    scores = scores.contiguous()
+    x = x.contiguous()
+    valid_u8 = None if valid is None else valid.contiguous().view(torch.uint8)
+    block = max(16, triton.next_power_of_2(length))
+    scratch = torch.empty((q, block), dtype=scores.dtype, device=scores.device)
+    parts = []
+    for first in range(0, len(ks), _MAX_CUTOFFS):
+        cuts = [int(k) for k in ks[first:first + _MAX_CUTOFFS]]
+        part = torch.empty((3, len(cuts), q), dtype=torch.float64, device=scores.device)
+        if q:
+            _gain_sums_kernel[(q,)](
+                scores, x, scores if valid_u8 is None else valid_u8, prefix, scratch, part, q,
+                length, *(cuts + [cuts[-1]] * (_MAX_CUTOFFS - len(cuts))), float(fill),
+                NK=len(cuts), GAIN=gain_mode, HAS_VALID=valid_u8 is not None,
+                BLOCK=block, LOG2=block.bit_length() - 1, num_warps=4 if block <= 256 else 8,
+            )
+        parts.append(part)
+    out = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+    return out if dtype == torch.float64 else out.to(dtype)

@@ -1,0 +1,222 @@
+"""Cases for the fused Triton kernel of tie-averaged CG/DCG/nCG/nDCG (rankmetrics.torch._triton).
+
+Run by ``tests/test_torch_fused.py``: in that process on a CUDA device (the compiled kernel),
+else in a fresh process with ``TRITON_INTERPRET=1`` (Triton's interpreter runs the same kernel
+code on CPU tensors; it must be set before triton is imported, hence the separate process).
+Every value is compared with the numpy core and with the eager torch kernel, and a spy on the
+kernel's entry point shows which path ran.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from _extras import require
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankmetrics as rm
+
+torch = require("torch")
+CUDA = torch.cuda.is_available()
+F = require("rankmetrics.torch.functional")
+K = require("rankmetrics.torch._kernel")
+T = require("rankmetrics.torch._triton")
+
+DEVICE = "cuda" if CUDA else "cpu"
+GAIN_METRICS = ["cg", "dcg", "ncg", "ndcg"]
+TOL = {torch.float64: dict(rtol=1e-14, atol=1e-12), torch.float32: dict(rtol=1e-5, atol=1e-5)}
+
+
+@pytest.fixture(autouse=True)
+def _compiled_or_interpreted():
+    if not CUDA and os.environ.get("TRITON_INTERPRET") != "1":
+        pytest.fail("these cases need a CUDA device or TRITON_INTERPRET=1 set before triton is "
+                    "imported: run tests/test_torch_fused.py")
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """Counts launches of the fused kernel's entry point."""
+    seen = []
+    real = T.gain_sums
+
+    def spy(*args, **kwargs):
+        seen.append(args[0].shape)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(T, "gain_sums", spy)
+    return seen
+
+
+def _run(kernel, monkeypatch, fn, *args, **kwargs):
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", kernel)
+    return fn(*args, **kwargs).detach().cpu().to(torch.float64).numpy()
+
+
+def _padded_case(seed, b=7, length=13, levels=5, score_levels=3, masked=True):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, levels, (b, length))
+    s = rng.integers(0, score_levels, (b, length)) / score_levels
+    mask = rng.random((b, length)) < 0.8 if masked else np.ones((b, length), bool)
+    if masked:
+        mask[0] = False  # an empty row
+        mask[1, 1:], mask[1, 0] = False, True  # a one-document row
+    s[2] = 0.5  # an all-tied row
+    return y, s, mask
+
+
+def _core_flat(y, s, mask):
+    qid = np.repeat(np.arange(y.shape[0])[:, None], y.shape[1], axis=1)
+    return y[mask], s[mask], qid[mask]
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("masked", [True, False])
+def test_padded_agrees_with_core_and_eager(monkeypatch, calls, dtype, masked):
+    y, s, mask = _padded_case(1, masked=masked)
+    preds = torch.tensor(s, dtype=dtype, device=DEVICE)
+    target = torch.tensor(y, device=DEVICE)
+    m = torch.tensor(mask, device=DEVICE) if masked else None
+    yf, sf, qf = _core_flat(y, s.astype(np.float32) if dtype == torch.float32 else s, mask)
+    names = [m if k is None else f"{m}@{k}" for m in GAIN_METRICS for k in (None, 1, 3, 13, 20)]
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    fused = F.evaluate(preds, target, mask=m, metrics=names)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "torch")
+    eager = F.evaluate(preds, target, mask=m, metrics=names)
+    core = rm.QueryPlan(yf, qf).evaluate(sf, names)
+    skip = 1 if masked else 0  # the empty row has no document: the core has no query for it
+    for name in names:
+        np.testing.assert_allclose(fused[name].cpu().numpy()[skip:], core[name], **TOL[dtype])
+        np.testing.assert_allclose(fused[name].cpu().numpy(), eager[name].cpu().numpy(),
+                                   **TOL[dtype])
+    assert len(calls) == 2  # the fused path ran (CG/nCG, DCG/nDCG), only under "triton"
+
+
+def test_flat_input_and_every_option(monkeypatch, calls):
+    rng = np.random.default_rng(2)
+    sizes = rng.integers(1, 30, 12)
+    q = np.repeat(rng.permutation(1000)[:12], sizes)
+    y = rng.integers(0, 5, q.size)
+    s = rng.integers(0, 4, q.size) / 4.0
+    perm = rng.permutation(q.size)
+    y, s, q = y[perm], s[perm], q[perm]
+    args = (torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE),
+            torch.tensor(q, device=DEVICE))
+    # each way a gain or discount reaches the kernel: gains from labels in the kernel (padded
+    # input only), gains given (levels, a non-monotone list, a callable), prefix tables
+    options = [dict(), dict(gain="linear"), dict(gain=[5.0, 1.0, 0.0, 3.0, 2.0]),
+               dict(gain=lambda lab: np.sqrt(lab)), dict(discount="jarvelin2002", log_base=3),
+               dict(discount="none"), dict(discount=lambda r: 1.0 / r)]
+    plan = rm.QueryPlan(y, q)
+    names = [m if k is None else f"{m}@{k}" for m in GAIN_METRICS for k in (None, 1, 4, 40)]
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    for opt in options:
+        got = F.evaluate(*args, metrics=names, **opt)
+        core = plan.evaluate(s, names, **opt)
+        for name in names:
+            np.testing.assert_allclose(got[name].cpu().numpy(), core[name],
+                                       **TOL[torch.float64])
+    assert len(calls) == len(options) * 2  # one launch for CG/nCG, one for DCG/nDCG
+
+
+@pytest.mark.parametrize("empty", [0.0, 1.0, 0.25, "skip"])
+def test_empty_rule(monkeypatch, empty):
+    y, s, mask = _padded_case(3)
+    y[3] = 0  # a row with documents but no relevant one
+    preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)
+    m = torch.tensor(mask, device=DEVICE)
+    for name in ["ndcg", "ncg"]:
+        fused = _run("triton", monkeypatch, getattr(F, name), preds, target, mask=m, k=5,
+                     empty=empty)
+        eager = _run("torch", monkeypatch, getattr(F, name), preds, target, mask=m, k=5,
+                     empty=empty)
+        np.testing.assert_allclose(fused, eager, equal_nan=True, **TOL[torch.float64])
+        want = np.nan if empty == "skip" else empty
+        np.testing.assert_equal(fused[[0, 3]], [want, want])
+
+
+def test_empty_error_names_the_queries(monkeypatch):
+    y, s, mask = _padded_case(4)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    with pytest.raises(ValueError, match=r"queries \[0"):
+        F.ndcg(torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE),
+               mask=torch.tensor(mask, device=DEVICE), k=3, empty="error")
+
+
+def test_many_cutoffs_in_one_call(monkeypatch, calls):
+    """More cutoffs than one launch takes (4): several launches, concatenated in order."""
+    y, s, mask = _padded_case(5, b=9, length=17)
+    yf, sf, qf = _core_flat(y, s, mask)
+    names = [f"ndcg@{k}" for k in (1, 2, 3, 5, 8, 13)] + ["ndcg", "dcg@4", "cg@3"]
+    args = (torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE))
+    m = torch.tensor(mask, device=DEVICE)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    got = F.evaluate(*args, mask=m, metrics=names)
+    core = rm.QueryPlan(yf, qf).evaluate(sf, names)
+    for name in names:
+        np.testing.assert_allclose(got[name].cpu().numpy()[1:], core[name],
+                                   **TOL[torch.float64])
+    assert len(calls) == 3  # ndcg at 7 cutoffs (two launches), dcg@4, cg@3
+
+
+def test_dispatch_rules(monkeypatch, calls):
+    monkeypatch.setattr(K, "FUSED_MAX_LENGTH", 12)  # the rule, on rows the interpreter runs fast
+    y, s, _ = _padded_case(6, b=3, length=13, masked=False)
+    preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    F.ndcg(preds, target, k=5)  # rows longer than the kernel takes: eager
+    F.ndcg(preds[:, :8], target[:, :8], k=5, ties="pessimistic")  # not tie-averaged: eager
+    F.precision(preds[:, :8], target[:, :8], k=5)  # not a gain measure: eager
+    assert calls == []
+    F.ndcg(preds[:, :12], target[:, :12], k=5)
+    assert len(calls) == 1
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "torch")
+    F.ndcg(preds[:, :8], target[:, :8], k=5)
+    assert len(calls) == 1
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "gpu")
+    with pytest.raises(ValueError, match="RANKMETRICS_TORCH_KERNEL"):
+        F.ndcg(preds[:, :8], target[:, :8], k=5)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "auto")
+    F.ndcg(preds[:, :8], target[:, :8], k=5)
+    assert len(calls) == (2 if CUDA else 1)  # auto: the fused kernel on CUDA only
+
+
+def test_inputs_are_not_mutated(monkeypatch):
+    y, s, mask = _padded_case(7)
+    preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)
+    m = torch.tensor(mask, device=DEVICE)
+    before = preds.clone(), target.clone(), m.clone()
+    _run("triton", monkeypatch, F.ndcg, preds, target, mask=m, k=4)
+    for a, b in zip((preds, target, m), before, strict=True):
+        assert torch.equal(a, b)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(1, 5), st.integers(1, 24), st.integers(1, 4), st.integers(1, 5),
+    st.one_of(st.none(), st.integers(1, 30)), st.integers(0, 2**32 - 1),
+)
+def test_fused_equals_core_on_random_padded_batches(b, length, score_levels, levels, k, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, levels, (b, length))
+    s = rng.integers(0, score_levels, (b, length)).astype(np.float64)
+    mask = rng.random((b, length)) < 0.85
+    mask[:, 0] = True  # no empty row: the core returns one value per query it sees
+    yf, sf, qf = _core_flat(y, s, mask)
+    old = os.environ.get("RANKMETRICS_TORCH_KERNEL")
+    os.environ["RANKMETRICS_TORCH_KERNEL"] = "triton"
+    try:
+        got = F.evaluate(torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE),
+                         mask=torch.tensor(mask, device=DEVICE),
+                         metrics=[m if k is None else f"{m}@{k}" for m in GAIN_METRICS])
+    finally:
+        if old is None:
+            del os.environ["RANKMETRICS_TORCH_KERNEL"]
+        else:
+            os.environ["RANKMETRICS_TORCH_KERNEL"] = old
+    core = rm.QueryPlan(yf, qf).evaluate(sf, list(got))
+    for name, v in got.items():
+        np.testing.assert_allclose(v.cpu().numpy(), core[name], **TOL[torch.float64])

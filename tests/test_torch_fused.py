@@ -1,0 +1,35 @@
+"""The fused Triton kernel (rankmetrics.torch._triton): the cases of ``fused_cases.py``.
+
+On a CUDA device they run here, on the compiled kernel. Without one they run in a fresh process
+under Triton's interpreter (``TRITON_INTERPRET=1`` must be set before triton is first imported,
+and this process may already have imported it), so CI checks the kernel's code on CPU tensors.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from _extras import in_ci, require
+
+torch = require("torch")
+require("triton")
+
+if torch.cuda.is_available():
+    from fused_cases import *  # noqa: F403 - the cases, on the compiled kernel
+else:
+    def test_fused_kernel_in_triton_interpreter():
+        here = Path(__file__).resolve().parent
+        env = {**os.environ, "TRITON_INTERPRET": "1", "RANKMETRICS_TORCH_KERNEL": "auto"}
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+             "-rs", str(here / "fused_cases.py")],
+            cwd=here.parent, env=env, capture_output=True, text=True, timeout=1200,
+        )
+        report = run.stdout[-6000:] + run.stderr[-2000:]
+        assert run.returncode == 0, report
+        assert " passed" in run.stdout, report
+        if in_ci():
+            assert "skipped" not in run.stdout, report
