@@ -4,22 +4,26 @@ The eager torch kernel (:mod:`._kernel`) launches some 70 small kernels per call
 its time is mostly launch overhead (and two ``topk`` passes). This kernel does the same
 arithmetic in one launch, one program per query row:
 
-* for every document ``i`` it counts the documents ranked above it, ``a_i = #{j: s_j > s_i}``,
-  and those tied with it, ``c_i = #{j: s_j = s_i}`` (O(L^2) comparisons, in registers, tile by
-  tile);
+* it sorts the row's scores in registers (``tl.sort``, a bitonic sort of the row padded to a
+  power of two) and writes them to a scratch row;
+* for every document ``i`` a binary search in that order gives the documents ranked above it,
+  ``a_i = #{j: s_j > s_i}``, and those up to and including its tie group,
+  ``a_i + c_i = #{j: s_j >= s_i}``;
 * the tie group of ``i`` fills positions ``a_i .. a_i + c_i - 1``; under the average over all
   orderings of tied documents (McSherry & Najork 2008, eq. 6) every member of the group takes
   its mean gain at each of them, so document ``i`` adds
   ``g_i (D[min(a_i + c_i, k)] - D[min(a_i, k)]) / c_i`` to DCG@k, where ``D[m]`` is the sum of
   the discounts of ranks 1..m (Järvelin & Kekäläinen 2002, eq. 2; ``D[m] = m`` for CG, eq. 1);
-* the ideal DCG (JK 2002, eq. 4: all documents of the query by decreasing gain) is the same sum
-  with the gains as the scores: equal gains are interchangeable, so it is exact;
+* the ideal DCG (JK 2002, eq. 4: all documents of the query by decreasing gain) is the row's
+  gains sorted in decreasing order, times the discounts of positions 1..k;
 * nDCG/nCG (JK 2002, eq. 5) divides the two, with the empty rule's value where the ideal is 0.
 
-Sums are float64 whatever the score dtype, cast to the compute dtype at the end. Used for rows
-of at most :data:`rankmetrics.torch._kernel.FUSED_MAX_LENGTH` documents (the comparisons grow
-as L^2); longer rows, other tie modes and other measures stay on the eager kernel. This module
-imports triton: it is imported only when the fused path is taken
+Sums are float64 whatever the score dtype, cast to the compute dtype at the end. Work per row is
+O(L log^2 L) in registers; rows of at most :data:`rankmetrics.torch._kernel.FUSED_MAX_LENGTH`
+documents use it (at 2048 it still beat the eager kernel on an H200); longer rows, other tie
+modes and other measures stay on the eager kernel. Extra memory: the scratch rows, Q x B
+scores (B the row length rounded up to a power of two), and the (3, cutoffs, Q) result. This
+module imports triton: it is imported only when the fused path is taken
 (:func:`rankmetrics.torch._kernel.fused_wanted`).
 """
 
