@@ -184,6 +184,25 @@ def test_dispatch_rules(monkeypatch, calls):
     assert len(calls) == (2 if CUDA else 1)  # auto: the fused kernel on CUDA only
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.float16])
+def test_negative_scores_signed_zeros_and_extremes(monkeypatch, dtype):
+    """-0.0 ties 0.0 (as in the core); negative and huge scores order as numbers."""
+    big = 6e4 if dtype == torch.float16 else 1e30
+    values = np.array([-2.5, -0.0, 0.0, big, -big, 3.0, -2.5, 0.0])
+    rng = np.random.default_rng(8)
+    s = rng.choice(values, (6, 11))
+    y = rng.integers(0, 4, (6, 11))
+    names = ["ndcg@1", "ndcg@3", "ndcg", "dcg@5", "cg@2"]
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    got = F.evaluate(torch.tensor(s, dtype=dtype, device=DEVICE), torch.tensor(y, device=DEVICE),
+                     metrics=names)
+    qf = np.repeat(np.arange(6), 11)
+    core = rm.QueryPlan(y.reshape(-1), qf).evaluate(s.reshape(-1), names)
+    tol = TOL[torch.float64 if dtype == torch.float64 else torch.float32]
+    for name in names:
+        np.testing.assert_allclose(got[name].cpu().to(torch.float64).numpy(), core[name], **tol)
+
+
 def test_inputs_are_not_mutated(monkeypatch):
     y, s, mask = _padded_case(7)
     preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)
