@@ -203,6 +203,31 @@ def test_negative_scores_signed_zeros_and_extremes(monkeypatch, dtype):
         np.testing.assert_allclose(got[name].cpu().to(torch.float64).numpy(), core[name], **tol)
 
 
+def test_auto_falls_back_to_eager_when_the_kernel_fails(monkeypatch):
+    """Under "auto" a Triton failure (no compiler, an unsupported device, ...) warns once and
+    the eager kernel answers; under "triton" it is raised."""
+    def broken(*args, **kwargs):
+        raise RuntimeError("no ptxas here")
+
+    monkeypatch.setattr(T, "gain_sums", broken)
+    monkeypatch.setattr(K, "_fused_device", lambda device: True)
+    monkeypatch.setattr(K, "_FUSED_FAILED", [])
+    y, s, mask = _padded_case(9)
+    args = (torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE))
+    m = torch.tensor(mask, device=DEVICE)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    with pytest.raises(RuntimeError, match="no ptxas"):
+        F.ndcg(*args, mask=m, k=3)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "auto")
+    with pytest.warns(RuntimeWarning, match="fused Triton kernel failed"):
+        got = F.ndcg(*args, mask=m, k=3).cpu().numpy()
+    yf, sf, qf = _core_flat(y, s, mask)
+    np.testing.assert_allclose(got[1:], rm.ndcg(yf, sf, qf, k=3), **TOL[torch.float64])
+    assert len(K._FUSED_FAILED) == 1
+    F.ndcg(*args, mask=m, k=3)  # not tried again: no second warning
+    assert len(K._FUSED_FAILED) == 1  # the fused kernel is no longer tried
+
+
 def test_inputs_are_not_mutated(monkeypatch):
     y, s, mask = _padded_case(7)
     preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)

@@ -272,6 +272,9 @@ def fused_mode() -> str:
     return mode
 
 
+_FUSED_FAILED: list[str] = []  # why the fused kernel failed in this process ("auto" stops)
+
+
 def fused_wanted(batch: Batch) -> bool:
     """Whether tie-averaged gain measures of ``batch`` go through the fused Triton kernel."""
     mode = fused_mode()
@@ -279,7 +282,23 @@ def fused_wanted(batch: Batch) -> bool:
         return False
     if mode == "triton":
         return True
-    return _triton_found() and _fused_device(batch.scores.device)
+    return not _FUSED_FAILED and _triton_found() and _fused_device(batch.scores.device)
+
+
+def fused_failed(exc: Exception) -> None:
+    """Record that the fused kernel failed under ``"auto"`` (Triton could not compile or launch
+    it here) and warn once; the process then uses the eager kernel, which gives the same
+    numbers. Under ``RANKMETRICS_TORCH_KERNEL=triton`` the error is raised instead."""
+    import warnings
+
+    if fused_mode() == "triton":
+        raise exc
+    if not _FUSED_FAILED:
+        warnings.warn(
+            f"rankmetrics: the fused Triton kernel failed ({exc!r}); using the eager torch "
+            f"kernel from now on (same numbers, slower). Set {_FUSED_ENV}=torch to choose it "
+            "without this warning.", RuntimeWarning, stacklevel=4)
+    _FUSED_FAILED.append(repr(exc))
 
 
 # ---------------------------------------------------------------------------------- ranking

@@ -345,12 +345,16 @@ def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
     if mode == "average" and _kernel.fused_wanted(ev.batch):
         fill = torch.nan if opt.empty == "skip" else \
             0.0 if opt.empty == "error" else float(opt.empty)
-        sums = ev.fused(opt.gain, dkey, ks, fill)
-        if base in ("cg", "dcg"):
-            return sums[0]
-        if opt.empty == "error":
-            return _finish(ev, sums[2], sums[1] <= 0, "error", "nDCG/nCG")
-        return sums[2]
+        try:
+            sums = ev.fused(opt.gain, dkey, ks, fill)
+        except Exception as exc:  # noqa: BLE001 - Triton's errors have no common base class
+            _kernel.fused_failed(exc)  # raises when the fused kernel was asked for
+        else:
+            if base in ("cg", "dcg"):
+                return sums[0]
+            if opt.empty == "error":
+                return _finish(ev, sums[2], sums[1] <= 0, "error", "nDCG/nCG")
+            return sums[2]
     g = ev.batch.gains(opt.gain)
     vals = ev.at(ev.cumulative(mode, "gain", gain_key(opt.gain), g, dkey), ks)
     if base in ("cg", "dcg"):
