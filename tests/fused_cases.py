@@ -228,6 +228,14 @@ def test_auto_falls_back_to_eager_when_the_kernel_fails(monkeypatch):
     assert len(K._FUSED_FAILED) == 1  # the fused kernel is no longer tried
 
 
+def test_forced_triton_on_cpu_tensors_needs_the_interpreter(monkeypatch):
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    y, s, _ = _padded_case(10, masked=False)
+    with pytest.raises(ValueError, match="TRITON_INTERPRET=1"):
+        F.ndcg(torch.tensor(s), torch.tensor(y), k=3)  # CPU tensors, whatever DEVICE is
+
+
 def test_inputs_are_not_mutated(monkeypatch):
     y, s, mask = _padded_case(7)
     preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _extras import in_ci, require
+from _extras import require, skip_or_fail
 
 torch = require("torch")
 require("triton")
@@ -31,5 +31,5 @@ else:
         report = run.stdout[-6000:] + run.stderr[-2000:]
         assert run.returncode == 0, report
         assert " passed" in run.stdout, report
-        if in_ci():
-            assert "skipped" not in run.stdout, report
+        if "skipped" in run.stdout:  # shown here as a skip, and a failure under CI
+            skip_or_fail(f"cases of fused_cases.py skipped in the interpreter run:\n{report}")

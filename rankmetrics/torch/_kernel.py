@@ -276,11 +276,29 @@ _FUSED_FAILED: list[str] = []  # why the fused kernel failed in this process ("a
 
 
 def fused_wanted(batch: Batch) -> bool:
-    """Whether tie-averaged gain measures of ``batch`` go through the fused Triton kernel."""
+    """Whether tie-averaged gain measures of ``batch`` (padded scores of shape (Q, L)) go
+    through the fused Triton kernel (see :func:`fused_mode`): rows of at most
+    :data:`FUSED_MAX_LENGTH` documents, and not after a failure under "auto".
+
+    Raises
+    ------
+    ValueError
+        A bad ``RANKMETRICS_TORCH_KERNEL``, or ``triton`` forced on tensors of a device other
+        than CUDA without ``TRITON_INTERPRET=1``.
+    ImportError
+        ``triton`` forced without triton installed.
+    """
     mode = fused_mode()
     if mode == "torch" or batch.length > FUSED_MAX_LENGTH:
         return False
     if mode == "triton":
+        dev = batch.scores.device
+        if dev.type != "cuda" and os.environ.get("TRITON_INTERPRET", "") != "1":
+            raise ValueError(
+                f"{_FUSED_ENV}=triton on {dev.type} tensors needs TRITON_INTERPRET=1 (Triton's "
+                "interpreter) set before triton is imported; use a CUDA device or "
+                f"{_FUSED_ENV}=auto"
+            )
         return True
     return not _FUSED_FAILED and _triton_found() and _fused_device(batch.scores.device)
 
@@ -288,7 +306,18 @@ def fused_wanted(batch: Batch) -> bool:
 def fused_failed(exc: Exception) -> None:
     """Record that the fused kernel failed under ``"auto"`` (Triton could not compile or launch
     it here) and warn once; the process then uses the eager kernel, which gives the same
-    numbers. Under ``RANKMETRICS_TORCH_KERNEL=triton`` the error is raised instead."""
+    numbers.
+
+    Raises
+    ------
+    Exception
+        ``exc`` itself under ``RANKMETRICS_TORCH_KERNEL=triton``.
+
+    Warns
+    -----
+    RuntimeWarning
+        Once per process, naming ``exc``.
+    """
     import warnings
 
     if fused_mode() == "triton":
@@ -407,13 +436,20 @@ def _discount_table(dkey: Any, n: int, device: torch.device, dtype: torch.dtype)
     return torch.as_tensor(discount_table(dkey, n), dtype=dtype, device=device)
 
 
+def table_length(dkey: Any, n: int) -> int:
+    """Length of the cached discount table that serves ranks 1..n: the power of two >= n (at
+    least 64), so one table serves a whole length class; a callable discount (``dkey`` starting
+    with "callable") is asked for exactly the ranks in use, as the core does."""
+    if dkey is not None and dkey[0] == "callable":
+        return n
+    return 1 << max(6, (n - 1).bit_length())
+
+
 def device_discounts(dkey: Any, n: int, device: torch.device, dtype: torch.dtype) -> Tensor:
     """Discounts of ranks 1..n: the core's table (:func:`rankmetrics.core.gains.discount_table`),
     built on the host and copied to the device once per (discount, device, dtype) and length
-    class (tables are cached with power-of-two lengths), so repeated calls copy nothing."""
-    # a callable is asked for exactly the ranks in use, as the core does
-    size = n if dkey[0] == "callable" else 1 << max(6, (n - 1).bit_length())
-    return _discount_table(dkey, size, device, dtype)[:n]
+    class (:func:`table_length`), so repeated calls copy nothing."""
+    return _discount_table(dkey, table_length(dkey, n), device, dtype)[:n]
 
 
 @functools.lru_cache(maxsize=64)
@@ -514,7 +550,17 @@ class Evaluator:
     def fused(self, gain: GainLike, dkey: Any | None, ks: Sequence[Cutoff],
               fill: float) -> Tensor:
         """Tie-averaged DCG (CG when ``dkey`` is None), ideal DCG and their ratio (``fill`` where
-        the ideal is 0) at cutoffs ``ks`` from the fused kernel: (3, len(ks), Q), compute dtype.
+        the ideal is 0) at cutoffs ``ks`` from the fused kernel: a (3, len(ks), Q) tensor of the
+        compute dtype, cached per (gain, discount, cutoffs, fill) for this batch
+        (McSherry & Najork 2008, eq. 6; Järvelin & Kekäläinen 2002, eqs. 2, 4, 5).
+
+        Raises
+        ------
+        ValueError
+            A callable gain or discount that returns invalid values (the core's checks).
+        Exception
+            Whatever Triton raises when it cannot compile or launch the kernel (the caller,
+            :func:`fused_failed`, decides between a fallback and the error).
         """
         ck = ("fused", gain_key(gain), dkey, tuple(ks), repr(fill))
         hit = self._cum.get(ck)
@@ -531,9 +577,7 @@ class Evaluator:
         else:
             x, mode = b.gains(gain), _triton.GAIN_GIVEN
         valid = None if b.lin is None and b.label_valid is None else b.valid
-        size = length if dkey is not None and dkey[0] == "callable" else \
-            1 << max(6, (length - 1).bit_length())  # one table per length class, as discounts
-        prefix = _triton.prefix_discounts(dkey, size, b.scores.device)
+        prefix = _triton.prefix_discounts(dkey, table_length(dkey, length), b.scores.device)
         cuts = [length if k is None else min(k, length) for k in ks]
         hit = _triton.gain_sums(b.scores, x, valid, prefix, cuts, mode, fill, b.dtype)
         self._cum[ck] = hit

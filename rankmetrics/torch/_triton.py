@@ -45,8 +45,10 @@ GAIN_GIVEN, GAIN_LINEAR, GAIN_EXPONENTIAL = 0, 1, 2
 
 @triton.jit
 def _count_before(srt_ptr, v, LOG2: tl.constexpr, BLOCK: tl.constexpr, STRICT: tl.constexpr):
-    """For every value of ``v``: how many entries of the row ``srt`` (sorted in decreasing
-    order, BLOCK long) are > v (STRICT) or >= v: a binary search per value."""
+    """For every value of ``v`` (shape (BLOCK,), the row's scores): how many entries of the
+    row ``srt`` (BLOCK scores in decreasing order, padding -inf at the end) are > v (STRICT) or
+    >= v; int32 of shape (BLOCK,). A binary search per value, LOG2 + 1 = log2(BLOCK) + 1 steps
+    (unrolled), float comparisons (so -0.0 ties 0.0, as in the core)."""
     lo = tl.zeros(v.shape, dtype=tl.int32)
     hi = tl.full(v.shape, BLOCK, dtype=tl.int32)
     for _ in tl.static_range(LOG2 + 1):
@@ -67,9 +69,13 @@ def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, n_q,
                       k0, k1, k2, k3, fill,
                       NK: tl.constexpr, GAIN: tl.constexpr, HAS_VALID: tl.constexpr,
                       BLOCK: tl.constexpr, LOG2: tl.constexpr):
-    """Row ``program_id`` of ``s`` (Q, L) and ``x`` (Q, L, labels or gains): writes DCG, ideal
-    DCG and the normalised value at cutoffs k0..k{NK-1} to ``out`` (3, NK, Q). ``scratch``
-    holds the row's scores in decreasing order (Q, BLOCK)."""
+    """Row ``program_id`` of ``s`` (Q, L, float32/float64) and ``x`` (Q, L: labels for GAIN
+    1 (gain l) or 2 (gain 2**l - 1), gains for GAIN 0): writes DCG, ideal DCG and the
+    normalised value at cutoffs k0..k{NK-1} (1..L) to ``out`` (3, NK, Q, float64); ``d`` is
+    the prefix table of the discount (>= L + 1 entries), ``valid`` (Q, L, uint8) the real
+    documents when HAS_VALID, ``scratch`` (Q, BLOCK) the row's scores in decreasing order.
+    The tie-averaged DCG of McSherry & Najork (2008, eq. 6), the ideal of Järvelin &
+    Kekäläinen (2002, eq. 4) and their ratio (eq. 5); see the module docstring."""
     row = tl.program_id(0).to(tl.int64)
     offs = tl.arange(0, BLOCK)
     inside = offs < length
@@ -117,9 +123,16 @@ def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, n_q,
 
 @functools.lru_cache(maxsize=64)
 def prefix_discounts(dkey: Any, n: int, device: torch.device) -> Tensor:
-    """``D[0..n]``: D[0] = 0 and D[m] the float64 sum of the discounts of ranks 1..m (the core's
-    table, :func:`rankmetrics.core.gains.discount_table`; ``dkey`` None: no discount, D[m] = m).
-    Built on the host, copied to ``device`` once per (discount, length, device)."""
+    """``D[0..n]``, float64 of shape (n + 1,) on ``device``: D[0] = 0 and D[m] the sum of the
+    discounts of ranks 1..m (the core's table, :func:`rankmetrics.core.gains.discount_table`;
+    ``dkey`` None: no discount, D[m] = m, the CG of JK 2002 eq. 1). Built on the host, copied to
+    ``device`` once per (discount, length, device).
+
+    Raises
+    ------
+    ValueError
+        A discount callable that returns the wrong shape or a non-finite or negative value.
+    """
     import numpy as np
 
     from ..core.gains import discount_table
