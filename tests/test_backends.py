@@ -236,10 +236,13 @@ def test_trec_cumulative_blocks_agree() -> None:
                                    np.uint32, np.uint64, np.float16, np.float32, np.float64,
                                    ">i8", ">f8"])
 @pytest.mark.parametrize("arrangement", ["sorted", "grouped", "interleaved", "strided"])
-def test_qid_grouping_matches_np_unique(dtype, arrangement) -> None:
-    # sorted ids of the compiled dtypes go through two compiled passes (count_runs,
-    # run_offsets); the others (float16, big-endian, a strided view) and unsorted ids through
-    # numpy: the same groups in np.unique's order either way
+@pytest.mark.parametrize("run_length", [(1, 6), (5, 6), (80, 200)])
+def test_qid_grouping_matches_np_unique(dtype, arrangement, run_length) -> None:
+    # sorted ids of the compiled dtypes go through two compiled passes (count_runs, then
+    # equal_runs when every run may hold the same number of rows, else run_offsets:
+    # branch-free for short runs, a branch per run's start for runs averaging 64 rows or
+    # more); the others (float16, big-endian, a strided view) and unsorted ids through numpy:
+    # the same groups in np.unique's order either way
     rng = np.random.default_rng(1)
     dt = np.dtype(dtype)
     ids = np.array([0, 3, 7, 100, 127, 5, 9], dtype=dtype)
@@ -251,7 +254,7 @@ def test_qid_grouping_matches_np_unique(dtype, arrangement) -> None:
     else:  # -0.0 and 0.0 are one query, as np.unique has them
         ids = np.concatenate([ids, np.array([-0.5, 1e30 if dt.itemsize > 2 else 6e4],
                                             dtype=dtype)])
-    sizes = rng.integers(1, 6, size=ids.size)
+    sizes = rng.integers(*run_length, size=ids.size)
     q = np.repeat(np.sort(ids), sizes)
     if dt.kind == "f":
         q[q == 0] = np.where(rng.random(int((q == 0).sum())) < 0.5, -0.0, 0.0)
@@ -273,6 +276,18 @@ def test_qid_grouping_matches_np_unique(dtype, arrangement) -> None:
     np.testing.assert_array_equal(plan.qids, np.unique(q))
     np.testing.assert_array_equal(plan.sizes, np.unique(q, return_counts=True)[1])
     np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("sizes", [[2, 4], [3, 3], [6], [1, 1, 1, 3], [2, 2, 2], [4, 1, 1],
+                                   [1, 5, 3, 3]])
+def test_sorted_ids_whose_length_divides_into_runs(sizes) -> None:
+    # n rows in n_runs runs with n_runs dividing n: equal runs take the one-size layout,
+    # unequal ones (a row at a multiple of n / n_runs inside a run) the general pass
+    q = np.repeat(np.arange(len(sizes)) * 7, sizes)
+    with _with("numba"):
+        plan = rm.QueryPlan(np.ones(q.size, dtype=int), q)
+    np.testing.assert_array_equal(plan.qids, np.unique(q))
+    np.testing.assert_array_equal(plan.sizes, sizes)
 
 
 def test_large_tie_group_straddling_the_cutoff() -> None:
@@ -426,6 +441,29 @@ def test_short_lists_read_in_place_agree_bit_for_bit(ties) -> None:
             _agree(got, mixed, True, f"interleaved {ties} {s[:4]}")
 
 
+def test_tied_head_with_a_higher_row_later_is_not_one_group() -> None:
+    # a list whose first k rows tie is one tie group at ranks 1..k only when no later row
+    # scores higher (the kernel checks the list's largest score before reading it as one
+    # group): heads tied with and without a higher row further down, every row tied, and
+    # -0.0 tying 0.0, against the reference bit for bit (integer gains)
+    rng = np.random.default_rng(41)
+    sizes = rng.integers(30, 200, size=60)
+    q = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, 5, q.size)
+    s = np.zeros(q.size)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for i, (a, m) in enumerate(zip(starts.tolist(), sizes.tolist(), strict=True)):
+        if i % 3 == 1:  # one higher row after the tied head
+            s[a + int(rng.integers(12, m))] = 1.0
+        elif i % 3 == 2:  # a lower row after it (the head still leads)
+            s[a + int(rng.integers(12, m))] = -1.0
+    signed = np.where(rng.random(q.size) < 0.5, -0.0, 0.0) + s
+    names = ["ndcg@10", "p@5", "ap@10", "rr@10", "cg@3", "ndcg@1"]
+    for scores in (s, signed, s.astype(np.float32)):
+        ref, got = _both(lambda scores=scores: rm.QueryPlan(y, q).evaluate(scores, names))
+        _agree(ref, got, True, f"{scores.dtype}")
+
+
 def test_ideal_network_sorts_every_short_list() -> None:
     # the 19-comparator network that orders up to 8 uint8 gains: every 0/1 input of every
     # length (the zero-one principle: a network that sorts them sorts every input), then
@@ -504,9 +542,11 @@ def test_curves_normalised_block_by_block_agree(arrangement) -> None:
                                    ">i4", ">f8", "strided"])
 def test_compiled_label_passes_match_numpy(dtype) -> None:
     # the gains of small integer labels come from one compiled pass for their range and one
-    # for the table lookup (rankmetrics.core.backend.label_range / take_table): the same
-    # uint8 gains as numpy's min / max / astype / take, or the same refusal (a fractional,
-    # negative or too large label, a NaN), and the input left unchanged
+    # for the table lookup (rankmetrics.core.backend.label_range / take_table), or for
+    # integer labels from one pass doing both over the table of every level whose gain fits
+    # in uint8 (take_ranged, each label clipped into it; kept only when the range lies
+    # inside): the same uint8 gains as numpy's min / max / astype / take, or the same
+    # refusal (a fractional, negative or too large label, a NaN), and the input left unchanged
     from rankmetrics.core.gains import small_int_gains
 
     rng = np.random.default_rng(3)
@@ -518,6 +558,11 @@ def test_compiled_label_passes_match_numpy(dtype) -> None:
     if np.dtype(dt).itemsize > 1 or dt.kind == "u":
         cases.append(np.concatenate([base, [255]]))
         cases.append(np.concatenate([base, [256]]))
+    if dt.kind in "iu":  # the extremes of the dtype: clipped into the table, then refused
+        info = np.iinfo(dt)
+        wide = base.astype(dt)
+        cases += [np.concatenate([wide, np.array([info.max], dtype=dt)]),
+                  np.concatenate([np.array([info.min], dtype=dt), wide, wide[:1] + 9])]
     for labels in cases:
         arr = np.asarray(labels).astype(dt)
         if dtype == "strided":
@@ -531,19 +576,24 @@ def test_compiled_label_passes_match_numpy(dtype) -> None:
             variants += [frac, nan]
         for a in variants:
             before = a.copy()
-            for gain in ("exponential", "linear", [0, 1, 2, 4, 8, 16]):
+            for gain in ("exponential", "linear", [0, 1, 2, 4, 8, 16], [0, 1, 300, 2],
+                         [0.5, 1]):
+                passes = [(_backend.label_range, _backend.take_table),
+                          (_backend.label_range, _backend.take_table, _backend.take_ranged)]
                 try:
                     want = small_int_gains(gain, a)
                 except ValueError as exc:  # the gain refuses a label: the same message
-                    with pytest.raises(ValueError, match=str(exc)[:30]):
-                        small_int_gains(gain, a, _backend.label_range, _backend.take_table)
+                    for fns in passes:
+                        with pytest.raises(ValueError, match=str(exc)[:30]):
+                            small_int_gains(gain, a, *fns)
                     continue
-                got = small_int_gains(gain, a, _backend.label_range, _backend.take_table)
-                if want is None:
-                    assert got is None, (dtype, gain, a[:3])
-                else:
-                    assert got is not None and got.dtype == np.uint8
-                    np.testing.assert_array_equal(got, want)
+                for fns in passes:
+                    got = small_int_gains(gain, a, *fns)
+                    if want is None:
+                        assert got is None, (dtype, gain, a[:3], len(fns))
+                    else:
+                        assert got is not None and got.dtype == np.uint8
+                        np.testing.assert_array_equal(got, want)
             np.testing.assert_array_equal(a, before)
 
 

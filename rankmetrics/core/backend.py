@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -115,10 +115,16 @@ class SegLayout:
     offsets: NDArray[np.int64]  # (n_segments + 1,) segment bounds in ``order``
     order: NDArray[Any]  # (n_rows,) grouped row order, or empty: the rows themselves
     seg_query: NDArray[np.int64]  # (n_segments,) query index of each segment
+    # per-layout work that depends on the layout only (the segments ranked by numpy's sort)
+    cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def max_size(self) -> int:
-        return int(self.sizes.max(initial=0))
+        """The longest query's number of rows (0 for none), computed once."""
+        hit = self.cache.get("max_size")
+        if hit is None:
+            hit = self.cache["max_size"] = int(self.sizes.max(initial=0))
+        return int(hit)
 
 
 def row_dtype(n: int) -> Any:
@@ -187,6 +193,18 @@ def label_range(labels: np.ndarray) -> tuple[Any, Any, bool]:
     return lo, hi, True
 
 
+def take_ranged(table: NDArray[np.uint8], labels: np.ndarray
+                ) -> tuple[NDArray[np.uint8], Any, Any] | None:
+    """``(table[clip(labels, 0, len(table) - 1)], smallest label, largest label)`` for integer
+    labels of shape (n,) in one compiled pass (see :func:`~.gains.small_int_gains`), or None
+    where the kernel cannot take the array (:func:`compiled_input`)."""
+    if not compiled_input(labels) or labels.dtype.kind not in "iu":
+        return None
+    out = np.empty(labels.shape[0], dtype=np.uint8)
+    lo, hi = _numba_module().take_ranged(table, labels, out)
+    return out, lo, hi
+
+
 def take_table(table: NDArray[Any], labels: np.ndarray) -> NDArray[Any]:
     """:func:`rankmetrics.core.gains.take_table` (``table[labels]``, shape (n,), for integer
     labels 0..255 inside the table) in one compiled pass without an index copy where the
@@ -213,6 +231,11 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
     if compiled_input(q):  # sorted ids (the common case): two compiled passes, no temporaries
         nk = _numba_module()
         n_runs, up = nk.count_runs(q)
+        if up and n % n_runs == 0 and nk.equal_runs(q, n_runs):  # queries of one size
+            size = n // n_runs
+            return (q[::size].copy(),
+                    _layout(n, n_runs, np.arange(0, n + 1, size, dtype=np.int64), None, None,
+                            np.full(n_runs, size, dtype=np.int64)))
         if up:
             # one more slot than runs: the pass writes every row's id at its run's next slot
             offsets = np.empty(n_runs + 1, dtype=np.int64)
@@ -579,9 +602,29 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
     if any_whole:
         dense = [f for f in families if None in f.ks and f.kind != "rr"]
         whole_sorted = not avg or any(
-            4 * np.count_nonzero(f.values) > f.values.shape[0] for f in dense)
+            4 * _count_nonzero(f.values) > f.values.shape[0] for f in dense)
     if not whole_sorted and min(width, _PRESORT_CAP) <= small:
         return None
+    key = ("presorted", whole_sorted, None if whole_sorted else min(width, _PRESORT_CAP))
+    hit = layout.cache.get(key)
+    if hit is None:
+        hit = layout.cache[key] = _presort_classes(layout, whole_sorted, width)
+    return hit
+
+
+def _count_nonzero(values: NDArray[Any]) -> int:
+    """``np.count_nonzero`` of a 1-D value vector, in one compiled pass where the kernel takes
+    it (numpy's is several times slower on float32)."""
+    if compiled_input(values):
+        return int(_numba_module().count_nonzero(values))
+    return int(np.count_nonzero(values))
+
+
+def _presort_classes(layout: SegLayout, whole_sorted: bool, width: int
+                     ) -> tuple[NDArray[np.int64], list[tuple[NDArray[np.int64], int]]] | None:
+    """:func:`_presorted`'s segments for a layout (cached on it: they depend on the layout,
+    the cutoff and whether whole lists are read, not on the scores)."""
+    small = _numba_module()._TINY
     sizes = np.diff(layout.offsets)
     if whole_sorted:
         pick = (sizes > small) & (sizes <= _PRESORT_CAP)

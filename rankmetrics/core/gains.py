@@ -185,6 +185,8 @@ def take_table(table: NDArray[Any], labels: NDArray[Any]) -> NDArray[Any]:
 def small_int_gains(gain: GainLike, labels: NDArray[Any],
                     label_range: Callable[[NDArray[Any]], tuple[Any, Any, bool]] = label_range,
                     take: Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]] = take_table,
+                    take_ranged: Callable[[NDArray[np.uint8], NDArray[Any]],
+                                          tuple[NDArray[np.uint8], Any, Any] | None] | None = None,
                     ) -> NDArray[np.uint8] | None:
     """:func:`compact_gains` of :func:`apply_gain` read from a table of the label levels,
     without a float64 array per row: for labels that are integers 0..255 whose exponential,
@@ -194,12 +196,24 @@ def small_int_gains(gain: GainLike, labels: NDArray[Any],
 
     ``labels``: shape (n,), any integer or float dtype; returns uint8 of shape (n,) or None.
     ``label_range`` and ``take``: as :func:`label_range` and :func:`take_table` (the default),
-    or the compiled backend's one-pass versions of them."""
+    or the compiled backend's one-pass versions of them. ``take_ranged`` (the compiled
+    backend's, for integer labels): the table lookup and the labels' range in one pass, over
+    the table of every level whose gain fits (:func:`uint8_table`), with each label clipped
+    into it; the lookup is kept when the range lies inside the table, else the two-pass path
+    decides."""
     key = gain_key(gain)
     if not (key in GAINS or key[0] == "levels"):
         return None
     if labels.size == 0 or labels.dtype.kind not in "iuf" or labels.dtype.itemsize > 8:
         return None
+    if take_ranged is not None and labels.dtype.kind in "iu":
+        table = uint8_table(key)
+        if table.shape[0]:
+            hit = take_ranged(table, labels)
+            if hit is not None:
+                out, lo, hi = hit
+                if lo >= 0 and hi < table.shape[0]:
+                    return out
     lo, hi, whole = label_range(labels)
     if not (whole and lo >= 0 and hi <= 255):
         return None
@@ -207,6 +221,29 @@ def small_int_gains(gain: GainLike, labels: NDArray[Any],
     if table.dtype != np.uint8:
         return None
     return take(table, labels)
+
+
+_TABLES: dict[Any, NDArray[np.uint8]] = {}
+
+
+def uint8_table(key: Any) -> NDArray[np.uint8]:
+    """The uint8 gains of levels 0..T-1 for the gain key ``key`` (:func:`gain_key`: an
+    exponential, linear or per-level gain), T the first level whose gain is not an integer
+    0..255 (at most 256 levels; empty when level 0's is not); cached per key, read-only.
+    Raises what :func:`apply_gain` raises for the key (invalid per-level weights)."""
+    hit = _TABLES.get(key)
+    if hit is None:
+        n = 9 if key == "exponential" else 256 if key == "linear" else min(len(key[1]), 256)
+        g = apply_gain(key if isinstance(key, str) else list(key[1]),
+                       np.arange(n, dtype=np.float64))
+        fits = (g == np.floor(g)) & (g <= 255)
+        t = n if bool(fits.all()) else int(np.argmin(fits))
+        hit = g[:t].astype(np.uint8)
+        hit.setflags(write=False)
+        if len(_TABLES) >= 64:  # per-level weights are keys too: keep the cache small
+            _TABLES.clear()
+        _TABLES[key] = hit
+    return hit
 
 
 def discount_key(discount: DiscountLike, log_base: float) -> Any:

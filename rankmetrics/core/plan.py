@@ -382,7 +382,8 @@ class QueryPlan:
     def _compact_gains(gain: GainLike, labels: NDArray[Any]) -> NDArray[Any]:
         """The gains of ``labels`` for the compiled kernel: uint8 when exact (a table lookup
         for small integer labels, in compiled passes), else float64."""
-        hit = small_int_gains(gain, labels, _backend.label_range, _backend.take_table)
+        hit = small_int_gains(gain, labels, _backend.label_range, _backend.take_table,
+                              _backend.take_ranged)
         return compact_gains(apply_gain(gain, labels)) if hit is None else hit
 
     def _ideal_at(self, gain: GainLike, disc: Values, dkey: Any, ks: Sequence[Cutoff]) -> Values:
