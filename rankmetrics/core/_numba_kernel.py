@@ -571,15 +571,19 @@ def run_offsets(q, offsets, ids, sizes):
         sizes[j] = offsets[j + 1] - offsets[j]
 
 
+@_jit(inline="always")
+def _widen(lo, hi, v):
+    """(lo, hi) widened to hold v."""
+    return min(lo, v), max(hi, v)
+
+
 @_jit()
 def int_range(labels):
     """(smallest, largest) of a non-empty integer array, in one pass."""
     lo = labels[0]
     hi = labels[0]
     for i in range(labels.shape[0]):
-        v = labels[i]
-        lo = min(lo, v)
-        hi = max(hi, v)
+        lo, hi = _widen(lo, hi, labels[i])
     return lo, hi
 
 
@@ -592,8 +596,7 @@ def float_range(labels):
     whole = True
     for i in range(labels.shape[0]):
         v = labels[i]
-        lo = min(lo, v)
-        hi = max(hi, v)
+        lo, hi = _widen(lo, hi, v)
         whole &= v == np.floor(v)
     return lo, hi, whole
 
@@ -624,8 +627,7 @@ def take_ranged(table, labels, out):
     hi = labels[0]
     for i in range(labels.shape[0]):
         v = labels[i]
-        lo = min(lo, v)
-        hi = max(hi, v)
+        lo, hi = _widen(lo, hi, v)
         out[i] = table[min(np.uint64(v), last)]  # a negative label wraps high: clipped too
     return lo, hi
 
