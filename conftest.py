@@ -2,8 +2,9 @@
 
 CI (``CI=true``) installs every extra and puts ../shared/data beside the checkout, so a test that
 skips there hides a failure. Tests skip through ``tests/_extras.py`` (``require``,
-``skip_or_fail``), which already fail under CI; this hook turns any other skip -- a
-``pytest.mark.skipif``, an ``importorskip``, a doctest ``+SKIP`` -- into a failure as well.
+``skip_or_fail``), which already fail under CI; the hooks below turn any other skip -- a
+``pytest.mark.skipif``, an ``importorskip`` (in a test or at module level), a doctest
+``+SKIP`` -- into a failure as well, and no module is left out of collection under CI.
 """
 
 from __future__ import annotations
@@ -13,14 +14,28 @@ import os
 
 import pytest
 
-# Modules that import an optional dependency at the top are not collected for doctests where it
-# is missing (CI installs every extra, so there they are).
-collect_ignore = ["rankmetrics/torch/_triton.py"] if importlib.util.find_spec("triton") is None \
-    else []
-
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+# Modules that import an optional dependency at the top are not collected for doctests where it
+# is missing, outside CI only: CI installs every extra, so there a missing one is a collection
+# error, not a module silently left out.
+collect_ignore = ["rankmetrics/torch/_triton.py"] if (
+    importlib.util.find_spec("triton") is None and not _in_ci()) else []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """A whole module skipped at collection (a module-level ``importorskip`` or
+    ``pytest.skip(allow_module_level=True)``) fails under CI like a skipped test."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and _in_ci():
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, which hides a failure: {reason}"
 
 
 @pytest.hookimpl(hookwrapper=True)
