@@ -16,10 +16,13 @@ CPU part, on the reference validation set of ``benchmarks/bench_core.py``
 GPU part, when CUDA is available: padded batches (B = 4096, L = 256 first, then ``--shapes``;
 float32, quantised scores so that ties occur) -- ``rankmetrics.torch.ndcg(preds, target, k=10)``
 (the fused Triton kernel where it applies) and the eager torch kernel
-(``RANKMETRICS_TORCH_KERNEL=torch``) against a bare ``torch.sort(preds, dim=1,
-descending=True)`` of the same tensor, timed with CUDA events, with each call's kernel count and
-device ("busy") time from torch.profiler; then the flat reference set moved to the GPU, with
-torchmetrics on it. ``benchmarks/gpu_checks.sh`` runs this part after the torch tests on CUDA.
+(``RANKMETRICS_TORCH_KERNEL=torch``) and the fused kernel's launch alone on prepared tensors,
+against a bare ``torch.sort(preds, dim=1, descending=True)`` of the same tensor: the contenders
+take turns, each call timed with CUDA events (wall) and on the host (the time it takes to
+return), with each call's kernel count and device ("busy") time from torch.profiler; then the
+flat reference set moved to the GPU, with torchmetrics on it (one call: about 10 s).
+``--skip-flat`` leaves the flat part out. ``benchmarks/gpu_checks.sh`` runs this part, then
+the torch tests on CUDA.
 """
 
 from __future__ import annotations
@@ -53,8 +56,8 @@ def median_ms(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return 1e3 * statistics.median(wall), 1e3 * statistics.median(cpu)
 
 
-def cuda_median_ms(fn: Callable[[], object], repeat: int) -> float:
-    for _ in range(3):  # warm-up (kernels, allocator)
+def cuda_median_ms(fn: Callable[[], object], repeat: int, warmup: int = 3) -> float:
+    for _ in range(warmup):  # kernels, allocator
         fn()
     torch.cuda.synchronize()
     times = []
@@ -115,6 +118,32 @@ def cpu_part(args: argparse.Namespace) -> None:
               f"{cpu / ref_cpu:8.1f}x")
 
 
+def cuda_interleaved_ms(fns: list[Callable[[], object]],
+                        repeat: int) -> list[tuple[float, float, float]]:
+    """Per function: median wall ms (CUDA events around one call, the device idle before it),
+    median host ms (the time the call takes to return, i.e. to enqueue its work) and the
+    spread of the wall times (max / min); the functions take turns, ``repeat`` rounds."""
+    for fn in fns:
+        for _ in range(3):  # warm-up (kernels, allocator)
+            fn()
+    torch.cuda.synchronize()
+    wall: list[list[float]] = [[] for _ in fns]
+    host: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeat):
+        for i, fn in enumerate(fns):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            t0 = time.perf_counter()
+            fn()
+            host[i].append(1e3 * (time.perf_counter() - t0))
+            end.record()
+            torch.cuda.synchronize()
+            wall[i].append(start.elapsed_time(end))
+    return [(statistics.median(w), statistics.median(h), max(w) / min(w))
+            for w, h in zip(wall, host, strict=True)]
+
+
 def _busy_ms(fn: Callable[[], object]) -> tuple[float, int]:
     """Device time of the kernels one call of ``fn`` launches (ms) and their number, from
     ``torch.profiler``; wall time above it is launch and host overhead."""
@@ -161,10 +190,11 @@ def gpu_part(args: argparse.Namespace) -> None:
     dev = torch.device("cuda")
     print(f"GPU: {torch.cuda.get_device_name(dev)}, torch {torch.__version__}, float32 scores "
           f"quantised to 1/8 (ties), CUDA-event medians of {args.repeat} runs")
-    print("  busy = device time of the kernels one call launches (torch.profiler); "
-          "wall above it is launch overhead")
-    print(f"  {'padded batch':<14} {'method':<46} {'ms':>8} {'vs sort':>8} {'busy ms':>8} "
-          f"{'kernels':>8}")
+    print("  ms = wall (CUDA events; the contenders take turns); host = time for the call to "
+          "return (enqueue); spread = max/min wall;\n  busy = device time of the kernels one "
+          "call launches (torch.profiler); wall above it is host and launch overhead")
+    print(f"  {'padded batch':<14} {'method':<46} {'ms':>8} {'vs sort':>8} {'host ms':>8} "
+          f"{'spread':>7} {'busy ms':>8} {'kernels':>8}")
     shapes = [(args.batch, args.length)] + [
         tuple(int(v) for v in shape.split("x")) for shape in args.shapes.split(",") if shape]
     preds, target = _padded_batch(args.batch, args.length, seed=1)
@@ -176,7 +206,8 @@ def gpu_part(args: argparse.Namespace) -> None:
               "(includes the fused kernel's Triton compile, or its load from Triton's cache)")
         for b, length in shapes:
             _gpu_padded(b, length, args)
-        _gpu_flat(args)
+        if not args.skip_flat:
+            _gpu_flat(args)
     except Exception as exc:  # noqa: BLE001 - the GPU part stops; say why
         print(f"  GPU part failed: {exc!r}"[:3000])
 
@@ -195,17 +226,31 @@ def _gpu_padded(b: int, length: int, args: argparse.Namespace) -> None:
     if length > _kernel.FUSED_MAX_LENGTH:
         contenders.append(("  fused kernel (forced past FUSED_MAX_LENGTH)",
                            _kernel_env("triton", lambda: _forced_fused(preds, target))))
-    sort_ms = 0.0
+    elif _kernel.fused_wanted(_kernel.padded_layout(preds, target, None, preds.dtype,
+                                                    None).blocks[0][1]):
+        from rankmetrics.core.gains import discount_key
+        from rankmetrics.torch import _triton
+
+        dkey = discount_key("log", 2)
+        prefix = _triton.prefix_discounts(dkey, _kernel.table_length(dkey, length), preds.device)
+
+        def launch_alone() -> object:
+            return _triton.gain_sums(preds, target, None, prefix, [10],
+                                     _triton.GAIN_EXPONENTIAL, 0.0, preds.dtype)
+        contenders.append(("  its Triton kernel's launch alone (gain_sums)", launch_alone))
+    ok = []
     for name, fn in contenders:
         try:
-            ms = cuda_median_ms(fn, args.repeat)
+            fn()
+            ok.append((name, fn))
         except Exception as exc:  # noqa: BLE001 - report and go on with the other rows
             print(f"  {b:>6} x {length:<5} {name:<46} failed: {exc!r}"[:2000])
-            continue
-        sort_ms = sort_ms or ms
+    timed = cuda_interleaved_ms([fn for _, fn in ok], args.repeat)
+    sort_ms = timed[0][0]
+    for (name, fn), (ms, host, spread) in zip(ok, timed, strict=True):
         busy, n_kernels = _busy_ms(fn)
-        print(f"  {b:>6} x {length:<5} {name:<46} {ms:8.3f} {ms / sort_ms:7.2f}x "
-              f"{busy:8.3f} {n_kernels:8d}")
+        print(f"  {b:>6} x {length:<5} {name:<46} {ms:8.3f} {ms / sort_ms:7.2f}x {host:8.3f} "
+              f"{spread:6.2f}x {busy:8.3f} {n_kernels:8d}")
     y, s = target.cpu().numpy(), preds.cpu().numpy()
     diff = np.max(np.abs(torch_ndcg(preds, target, k=10).cpu().numpy()
                          - rm.ndcg(y, s, k=10)))
@@ -264,7 +309,8 @@ def _gpu_flat(args: argparse.Namespace) -> None:
         flat.append(("torchmetrics RetrievalNormalizedDCG(top_k=10)", run_tm))
     sort_ms = 0.0
     for name, fn in flat:
-        ms = cuda_median_ms(fn, args.repeat if "torchmetrics" not in name else 3)
+        slow = "torchmetrics" in name  # about 14 s a call: one timed call, no warm-up
+        ms = cuda_median_ms(fn, 1 if slow else args.repeat, warmup=0 if slow else 3)
         sort_ms = sort_ms or ms
         print(f"  {'flat':<14} {name:<46} {ms:8.3f} {ms / sort_ms:7.2f}x")
 
@@ -281,6 +327,7 @@ def main() -> None:
                     help="further GPU padded shapes BxL, comma-separated")
     ap.add_argument("--profile", default="", help="append torch.profiler tables to this file")
     ap.add_argument("--skip-cpu", action="store_true")
+    ap.add_argument("--skip-flat", action="store_true", help="GPU: padded batches only")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     if not args.skip_cpu:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The checks that need a CUDA GPU, in one short run: the torch test suite (its CUDA cases run
-# when torch sees a GPU; tests/test_torch_fused.py runs the fused Triton kernel compiled), once
-# more with the eager kernel forced, and the GPU part of bench_torch.py.
+# The checks that need a CUDA GPU, in one short run: the GPU part of bench_torch.py, then the
+# torch test suite (its CUDA cases run when torch sees a GPU; tests/test_torch_fused.py runs the
+# fused Triton kernel compiled), once more with the eager kernel forced.
 #
 #   bash benchmarks/gpu_checks.sh [OUTDIR]     (from the repository root; CUDA torch installed)
 #
@@ -17,6 +17,9 @@ python3 -c "import sys, torch, numpy; print('python', sys.version.split()[0], 't
 torch.__version__, 'numpy', numpy.__version__, 'cuda', torch.cuda.is_available())"
 python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 'no CUDA device')" \
     || exit 1
+echo "== bench_torch.py, GPU part"
+python3 benchmarks/bench_torch.py --skip-cpu --repeat 21 --profile "$out/gpu_profile.txt" "$@" 2>&1 \
+    | tee "$out/bench_torch_gpu.log"
 tests="tests/test_torch_functional.py tests/test_torch_metric.py tests/test_torch_monitor.py \
     tests/test_torch_extras.py tests/test_torch_fused.py"
 echo "== torch tests on CUDA, default kernel choice (the fused Triton kernel where it applies)"
@@ -28,5 +31,3 @@ RANKMETRICS_TORCH_KERNEL=torch python3 -m pytest -q -n 8 -p no:cacheprovider -rs
     | tee "$out/torch_tests_eager.log" | tail -n 4
 python3 -m pytest -p no:cacheprovider --collect-only -q $tests 2>/dev/null | grep -c "cuda" \
     | sed 's/^/test ids with a CUDA parameter: /'
-python3 benchmarks/bench_torch.py --skip-cpu --repeat 21 --profile "$out/gpu_profile.txt" "$@" 2>&1 \
-    | tee "$out/bench_torch_gpu.log"

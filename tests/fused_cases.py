@@ -236,6 +236,40 @@ def test_forced_triton_on_cpu_tensors_needs_the_interpreter(monkeypatch):
         F.ndcg(torch.tensor(s), torch.tensor(y), k=3)  # CPU tensors, whatever DEVICE is
 
 
+LABEL_DTYPES = [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8, torch.bool,
+                torch.float16, torch.float32, torch.float64] + \
+    [getattr(torch, n) for n in ("uint16", "uint32", "uint64") if hasattr(torch, n)]
+
+
+@pytest.mark.parametrize("label_dtype", LABEL_DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_unchecked_padded_labels_of_every_dtype(monkeypatch, calls, label_dtype, dtype):
+    """validate=False on a padded batch hands the labels to the kernel in their own dtype
+    (those of T.LABEL_DTYPES; others converted to float64 first): the core's values, in
+    the compute dtype, for linear and exponential gain."""
+    y, s, _ = _padded_case(11, masked=False, levels=2 if label_dtype == torch.bool else 5)
+    preds = torch.tensor(s, dtype=dtype, device=DEVICE)
+    target = torch.tensor(y, device=DEVICE).to(label_dtype)
+    yf, sf, qf = _core_flat(y, s.astype(np.float32) if dtype == torch.float32 else s,
+                            np.ones(y.shape, bool))
+    seen = []
+    inner = T.gain_sums
+    monkeypatch.setattr(T, "gain_sums", lambda *a, **kw: seen.append(a[1].dtype) or inner(*a, **kw))
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    for gain in ("exponential", "linear"):
+        got = F.ndcg(preds, target, k=5, gain=gain, validate=False)
+        assert got.dtype == dtype and got.device.type == torch.device(DEVICE).type
+        want = rm.QueryPlan(yf, qf).ndcg(sf, k=5, gain=gain)
+        np.testing.assert_allclose(got.cpu().numpy(), want, **TOL[dtype])
+        dcg = F.dcg(preds, target, k=5, gain=gain, validate=False)
+        want = rm.QueryPlan(yf, qf).dcg(sf, k=5, gain=gain)
+        np.testing.assert_allclose(dcg.cpu().numpy(), want, **TOL[dtype])
+    assert len(calls) == 4
+    # read as they are, else converted to float64 first (uint16/32/64: int64 from the start)
+    widened = torch.int64 if label_dtype in F._UNSIGNED_WIDE else label_dtype
+    assert seen == [widened if widened in T.LABEL_DTYPES else torch.float64] * 4
+
+
 def test_inputs_are_not_mutated(monkeypatch):
     y, s, mask = _padded_case(7)
     preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)

@@ -350,3 +350,51 @@ def test_gain_weight_errors():
         F.ndcg(torch.ones(2), torch.ones(2), gain=[])
     with pytest.raises(ValueError, match=r"gain mapping returned a negative gain"):
         F.ndcg(torch.ones(2), torch.ones(2), gain={1: -1.0})
+
+
+def test_options_are_validated_once_per_value_and_type():
+    a = F.cached_options(threshold=1, empty=0.0)
+    assert F.cached_options(empty=0.0, threshold=1) is a  # keyword order does not matter
+    b = F.cached_options(threshold=1.0, empty=0.0)  # equal value, another type: its own entry
+    assert b is not a and b.threshold == a.threshold
+    for _ in range(2):  # an invalid value is rejected every time (errors are not cached)
+        with pytest.raises(ValueError, match="beta"):
+            F.cached_options(beta=0)
+    weights = [0.0, 1.0, 3.0]  # unhashable: validated each call, not cached
+    c = F.cached_options(gain=weights)
+    assert c is not F.cached_options(gain=weights) and c.gain == weights
+
+
+def test_measure_names_are_parsed_once_and_bad_names_fail_every_time():
+    first = F.parse_names(["ndcg@10", "P@5"])
+    again = F.parse_names(("ndcg@10", "P@5"))
+    assert [p.name for p in first] == ["ndcg@10", "P@5"]
+    assert first == again and F.parse_names("ndcg@10")[0] is F.parse_names("ndcg@10")[0]
+    first.append(first[0])  # the caller's list is its own
+    assert len(F.parse_names(["ndcg@10", "P@5"])) == 2
+    for _ in range(2):
+        with pytest.raises(ValueError):
+            F.parse_names("nDCG@0")
+
+
+def test_discount_key_follows_a_reassigned_discount():
+    opt = rm.core.options.MetricOptions(discount="log", log_base=2)
+    assert opt.dkey() == ("log", 2.0)
+    opt.discount = "none"
+    assert opt.dkey() == ("none",)
+    opt.discount, opt.log_base = "jarvelin2002", 10
+    assert opt.dkey() == ("jarvelin2002", 10.0)
+
+
+def test_unchecked_padded_call_leaves_inputs_alone():
+    """validate=False on padded input skips detach/convert for tensors that need no gradient:
+    the inputs stay as they were, and a tensor that needs one is not tracked."""
+    preds = torch.tensor([[0.5, 0.5, 0.1], [0.2, 0.9, 0.9]], requires_grad=True)
+    target = torch.tensor([[2, 0, 1], [0, 1, 3]], dtype=torch.int32)
+    before = preds.detach().clone(), target.clone()
+    got = F.ndcg(preds, target, k=2, validate=False)
+    assert not got.requires_grad and got.dtype == torch.float32
+    assert torch.equal(preds.detach(), before[0]) and torch.equal(target, before[1])
+    assert target.dtype == torch.int32
+    want = F.ndcg(preds.detach(), target.to(torch.float64), k=2)
+    assert torch.equal(got, want)

@@ -31,7 +31,8 @@ class MetricOptions:
                  log_base: float = 2, threshold: float = 1, beta: float = 1.0,
                  empty: float | str = 0.0, denominator: str = "relevant") -> None:
         gain_key(gain)
-        discount_key(discount, log_base)
+        self._dkey = discount_key(discount, log_base)
+        self._dsrc = (discount, log_base)
         self.gain = gain
         self.discount = discount
         self.log_base = log_base
@@ -42,4 +43,7 @@ class MetricOptions:
 
     def dkey(self) -> Any:
         """Hashable identity of the discount (a cache key)."""
-        return discount_key(self.discount, self.log_base)
+        if self._dsrc[0] is not self.discount or self._dsrc[1] is not self.log_base:
+            self._dsrc = (self.discount, self.log_base)  # reassigned since: validate again
+            self._dkey = discount_key(self.discount, self.log_base)
+        return self._dkey

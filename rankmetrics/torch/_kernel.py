@@ -60,12 +60,16 @@ class Batch:
     ``labels`` is the flat float64 label vector of the block's input rows (grouped by query for
     flat input; the flattened ``(B, L)`` matrix, padding set to 0, for padded input) and ``lin``
     maps it into the flattened padded layout (None: identity).
+
+    ``valid``, ``n`` and ``labels`` may be built on first use (padded input without a mask: a
+    GPU call is host-bound, and the fused kernel needs none of the three tensors): ``_valid``
+    and ``_n`` None, ``_labels`` the (Q, L) labels in their input dtype.
     """
 
     scores: Tensor  # (Q, L) float32/float64, padding -inf
-    valid: Tensor  # (Q, L) bool
-    n: Tensor  # (Q,) int64 documents per query
-    labels: Tensor  # (M,) float64
+    _valid: Tensor | None  # (Q, L) bool; None: every entry is a document
+    _n: Tensor | None  # (Q,) int64 documents per query; None: L each
+    _labels: Tensor  # (M,) float64, or (Q, L) input labels (any numeric dtype) until first use
     label_valid: Tensor | None  # (M,) bool real rows (padded input), None = all real
     lin: Tensor | None  # (M,) int64 index into the flattened (Q * L) layout; None = identity
     row_query: Tensor | None  # (M,) int64 query (row of the block) of each label; None = lin // L
@@ -73,6 +77,35 @@ class Batch:
     dtype: torch.dtype  # compute dtype: float32 or float64
     label_max: int | None = None  # largest label when known to be a small integer (<= 63)
     _cache: dict[Any, Tensor] = field(default_factory=dict, repr=False)
+
+    @property
+    def valid(self) -> Tensor:
+        """(Q, L) bool: the real documents."""
+        if self._valid is None:
+            self._valid = torch.ones(self.scores.shape, dtype=torch.bool,
+                                     device=self.scores.device)
+        return self._valid
+
+    @property
+    def n(self) -> Tensor:
+        """(Q,) int64: documents per query."""
+        if self._n is None:
+            q, length = self.scores.shape
+            self._n = torch.full((q,), length, dtype=torch.int64, device=self.scores.device)
+        return self._n
+
+    @property
+    def labels(self) -> Tensor:
+        """(M,) float64 labels."""
+        if self._labels.dtype != torch.float64 or self._labels.ndim != 1:
+            self._labels = self._labels.reshape(-1).to(torch.float64)
+        return self._labels
+
+    @property
+    def input_labels(self) -> Tensor:
+        """The labels as they came in: (M,), or (Q, L) for padded input without a mask, in
+        their input dtype (flat float64 once :attr:`labels` was used)."""
+        return self._labels
 
     @property
     def n_queries(self) -> int:
@@ -170,11 +203,12 @@ def padded_layout(preds: Tensor, labels: Tensor, mask: Tensor | None, dtype: tor
                   label_max: int | None) -> Layout:
     """Layout of padded ``(B, L)`` input; ``preds`` already in the ranking dtype."""
     q, length = preds.shape
+    valid: Tensor | None
+    n: Tensor | None
     if mask is None:
-        valid = torch.ones((q, length), dtype=torch.bool, device=preds.device)
-        n = torch.full((q,), length, dtype=torch.int64, device=preds.device)
+        valid = n = None  # built on first use (Batch.valid, Batch.n, Batch.labels flattens)
         scores = preds
-        flat = labels.reshape(-1)
+        flat = labels
         label_valid = None
     else:
         valid = mask
@@ -572,7 +606,11 @@ class Evaluator:
         key = gain_key(gain)
         q, length = b.scores.shape
         if b.lin is None and key in ("linear", "exponential"):  # gains computed in the kernel
-            x = b.labels.view(q, length)
+            x = b.input_labels
+            if x.dtype not in _triton.LABEL_DTYPES:
+                x = b.labels
+            if x.ndim != 2:
+                x = x.view(q, length)
             mode = _triton.GAIN_LINEAR if key == "linear" else _triton.GAIN_EXPONENTIAL
         else:
             x, mode = b.gains(gain), _triton.GAIN_GIVEN

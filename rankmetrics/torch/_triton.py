@@ -42,6 +42,10 @@ _MAX_CUTOFFS = 4  # cutoffs per launch (scalar arguments: no host-to-device copy
 
 GAIN_GIVEN, GAIN_LINEAR, GAIN_EXPONENTIAL = 0, 1, 2
 
+#: label dtypes the kernel reads as they are (converted to float64 in registers)
+LABEL_DTYPES = (torch.float64, torch.float32, torch.int64, torch.int32, torch.int16, torch.int8,
+                torch.uint8)
+
 
 @triton.jit
 def _count_before(srt_ptr, v, LOG2: tl.constexpr, BLOCK: tl.constexpr, STRICT: tl.constexpr):
@@ -71,7 +75,8 @@ def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, n_q,
                       BLOCK: tl.constexpr, LOG2: tl.constexpr):
     """Row ``program_id`` of ``s`` (Q, L, float32/float64) and ``x`` (Q, L: labels for GAIN
     1 (gain l) or 2 (gain 2**l - 1), gains for GAIN 0): writes DCG, ideal DCG and the
-    normalised value at cutoffs k0..k{NK-1} (1..L) to ``out`` (3, NK, Q, float64); ``d`` is
+    normalised value at cutoffs k0..k{NK-1} (1..L) to ``out`` (3, NK, Q, float64, or float32:
+    the float64 sums rounded by the store); ``d`` is
     the prefix table of the discount (>= L + 1 entries), ``valid`` (Q, L, uint8) the real
     documents when HAS_VALID, ``scratch`` (Q, BLOCK) the row's scores in decreasing order.
     The tie-averaged DCG of McSherry & Najork (2008, eq. 6), the ideal of Järvelin &
@@ -149,7 +154,7 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
     ----------
     scores : Tensor (Q, L), float32 or float64
         Scores of padded rows (padding -inf or masked out by ``valid``).
-    x : Tensor (Q, L), float64
+    x : Tensor (Q, L), float64 (or any of :data:`LABEL_DTYPES`)
         Labels (``gain_mode`` GAIN_LINEAR or GAIN_EXPONENTIAL: the gain is ``l`` or
         ``2**l - 1``) or the gains themselves (GAIN_GIVEN); 0 at padding.
     valid : Tensor (Q, L) of bool, or None
@@ -171,15 +176,16 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
         ``[0]`` DCG, ``[1]`` ideal DCG, ``[2]`` DCG / ideal DCG (``fill`` where the ideal is 0).
     """
     q, length = scores.shape
-    scores = scores.contiguous()
-    x = x.contiguous()
+    scores = scores if scores.is_contiguous() else scores.contiguous()
+    x = x if x.is_contiguous() else x.contiguous()
     valid_u8 = None if valid is None else valid.contiguous().view(torch.uint8)
     block = max(16, triton.next_power_of_2(length))
     scratch = torch.empty((q, block), dtype=scores.dtype, device=scores.device)
     parts = []
     for first in range(0, len(ks), _MAX_CUTOFFS):
         cuts = [int(k) for k in ks[first:first + _MAX_CUTOFFS]]
-        part = torch.empty((3, len(cuts), q), dtype=torch.float64, device=scores.device)
+        # the kernel's float64 sums are rounded once, by its store, into the result dtype
+        part = torch.empty((3, len(cuts), q), dtype=dtype, device=scores.device)
         if q:
             _gain_sums_kernel[(q,)](
                 scores, x, scores if valid_u8 is None else valid_u8, prefix, scratch, part, q,
@@ -188,5 +194,4 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
                 BLOCK=block, LOG2=block.bit_length() - 1, num_warps=4 if block <= 256 else 8,
             )
         parts.append(part)
-    out = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
-    return out if dtype == torch.float64 else out.to(dtype)
+    return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)

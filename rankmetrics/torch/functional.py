@@ -25,6 +25,7 @@ tables and gain weights are copied to the device once and cached).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -261,8 +262,13 @@ def prepare(
     if preds.numel() == 0:
         raise ValueError("preds is empty: at least one document is needed")
     rdt = _ranking_dtype(preds)
-    preds = preds.detach()
-    labels = target.detach().to(torch.float64)
+    # no graph to cut for tensors that need no gradient (each op costs host time on a GPU)
+    preds = preds.detach() if preds.requires_grad else preds
+    labels = target.detach() if target.requires_grad else target
+    if validate or preds.ndim != 2 or mask is not None or labels.dtype == torch.bool:
+        labels = labels.to(torch.float64)
+    # else: a padded GPU batch without checks keeps its labels' dtype (Batch.labels converts
+    # on first use; the fused kernel reads them as they are): one launch less per call
     real: Tensor | None = None
     if preds.ndim == 2:
         if indexes is not None:
@@ -311,7 +317,7 @@ def prepare(
         lo, hi = torch.aminmax(labels)
         if 0 <= lo.item() and hi.item() <= 63:
             label_max = int(hi.item())
-    scores = preds.to(rdt)
+    scores = preds if preds.dtype == rdt else preds.to(rdt)
     if preds.ndim == 2:
         return _kernel.padded_layout(scores, labels, real, rdt, label_max)
     if indexes is None:
@@ -458,7 +464,25 @@ class Parsed(NamedTuple):
 
 def parse_names(metrics: Any) -> list[Parsed]:
     """``["ndcg@10", "P(rel=2)@5", rankmetrics.measures.AP]`` -> one :class:`Parsed` each,
-    through the one measure grammar (:mod:`rankmetrics.measures.grammar`)."""
+    through the one measure grammar (:mod:`rankmetrics.measures.grammar`).
+
+    Names given as a string or a list/tuple of strings are parsed once per process (a GPU call
+    is host-bound: parsing cost as much as the kernel); the :class:`Parsed` entries are shared
+    and read-only.
+    """
+    if isinstance(metrics, str):
+        return list(_parse_cached(metrics))
+    if type(metrics) in (list, tuple) and all(type(m) is str for m in metrics):
+        return list(_parse_cached(tuple(metrics)))
+    return _parse_names(metrics)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(metrics: str | tuple[str, ...]) -> tuple[Parsed, ...]:
+    return tuple(_parse_names(metrics))
+
+
+def _parse_names(metrics: Any) -> list[Parsed]:
     out = []
     for m in parse_measures(metrics):
         base = core_metric(m)
@@ -498,11 +522,31 @@ def width_for(parsed: Sequence[Parsed], extra: Sequence[Cutoff], length: int) ->
     return min(length, max(k for k in ks if k is not None))
 
 
+_OPTIONS: dict[tuple[Any, ...], Options] = {}  # validated options by (name, type, value)
+
+
+def cached_options(**kwargs: Any) -> Options:
+    """``Options(**kwargs)``, validated once per process for hashable values (the validation
+    is a sizeable part of a GPU call's host time); the instances are shared and read-only.
+    Values are keyed with their type, so ``1``, ``1.0`` and ``True`` are validated apart."""
+    try:
+        key = tuple(sorted((name, type(v), v) for name, v in kwargs.items()))
+        hit = _OPTIONS.get(key)
+    except TypeError:  # an unhashable value (a list of weights, an array): no cache
+        return Options(**kwargs)
+    if hit is None:
+        hit = Options(**kwargs)
+        if len(_OPTIONS) >= 256:
+            _OPTIONS.clear()
+        _OPTIONS[key] = hit
+    return hit
+
+
 def _effective(opt: Options, over: dict[str, Any]) -> Options:
     over = {key: v for key, v in over.items() if not key.startswith("_")}
     if not over:
         return opt
-    return Options(**{"gain": opt.gain, "discount": opt.discount, "log_base": opt.log_base,
+    return cached_options(**{"gain": opt.gain, "discount": opt.discount, "log_base": opt.log_base,
                       "threshold": opt.threshold, "beta": opt.beta, "empty": opt.empty,
                       "denominator": opt.denominator, **over})
 
@@ -579,7 +623,7 @@ def _run(preds: Any, target: Any, indexes: Any, mask: Any, metrics: Any,
          ties: str, validate: bool, **options: Any) -> dict[str, Tensor]:
     check_ties(ties)
     parsed = parse_names(metrics)
-    opt = Options(**options)
+    opt = cached_options(**options)
     if any(p.base in ("dcg", "ndcg") for p in parsed):
         opt.dkey()  # validate discount / log_base before touching data
     uses_gain = any(p.base in _GAIN_METRICS and "gain" not in p.over for p in parsed)
