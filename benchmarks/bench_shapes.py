@@ -18,7 +18,9 @@ tied), 1 M queries x 5 documents, 10 queries x 200 000 documents, no ties, every
 query tied, k=None, k=1000, nDCG@{1,3,5,10}+MAP+MRR+P@10 in one ``QueryPlan.evaluate`` call,
 optimistic + pessimistic bounds of nDCG@10 (one ``evaluate`` call with per-measure ``ties=``:
 one ranking pass). Then ns/row of
-nDCG@10 from 1e5 to 3e7 rows (cached and raw). ``--quick`` (< 30 s) shrinks every shape.
+nDCG@10 from 1e5 to 3e7 rows (cached and raw; the sizes interleaved too, a timed unit of 1e5
+rows being 10 calls; ``--skip-shapes``: only this table). ``--quick`` (< 30 s) shrinks every
+shape.
 """
 
 from __future__ import annotations
@@ -167,25 +169,38 @@ def run_shapes(quick: bool, repeat: int) -> None:
 
 
 def run_scaling(quick: bool, repeat: int) -> None:
+    """ns/row at every size, the sizes interleaved like the contenders (a slow spell of the
+    machine hits every size alike); a timed unit of a small size repeats its call until it has
+    read about 1e6 rows (10 calls at 1e5 rows), so no size is timed on calls of 1-2 ms alone."""
     print(f"\n## ns/row, nDCG@10, reference shape ({load()})\n")
     print("| rows | cached ms | cached ns/row | raw ms | raw ns/row |")
     print("|---:|---:|---:|---:|---:|")
     sizes = (830, 8_300) if quick else (830, 8_300, 83_000, 250_000)
-    per_row: dict[str, list[float]] = {"cached": [], "raw": []}
+    fns: dict[str, Callable[[], object]] = {}
+    rows: dict[int, int] = {}
+    calls: dict[int, int] = {}
     for nq in sizes:
         y, s, q = make_benchmark_scores(nq, random_state=1)
         plan = rm.QueryPlan(y, q)
-        fns: dict[str, Callable[[], object]] = {
-            "cached": lambda p=plan, s=s: p.ndcg(s, k=10),
-            "raw": lambda y=y, s=s, q=q: rm.ndcg(y, s, q, k=10)}
-        times = interleaved(fns, repeat if nq < 250_000 else max(3, repeat // 2))
-        med = {n: statistics.median(t) for n, t in times.items()}
-        n = y.shape[0]
+        rows[nq] = n = y.shape[0]
+        calls[nq] = c = max(1, round(1_000_000 / n))
+
+        def cached(p: rm.QueryPlan = plan, s: np.ndarray = s, c: int = c) -> None:
+            for _ in range(c):
+                p.ndcg(s, k=10)
+
+        def raw(y: np.ndarray = y, s: np.ndarray = s, q: np.ndarray = q, c: int = c) -> None:
+            for _ in range(c):
+                rm.ndcg(y, s, q, k=10)
+        fns[f"cached {nq}"], fns[f"raw {nq}"] = cached, raw
+    times = interleaved(fns, repeat)
+    per_row: dict[str, list[float]] = {"cached": [], "raw": []}
+    for nq in sizes:
+        ms = {key: 1e3 * statistics.median(times[f"{key} {nq}"]) / calls[nq] for key in per_row}
         for key in per_row:
-            per_row[key].append(1e9 * med[key] / n)
-        print(f"| {n:,} | {1e3 * med['cached']:.1f} | {1e9 * med['cached'] / n:.1f} | "
-              f"{1e3 * med['raw']:.1f} | {1e9 * med['raw'] / n:.1f} |", flush=True)
-        del plan, y, s, q, fns
+            per_row[key].append(1e6 * ms[key] / rows[nq])
+        print(f"| {rows[nq]:,} | {ms['cached']:.1f} | {1e6 * ms['cached'] / rows[nq]:.1f} | "
+              f"{ms['raw']:.1f} | {1e6 * ms['raw'] / rows[nq]:.1f} |")
     for key, v in per_row.items():
         mid = statistics.median(v)
         print(f"{key}: ns/row within {100 * (min(v) / mid - 1):+.0f} % .. "
@@ -219,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--kernel", choices=["numba", "numpy"], default=None)
     ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--skip-shapes", action="store_true", help="only the ns/row table")
     ap.add_argument("--compile", action="store_true",
                     help="only measure the kernel's compile time (fresh numba cache)")
     args = ap.parse_args(argv)
@@ -242,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{lightgbm.__version__}, xgboost {xgb_version}, python "
           f"{platform.python_version()}, {platform.machine()}; 1 thread; median of {repeat} "
           "interleaved rounds, process CPU time")
-    run_shapes(args.quick, repeat)
+    if not args.skip_shapes:
+        run_shapes(args.quick, repeat)
     if not args.skip_scaling:
         run_scaling(args.quick, repeat)
     return 0
