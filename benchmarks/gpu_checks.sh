@@ -3,7 +3,8 @@
 # torch test suite (its CUDA cases run when torch sees a GPU; tests/test_torch_fused.py runs the
 # fused Triton kernel compiled), once more with the eager kernel forced.
 #
-#   bash benchmarks/gpu_checks.sh [OUTDIR]     (from the repository root; CUDA torch installed)
+#   bash benchmarks/gpu_checks.sh [OUTDIR [bench_torch.py options, e.g. --skip-flat]]
+#   (from the repository root; CUDA torch installed)
 #
 # The numpy core is the reference the tests compare against (RANKMETRICS_KERNEL=numpy: no numba
 # compile on the GPU machine). Logs go to OUTDIR (default $OUT, else ./gpu-checks).

@@ -306,3 +306,70 @@ def test_fused_equals_core_on_random_padded_batches(b, length, score_levels, lev
     core = rm.QueryPlan(yf, qf).evaluate(sf, list(got))
     for name, v in got.items():
         np.testing.assert_allclose(v.cpu().numpy(), core[name], **TOL[torch.float64])
+
+
+def _spy_checks(monkeypatch):
+    """Counts the host-side data checks (F._check_data) and records whether each kernel launch
+    was asked to check the data."""
+    host, launches = [], []
+    check_data, inner = F._check_data, T.gain_sums
+    monkeypatch.setattr(F, "_check_data", lambda *a, **kw: host.append(1) or check_data(*a, **kw))
+    monkeypatch.setattr(T, "gain_sums", lambda *a, **kw: launches.append(
+        (a[8] if len(a) > 8 else kw.get("checks")) is not None) or inner(*a, **kw))
+    return host, launches
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_checks_left_to_the_kernel_on_clean_data(monkeypatch, masked):
+    """validate=True on a padded batch: the kernel checks the data as it reads it; the host
+    checks never run on clean data, and the values are those of the host-checked path."""
+    y, s, mask = _padded_case(21, masked=masked)
+    preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)
+    m = torch.tensor(mask, device=DEVICE) if masked else None
+    names = [f"ndcg@{k}" for k in (1, 2, 3, 5, 8, 13)]  # one call, two launches (4 cutoffs each)
+    host, launches = _spy_checks(monkeypatch)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    got = F.evaluate(preds, target, mask=m, metrics=names)
+    assert host == [] and launches == [True]
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "torch")
+    want = F.evaluate(preds, target, mask=m, metrics=names)
+    assert len(host) == 1
+    for name in names:
+        np.testing.assert_allclose(got[name].cpu().numpy(), want[name].cpu().numpy(),
+                                   **TOL[torch.float64])
+
+
+BAD = [  # (name, spoilt array, position, value, gain, the host checks' message)
+    ("nan score", "s", (3, 4), np.nan, "exponential", "preds must be finite"),
+    ("inf score", "s", (0, 0), -np.inf, "linear", "preds must be finite"),
+    ("negative label", "y", (5, 2), -1.0, "linear", "non-negative"),
+    ("nan label", "y", (6, 12), np.nan, "exponential", "target must be finite"),
+    ("inf label", "y", (1, 0), np.inf, "linear", "target must be finite"),
+    ("fractional label", "y", (2, 3), 1.5, "exponential", "integers"),
+    ("label 54", "y", (4, 7), 54.0, "exponential", "too large"),
+]
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("case", BAD, ids=[c[0] for c in BAD])
+def test_checks_left_to_the_kernel_raise_the_host_errors(monkeypatch, case, masked):
+    """Each defect in a real document raises the host checks' own error (the kernel flags it,
+    then the host checks name it); the same defect in padding is ignored."""
+    _, which, pos, value, gain, message = case
+    y, s, mask = _padded_case(22, masked=masked)
+    y = y.astype(np.float64)
+    (s if which == "s" else y)[pos] = value
+    preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)
+    m = torch.tensor(mask, device=DEVICE) if masked else None
+    host, launches = _spy_checks(monkeypatch)
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    if mask[pos]:
+        with pytest.raises(ValueError, match=message):
+            F.ndcg(preds, target, mask=m, k=5, gain=gain)
+        assert launches == [True] and host == [1]
+    else:  # the defect sits in padding: no error, no host check
+        got = F.ndcg(preds, target, mask=m, k=5, gain=gain)
+        assert launches == [True] and host == [] and bool(torch.isfinite(got).all())
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "torch")
+    with pytest.raises(ValueError, match=message):  # the eager path: the same error
+        F.ndcg(preds, target, k=5, gain=gain)

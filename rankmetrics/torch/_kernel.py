@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +77,29 @@ class Batch:
     dtype: torch.dtype  # compute dtype: float32 or float64
     label_max: int | None = None  # largest label when known to be a small integer (<= 63)
     _cache: dict[Any, Tensor] = field(default_factory=dict, repr=False)
+    #: the data checks left to the fused kernel (:meth:`defer_checks`), and their flags
+    _deferred: Callable[[], int | None] | None = field(default=None, repr=False)
+    checks: Tensor | None = field(default=None, repr=False)
+
+    def defer_checks(self, run: Callable[[], int | None]) -> None:
+        """Leave the data checks to the fused kernel: ``run`` (the host checks, which raise
+        the errors and return the largest small-integer label) runs only when the kernel
+        flags a problem, or before any other kernel reads the data (:meth:`check_now`)."""
+        self._deferred = run
+        self.checks = torch.zeros(1, dtype=torch.int32, device=self.scores.device)
+
+    def check_now(self, read_kernel: bool = False) -> None:
+        """Run the deferred checks, if any: at once, or, with ``read_kernel`` (every value came
+        from the fused kernel, which checked the data as it read it), only when the kernel's
+        flags (one host synchronisation) show a problem. Raises the checks' ValueError."""
+        run = self._deferred
+        if run is None:
+            return
+        if read_kernel and self.checks is not None and not int(self.checks.item()):
+            self._deferred = None
+            return
+        self._deferred = None
+        self.label_max = run()
 
     @property
     def valid(self) -> Tensor:
@@ -307,6 +330,20 @@ def fused_mode() -> str:
 
 
 _FUSED_FAILED: list[str] = []  # why the fused kernel failed in this process ("auto" stops)
+
+
+def fused_takes(device: torch.device, length: int) -> bool:
+    """Whether :func:`fused_wanted` holds for a padded batch of rows of ``length`` on
+    ``device``; False instead of its errors (they are raised where the kernel is chosen)."""
+    try:
+        mode = fused_mode()
+        if mode == "torch" or length > FUSED_MAX_LENGTH:
+            return False
+        if mode == "triton":
+            return device.type == "cuda" or os.environ.get("TRITON_INTERPRET", "") == "1"
+        return not _FUSED_FAILED and _triton_found() and _fused_device(device)
+    except (ValueError, ImportError):
+        return False
 
 
 def fused_wanted(batch: Batch) -> bool:
@@ -617,7 +654,11 @@ class Evaluator:
         valid = None if b.lin is None and b.label_valid is None else b.valid
         prefix = _triton.prefix_discounts(dkey, table_length(dkey, length), b.scores.device)
         cuts = [length if k is None else min(k, length) for k in ks]
-        hit = _triton.gain_sums(b.scores, x, valid, prefix, cuts, mode, fill, b.dtype)
+        checks = b.checks if b._deferred is not None and mode != _triton.GAIN_GIVEN else None
+        if checks is None:
+            b.check_now()  # given gains (computed from the labels): checked before
+        hit = _triton.gain_sums(b.scores, x, valid, prefix, cuts, mode, fill, b.dtype,
+                                checks, float(_MAX_EXP_LABEL))
         self._cum[ck] = hit
         return hit
 

@@ -16,7 +16,10 @@ arithmetic in one launch, one program per query row:
   the discounts of ranks 1..m (Järvelin & Kekäläinen 2002, eq. 2; ``D[m] = m`` for CG, eq. 1);
 * the ideal DCG (JK 2002, eq. 4: all documents of the query by decreasing gain) is the row's
   gains sorted in decreasing order, times the discounts of positions 1..k;
-* nDCG/nCG (JK 2002, eq. 5) divides the two, with the empty rule's value where the ideal is 0.
+* nDCG/nCG (JK 2002, eq. 5) divides the two, with the empty rule's value where the ideal is 0;
+* with ``checks``, the row's data checks (finite scores, finite labels >= 0, integer labels up
+  to 53 for exponential gain) set flags that the caller reads once, after the launches, in
+  place of about ten launches and a synchronisation of checks of its own.
 
 Sums are float64 whatever the score dtype, cast to the compute dtype at the end. Work per row is
 O(L log^2 L) in registers; rows of at most :data:`rankmetrics.torch._kernel.FUSED_MAX_LENGTH`
@@ -69,10 +72,10 @@ def _count_before(srt_ptr, v, LOG2: tl.constexpr, BLOCK: tl.constexpr, STRICT: t
 
 
 @triton.jit
-def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, n_q, length,
-                      k0, k1, k2, k3, fill,
+def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, chk_ptr, n_q, length,
+                      k0, k1, k2, k3, fill, max_label,
                       NK: tl.constexpr, GAIN: tl.constexpr, HAS_VALID: tl.constexpr,
-                      BLOCK: tl.constexpr, LOG2: tl.constexpr):
+                      BLOCK: tl.constexpr, LOG2: tl.constexpr, CHECK: tl.constexpr):
     """Row ``program_id`` of ``s`` (Q, L, float32/float64) and ``x`` (Q, L: labels for GAIN
     1 (gain l) or 2 (gain 2**l - 1), gains for GAIN 0): writes DCG, ideal DCG and the
     normalised value at cutoffs k0..k{NK-1} (1..L) to ``out`` (3, NK, Q, float64, or float32:
@@ -80,7 +83,10 @@ def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, n_q,
     the prefix table of the discount (>= L + 1 entries), ``valid`` (Q, L, uint8) the real
     documents when HAS_VALID, ``scratch`` (Q, BLOCK) the row's scores in decreasing order.
     The tie-averaged DCG of McSherry & Najork (2008, eq. 6), the ideal of Järvelin &
-    Kekäläinen (2002, eq. 4) and their ratio (eq. 5); see the module docstring."""
+    Kekäläinen (2002, eq. 4) and their ratio (eq. 5); see the module docstring.
+    CHECK: ORs into ``chk`` (int32) 1 when a real document's score is not finite, 2 when a
+    label is not finite or negative, 4 (exponential gain) when a label is not an integer or
+    exceeds ``max_label``; no atomic operation when the row is clean."""
     row = tl.program_id(0).to(tl.int64)
     offs = tl.arange(0, BLOCK)
     inside = offs < length
@@ -88,8 +94,17 @@ def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, n_q,
     if HAS_VALID:
         real = inside & (tl.load(valid_ptr + row * length + offs, mask=inside, other=0) != 0)
     s = tl.load(s_ptr + row * length + offs, mask=inside, other=0.0)
-    s = tl.where(real, s, float("-inf"))
     x = tl.load(x_ptr + row * length + offs, mask=inside, other=0.0).to(tl.float64)
+    if CHECK:  # the data checks of the call, read here instead of by launches of their own
+        bad_s = real & ((s != s) | (tl.abs(s) == float("inf")))
+        ok_x = (x >= 0.0) & (x < float("inf"))  # NaN fails both
+        bad_x = real & (ok_x == 0)
+        flag = tl.max(bad_s.to(tl.int32), axis=0) | (tl.max(bad_x.to(tl.int32), axis=0) * 2)
+        if GAIN == 2:
+            bad_e = real & ((x != tl.floor(x)) | (x > max_label))
+            flag = flag | (tl.max(bad_e.to(tl.int32), axis=0) * 4)
+        tl.atomic_or(chk_ptr, flag, mask=flag != 0)
+    s = tl.where(real, s, float("-inf"))
     if GAIN == 2:
         g = tl.exp2(x) - 1.0
     else:
@@ -147,7 +162,8 @@ def prefix_discounts(dkey: Any, n: int, device: torch.device) -> Tensor:
 
 
 def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
-              ks: Sequence[int], gain_mode: int, fill: float, dtype: torch.dtype) -> Tensor:
+              ks: Sequence[int], gain_mode: int, fill: float, dtype: torch.dtype,
+              checks: Tensor | None = None, max_label: float = 0.0) -> Tensor:
     """DCG (or CG), ideal DCG and the normalised value of every row at cutoffs ``ks``.
 
     Parameters
@@ -169,6 +185,13 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
         Normalised value of a row whose ideal DCG is 0 (the empty rule; NaN for "skip").
     dtype : torch.dtype
         dtype of the result.
+    checks : Tensor of shape (1,), int32 (zeros), optional
+        When given (GAIN_LINEAR or GAIN_EXPONENTIAL only), the kernel also checks the data of
+        the real documents and ORs into it: 1 a non-finite score, 2 a non-finite or negative
+        label, 4 (exponential gain) a label that is not an integer or exceeds ``max_label``.
+        Nothing is read back here: the caller synchronises once, after every launch.
+    max_label : float
+        The largest label exponential gain accepts (with ``checks``).
 
     Returns
     -------
@@ -179,6 +202,8 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
     scores = scores if scores.is_contiguous() else scores.contiguous()
     x = x if x.is_contiguous() else x.contiguous()
     valid_u8 = None if valid is None else valid.contiguous().view(torch.uint8)
+    if checks is not None and gain_mode == GAIN_GIVEN:
+        raise ValueError("the kernel checks labels, not given gains")
     block = max(16, triton.next_power_of_2(length))
     scratch = torch.empty((q, block), dtype=scores.dtype, device=scores.device)
     parts = []
@@ -188,10 +213,12 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
         part = torch.empty((3, len(cuts), q), dtype=dtype, device=scores.device)
         if q:
             _gain_sums_kernel[(q,)](
-                scores, x, scores if valid_u8 is None else valid_u8, prefix, scratch, part, q,
-                length, *(cuts + [cuts[-1]] * (_MAX_CUTOFFS - len(cuts))), float(fill),
-                NK=len(cuts), GAIN=gain_mode, HAS_VALID=valid_u8 is not None,
-                BLOCK=block, LOG2=block.bit_length() - 1, num_warps=4 if block <= 256 else 8,
+                scores, x, scores if valid_u8 is None else valid_u8, prefix, scratch, part,
+                part if checks is None else checks, q, length,
+                *(cuts + [cuts[-1]] * (_MAX_CUTOFFS - len(cuts))), float(fill),
+                float(max_label), NK=len(cuts), GAIN=gain_mode,
+                HAS_VALID=valid_u8 is not None, BLOCK=block, LOG2=block.bit_length() - 1,
+                CHECK=checks is not None, num_warps=4 if block <= 256 else 8,
             )
         parts.append(part)
     return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)

@@ -216,11 +216,15 @@ def prepare(
     *,
     gain: GainLike | None = None,
     validate: bool = True,
+    defer_checks: bool = False,
 ) -> Layout:
     """Validate the inputs and lay them out as padded rows (one per query).
 
     ``gain``, when given, adds its label checks (integer labels, range, known levels) to the
-    single data-check synchronisation.
+    single data-check synchronisation. ``defer_checks`` (the caller reads every value from the
+    fused kernel: tie-averaged gain measures, linear or exponential gain): a padded batch of
+    float scores that the fused kernel takes is checked by the kernel itself, and the caller
+    reads the result once, after the launches (:meth:`Batch.check_now` gives the errors).
     """
     _check_gain_spec(gain)
     dev = preds.device if isinstance(preds, Tensor) else None
@@ -265,10 +269,13 @@ def prepare(
     # no graph to cut for tensors that need no gradient (each op costs host time on a GPU)
     preds = preds.detach() if preds.requires_grad else preds
     labels = target.detach() if target.requires_grad else target
-    if validate or preds.ndim != 2 or mask is not None or labels.dtype == torch.bool:
+    defer = (validate and defer_checks and preds.ndim == 2 and preds.dtype.is_floating_point
+             and _kernel.fused_takes(dev, preds.shape[1]))
+    if (validate and not defer) or preds.ndim != 2 or mask is not None or \
+            labels.dtype == torch.bool:
         labels = labels.to(torch.float64)
-    # else: a padded GPU batch without checks keeps its labels' dtype (Batch.labels converts
-    # on first use; the fused kernel reads them as they are): one launch less per call
+    # else: a padded GPU batch keeps its labels' dtype (Batch.labels converts on first use;
+    # the fused kernel reads them as they are): one launch less per call
     real: Tensor | None = None
     if preds.ndim == 2:
         if indexes is not None:
@@ -309,6 +316,14 @@ def prepare(
             if indexes.device != dev:
                 raise ValueError(f"indexes is on {indexes.device} but preds on {dev}")
     label_max = None
+    if defer:
+        def checks(p: Tensor = preds, lab: Tensor = labels, r: Tensor | None = real,
+                   integer: bool = not target.dtype.is_floating_point) -> int | None:
+            return _check_data(p, lab.to(torch.float64), r, integer, gain)
+        layout = _kernel.padded_layout(preds if preds.dtype == rdt else preds.to(rdt), labels,
+                                       real, rdt, None)
+        layout.blocks[0][1].defer_checks(checks)
+        return layout
     if validate:
         label_max = _check_data(preds, labels, real, not target.dtype.is_floating_point, gain)
     elif dev.type == "cpu" and not target.dtype.is_floating_point:
@@ -355,12 +370,14 @@ def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
             sums = ev.fused(opt.gain, dkey, ks, fill)
         except Exception as exc:  # noqa: BLE001 - Triton's errors have no common base class
             _kernel.fused_failed(exc)  # raises when the fused kernel was asked for
+            ev.batch.check_now()  # checks left to the kernel: before the eager kernel reads
         else:
             if base in ("cg", "dcg"):
                 return sums[0]
             if opt.empty == "error":
                 return _finish(ev, sums[2], sums[1] <= 0, "error", "nDCG/nCG")
             return sums[2]
+    ev.batch.check_now()
     g = ev.batch.gains(opt.gain)
     vals = ev.at(ev.cumulative(mode, "gain", gain_key(opt.gain), g, dkey), ks)
     if base in ("cg", "dcg"):
@@ -381,6 +398,7 @@ _RANKS_KEY = ("callable", _ranks)
 
 def _binary_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
                    opt: Options) -> Tensor:
+    ev.batch.check_now()
     rel, n_rel = ev.batch.relevance(opt.threshold)
     vkey = ("rel", opt.threshold)
     dt = rel.dtype
@@ -426,6 +444,7 @@ def _err_rbp_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff], o
                     m: Any) -> Tensor:
     """ERR (stop probability (2**g - 1) / 2**max_grade) or RBP (geometric discount on the
     label, the ``gains=`` table, or 0/1 relevance with ``rel=``), as the numpy core."""
+    ev.batch.check_now()
     b = ev.batch
     table: GainLike = "linear" if m.gains is None else LevelGains(m.gains)
     if base == "rbp" and m.rel is not None:
@@ -627,10 +646,17 @@ def _run(preds: Any, target: Any, indexes: Any, mask: Any, metrics: Any,
     if any(p.base in ("dcg", "ndcg") for p in parsed):
         opt.dkey()  # validate discount / log_base before touching data
     uses_gain = any(p.base in _GAIN_METRICS and "gain" not in p.over for p in parsed)
+    # every value from the fused kernel: it can check the data too (one sync, no launches)
+    fused_only = (ties == "average" and opt.empty != "error"
+                  and gain_key(opt.gain) in ("linear", "exponential")
+                  and all(p.base in _GAIN_METRICS and p.ties is None and not p.over
+                          for p in parsed))
     with torch.no_grad():
         layout = prepare(preds, target, indexes, mask, gain=opt.gain if uses_gain else None,
-                         validate=validate)
+                         validate=validate, defer_checks=fused_only)
         vals, _ = evaluate_layout(layout, parsed, (ties,), opt)
+        for _, batch in layout.blocks:
+            batch.check_now(read_kernel=True)
     return {p.name: vals[(ties, p.name)] for p in parsed}
 
 
@@ -676,7 +702,9 @@ _PARAMS = {
         "skip" gives NaN for it (``torch.nanmean`` leaves it out); "error" raises ValueError.""",
     "validate": """validate : bool, default True
         Check the data (finite scores, labels >= 0, integer labels for exponential gain, ...),
-        which costs one host synchronisation. False trusts the data.""",
+        which costs one host synchronisation (CG/DCG/nCG/nDCG of a padded batch on the fused
+        GPU kernel: the kernel checks the data as it reads it, and the error, if any, is
+        raised after it ran). False trusts the data.""",
     "returns": """Returns
     -------
     Tensor of shape (n_queries,)
