@@ -3,8 +3,9 @@
 CI (``CI=true``) installs every extra and puts ../shared/data beside the checkout, so a test that
 skips there hides a failure. Tests skip through ``tests/_extras.py`` (``require``,
 ``skip_or_fail``), which already fail under CI; the hooks below turn any other skip -- a
-``pytest.mark.skipif``, an ``importorskip`` (in a test or at module level), a doctest
-``+SKIP`` -- into a failure as well, and no module is left out of collection under CI.
+``pytest.mark.skipif``, an ``importorskip`` (in a test or at module level), a library's
+``unittest.SkipTest``, a doctest ``+SKIP`` -- and any ``xfail`` into a failure as well, and
+no module is left out of collection under CI.
 """
 
 from __future__ import annotations
@@ -40,9 +41,19 @@ def pytest_make_collect_report(collector):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
+    """Under CI a skipped test (any way it skips: a mark, ``pytest.skip``, a library's
+    ``unittest.SkipTest``) and an expected failure (``xfail``, which hides a failure just the
+    same) are reported as failures."""
     outcome = yield
     report = outcome.get_result()
-    if report.skipped and not hasattr(report, "wasxfail") and _in_ci():
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+    if not (report.skipped and _in_ci()):
+        return
+    if hasattr(report, "wasxfail"):
+        reason = report.wasxfail
+        del report.wasxfail
         report.outcome = "failed"
-        report.longrepr = f"skipped under CI, which hides a failure: {reason}"
+        report.longrepr = f"xfail under CI, which hides a failure: {reason}"
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+    report.outcome = "failed"
+    report.longrepr = f"skipped under CI, which hides a failure: {reason}"

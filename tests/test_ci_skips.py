@@ -13,18 +13,26 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CASES = {
-    "module-level importorskip": "import pytest\n"
-                                 "pytest.importorskip('rankmetrics_no_such_module')\n"
-                                 "def test_x():\n    pass\n",
-    "module-level require": "from _extras import require\n"
-                            "require('rankmetrics_no_such_module')\n"
-                            "def test_x():\n    pass\n",
-    "skipif mark": "import pytest\n"
-                   "@pytest.mark.skipif(True, reason='always')\n"
-                   "def test_x():\n    pass\n",
-    "skip_or_fail in a test": "from _extras import skip_or_fail\n"
-                              "def test_x():\n    skip_or_fail('a reason')\n",
+CASES = {  # a test file that skips (or expects a failure), and its outcome outside CI
+    "module-level importorskip": ("import pytest\n"
+                                  "pytest.importorskip('rankmetrics_no_such_module')\n"
+                                  "def test_x():\n    pass\n", "skipped"),
+    "module-level require": ("from _extras import require\n"
+                             "require('rankmetrics_no_such_module')\n"
+                             "def test_x():\n    pass\n", "skipped"),
+    "skipif mark": ("import pytest\n"
+                    "@pytest.mark.skipif(True, reason='always')\n"
+                    "def test_x():\n    pass\n", "skipped"),
+    "skip_or_fail in a test": ("from _extras import skip_or_fail\n"
+                               "def test_x():\n    skip_or_fail('a reason')\n", "skipped"),
+    # what scikit-learn's estimator checks raise to skip
+    "a library's unittest.SkipTest": ("import unittest\n"
+                                      "def test_x():\n"
+                                      "    raise unittest.SkipTest('not applicable')\n",
+                                      "skipped"),
+    "xfail mark": ("import pytest\n"
+                   "@pytest.mark.xfail(reason='known')\n"
+                   "def test_x():\n    assert False\n", "xfailed"),
 }
 
 
@@ -41,9 +49,12 @@ def _run(tmp_path: Path, body: str, ci: str) -> subprocess.CompletedProcess[str]
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_skip_fails_under_ci_and_skips_outside(tmp_path: Path, case: str) -> None:
-    under_ci = _run(tmp_path, CASES[case], "true")
+    body, outside_word = CASES[case]
+    under_ci = _run(tmp_path, body, "true")
     assert under_ci.returncode != 0, under_ci.stdout
-    assert "skipped" not in under_ci.stdout.splitlines()[-1], under_ci.stdout
-    outside = _run(tmp_path, CASES[case], "")
+    summary = under_ci.stdout.splitlines()[-1]
+    assert "skipped" not in summary and "xfailed" not in summary, under_ci.stdout
+    assert "failed" in summary or "error" in summary, under_ci.stdout
+    outside = _run(tmp_path, body, "")
     assert outside.returncode in (0, 5), outside.stdout + outside.stderr  # 5: none collected
-    assert "skipped" in outside.stdout.splitlines()[-1], outside.stdout
+    assert outside_word in outside.stdout.splitlines()[-1], outside.stdout
