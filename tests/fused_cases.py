@@ -373,3 +373,60 @@ def test_checks_left_to_the_kernel_raise_the_host_errors(monkeypatch, case, mask
     monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "torch")
     with pytest.raises(ValueError, match=message):  # the eager path: the same error
         F.ndcg(preds, target, k=5, gain=gain)
+
+
+DEFECTS = {  # defect -> (spoilt array, value, label dtypes that can hold it)
+    "nan score": ("s", np.nan, None), "inf score": ("s", np.inf, None),
+    "negative label": ("y", -1, ("int8", "int64", "float32", "float64")),
+    "nan label": ("y", np.nan, ("float32", "float64")),
+    "fractional label": ("y", 1.5, ("float32", "float64")),
+    "label 54": ("y", 54, ("int8", "uint8", "int64", "float32", "float64")),
+}
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(1, 4), st.integers(1, 12),
+    st.sampled_from([torch.float16, torch.float32, torch.float64]),
+    st.sampled_from(["int8", "uint8", "int64", "float32", "float64", "bool"]), st.booleans(),
+    st.sampled_from([None, *DEFECTS]), st.sampled_from(["linear", "exponential"]),
+    st.integers(0, 2**32 - 1),
+)
+def test_kernel_checks_agree_with_the_host_checks(b, length, score_dtype, label_dtype, masked,
+                                                  defect, gain, seed):
+    """Random padded batches of every score and label dtype, with or without a mask, clean or
+    with one defect at a random place: the call whose data the kernel checks (validate=True,
+    the fused kernel) raises the error the host-checked eager call raises, or gives its values."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2 if label_dtype == "bool" else 4, (b, length)).astype(np.float64)
+    s = rng.integers(0, 3, (b, length)) / 4
+    mask = rng.random((b, length)) < 0.8
+    mask[:, 0] = True
+    if defect is not None and (DEFECTS[defect][2] is None or label_dtype in DEFECTS[defect][2]):
+        which, value, _ = DEFECTS[defect]
+        (s if which == "s" else y)[rng.integers(b), rng.integers(length)] = value
+    preds = torch.tensor(s, device=DEVICE).to(score_dtype)
+    target = torch.tensor(y, device=DEVICE).to(getattr(torch, label_dtype))
+    m = torch.tensor(mask, device=DEVICE) if masked else None
+    old = os.environ.get("RANKMETRICS_TORCH_KERNEL")
+    outcome = {}
+    try:
+        for kernel in ("triton", "torch"):
+            os.environ["RANKMETRICS_TORCH_KERNEL"] = kernel
+            try:
+                got = F.ndcg(preds, target, mask=m, k=3, gain=gain)
+                outcome[kernel] = got.cpu().to(torch.float64).numpy()
+            except ValueError as exc:
+                outcome[kernel] = str(exc)
+    finally:
+        if old is None:
+            del os.environ["RANKMETRICS_TORCH_KERNEL"]
+        else:
+            os.environ["RANKMETRICS_TORCH_KERNEL"] = old
+    fused, eager = outcome["triton"], outcome["torch"]
+    assert type(fused) is type(eager), (fused, eager)
+    if isinstance(eager, str):
+        assert fused == eager
+    else:
+        tol = TOL[torch.float64 if score_dtype == torch.float64 else torch.float32]
+        np.testing.assert_allclose(fused, eager, **tol)

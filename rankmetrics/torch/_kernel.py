@@ -333,15 +333,10 @@ _FUSED_FAILED: list[str] = []  # why the fused kernel failed in this process ("a
 
 
 def fused_takes(device: torch.device, length: int) -> bool:
-    """Whether :func:`fused_wanted` holds for a padded batch of rows of ``length`` on
-    ``device``; False instead of its errors (they are raised where the kernel is chosen)."""
+    """:func:`fused_wanted` for a padded batch of rows of ``length`` on ``device``, with False
+    in place of its errors (they are raised where the kernel is chosen)."""
     try:
-        mode = fused_mode()
-        if mode == "torch" or length > FUSED_MAX_LENGTH:
-            return False
-        if mode == "triton":
-            return device.type == "cuda" or os.environ.get("TRITON_INTERPRET", "") == "1"
-        return not _FUSED_FAILED and _triton_found() and _fused_device(device)
+        return _fused_for(device, length)
     except (ValueError, ImportError):
         return False
 
@@ -359,11 +354,14 @@ def fused_wanted(batch: Batch) -> bool:
     ImportError
         ``triton`` forced without triton installed.
     """
+    return _fused_for(batch.scores.device, batch.length)
+
+
+def _fused_for(dev: torch.device, length: int) -> bool:
     mode = fused_mode()
-    if mode == "torch" or batch.length > FUSED_MAX_LENGTH:
+    if mode == "torch" or length > FUSED_MAX_LENGTH:
         return False
     if mode == "triton":
-        dev = batch.scores.device
         if dev.type != "cuda" and os.environ.get("TRITON_INTERPRET", "") != "1":
             raise ValueError(
                 f"{_FUSED_ENV}=triton on {dev.type} tensors needs TRITON_INTERPRET=1 (Triton's "
@@ -371,7 +369,7 @@ def fused_wanted(batch: Batch) -> bool:
                 f"{_FUSED_ENV}=auto"
             )
         return True
-    return not _FUSED_FAILED and _triton_found() and _fused_device(batch.scores.device)
+    return not _FUSED_FAILED and _triton_found() and _fused_device(dev)
 
 
 def fused_failed(exc: Exception) -> None:

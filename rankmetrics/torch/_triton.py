@@ -197,6 +197,13 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
     -------
     Tensor (3, len(ks), Q) of ``dtype``
         ``[0]`` DCG, ``[1]`` ideal DCG, ``[2]`` DCG / ideal DCG (``fill`` where the ideal is 0).
+
+    Raises
+    ------
+    ValueError
+        ``checks`` with GAIN_GIVEN (given gains are not labels).
+    Exception
+        Whatever Triton raises when it cannot compile or launch the kernel.
     """
     q, length = scores.shape
     scores = scores if scores.is_contiguous() else scores.contiguous()

@@ -547,7 +547,15 @@ _OPTIONS: dict[tuple[Any, ...], Options] = {}  # validated options by (name, typ
 def cached_options(**kwargs: Any) -> Options:
     """``Options(**kwargs)``, validated once per process for hashable values (the validation
     is a sizeable part of a GPU call's host time); the instances are shared and read-only.
-    Values are keyed with their type, so ``1``, ``1.0`` and ``True`` are validated apart."""
+    Values are keyed with their type, so ``1``, ``1.0`` and ``True`` are validated apart; at
+    most 256 entries are kept.
+
+    Raises
+    ------
+    ValueError, TypeError
+        What :class:`~rankmetrics.core.options.MetricOptions` raises for the values (never
+        cached: an invalid value is rejected on every call).
+    """
     try:
         key = tuple(sorted((name, type(v), v) for name, v in kwargs.items()))
         hit = _OPTIONS.get(key)
@@ -565,9 +573,10 @@ def _effective(opt: Options, over: dict[str, Any]) -> Options:
     over = {key: v for key, v in over.items() if not key.startswith("_")}
     if not over:
         return opt
-    return cached_options(**{"gain": opt.gain, "discount": opt.discount, "log_base": opt.log_base,
-                      "threshold": opt.threshold, "beta": opt.beta, "empty": opt.empty,
-                      "denominator": opt.denominator, **over})
+    return cached_options(**{"gain": opt.gain, "discount": opt.discount,
+                             "log_base": opt.log_base, "threshold": opt.threshold,
+                             "beta": opt.beta, "empty": opt.empty,
+                             "denominator": opt.denominator, **over})
 
 
 def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str],
