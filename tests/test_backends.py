@@ -279,15 +279,25 @@ def test_qid_grouping_matches_np_unique(dtype, arrangement, run_length) -> None:
 
 
 @pytest.mark.parametrize("sizes", [[2, 4], [3, 3], [6], [1, 1, 1, 3], [2, 2, 2], [4, 1, 1],
-                                   [1, 5, 3, 3]])
-def test_sorted_ids_whose_length_divides_into_runs(sizes) -> None:
-    # n rows in n_runs runs with n_runs dividing n: equal runs take the one-size layout,
-    # unequal ones (a row at a multiple of n / n_runs inside a run) the general pass
-    q = np.repeat(np.arange(len(sizes)) * 7, sizes)
+                                   [1, 5, 3, 3], [2, 2, 1, 1], [3, 3, 2, 1], [5] * 7 + [4, 1],
+                                   [1] * 9])
+@pytest.mark.parametrize("ids", ["increasing", "one id repeated later", "decreasing"])
+def test_sorted_ids_whose_length_divides_into_runs(sizes, ids) -> None:
+    # n rows in n_runs runs with n_runs dividing n, or a first run whose length divides n:
+    # equal runs of increasing ids take the one-size layout, unequal ones (a row at a
+    # multiple of the first run's length inside a run), runs out of order and a query split
+    # in two runs the general passes; the queries are np.unique's either way
+    run_ids = np.arange(len(sizes)) * 7
+    if ids == "one id repeated later":
+        run_ids[-1] = run_ids[0]
+    elif ids == "decreasing":
+        run_ids = run_ids[::-1]
+    q = np.repeat(run_ids, sizes)
     with _with("numba"):
         plan = rm.QueryPlan(np.ones(q.size, dtype=int), q)
-    np.testing.assert_array_equal(plan.qids, np.unique(q))
-    np.testing.assert_array_equal(plan.sizes, sizes)
+    uniq, counts = np.unique(q, return_counts=True)
+    np.testing.assert_array_equal(plan.qids, uniq)
+    np.testing.assert_array_equal(plan.sizes, counts)
 
 
 def test_large_tie_group_straddling_the_cutoff() -> None:
@@ -478,6 +488,33 @@ def test_ideal_network_sorts_every_short_list() -> None:
         for m in range(9):
             nk._ideal_net8(g, m, top)
             np.testing.assert_array_equal(top[:m], np.sort(g[:m])[::-1].astype(float))
+
+
+@pytest.mark.parametrize("labels", ["few patterns", "trailing zeros", "rarely repeated"])
+def test_ideal_memo_of_short_lists_agrees_bit_for_bit(labels) -> None:
+    # contiguous lists of 1..8 uint8 gains summed whole (every cutoff at or past the list)
+    # take their ideal sums from a memo keyed by the gains (lists equal up to trailing zeros
+    # share an entry); "rarely repeated" misses the memo until the kernel stops using it.
+    # One-call nDCG computes the ideal each time: the reference's values bit for bit (linear
+    # integer gains), and with cutoffs inside the lists (no memo) too
+    rng = np.random.default_rng(43)
+    n_lists = 12_000
+    sizes = rng.integers(1, 9, n_lists)
+    q = np.repeat(np.arange(n_lists), sizes)
+    if labels == "few patterns":
+        y = rng.choice(4, q.size, p=[0.6, 0.25, 0.1, 0.05])
+    elif labels == "trailing zeros":  # each list's last rows unjudged
+        y = rng.integers(1, 4, q.size)
+        ends = np.cumsum(sizes)
+        y[ends - 1] = 0
+        y[np.maximum(ends - 2, 0)[sizes > 3]] = 0
+    else:
+        y = rng.integers(0, 256, q.size)
+    s = rng.normal(size=q.size).round(1)
+    for k in (None, 8, 10, 3, 1):
+        ref, got = _both(lambda k=k: {"ndcg": rm.ndcg(y, s, q, k=k, gain="linear"),
+                                      "dcg": rm.dcg(y, s, q, k=k, gain="linear")})
+        _agree(ref, got, True, f"{labels} k={k}")
 
 
 @pytest.mark.parametrize("arrangement", ["one query", "long queries, interleaved"])

@@ -216,6 +216,13 @@ def take_table(table: NDArray[Any], labels: np.ndarray) -> NDArray[Any]:
     return out
 
 
+def _equal_layout(n: int, size: int) -> SegLayout:
+    """The layout of n rows in sorted queries of ``size`` rows each."""
+    n_runs = n // size
+    return _layout(n, n_runs, np.arange(0, n + 1, size, dtype=np.int64), None, None,
+                   np.full(n_runs, size, dtype=np.int64))
+
+
 def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout]:
     """Sorted distinct ids and the segment layout of validated qids ``q``.
 
@@ -228,14 +235,17 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
     if q.dtype.kind not in "biuf" or n == 0:
         qids, qidx = index_queries(q)
         return qids, from_index(qidx, int(qids.shape[0]))
-    if compiled_input(q):  # sorted ids (the common case): two compiled passes, no temporaries
+    if compiled_input(q):  # sorted ids (the common case): compiled passes, no temporaries
         nk = _numba_module()
+        size = int(nk.first_run(q))
+        if n % size == 0 and size <= n // 2:  # maybe queries of one size: checked in one pass
+            ids = np.empty(n // size, dtype=q.dtype)
+            if nk.runs_of(q, size, ids):
+                return ids, _equal_layout(n, size)
         n_runs, up = nk.count_runs(q)
         if up and n % n_runs == 0 and nk.equal_runs(q, n_runs):  # queries of one size
             size = n // n_runs
-            return (q[::size].copy(),
-                    _layout(n, n_runs, np.arange(0, n + 1, size, dtype=np.int64), None, None,
-                            np.full(n_runs, size, dtype=np.int64)))
+            return q[::size].copy(), _equal_layout(n, size)
         if up:
             # one more slot than runs: the pass writes every row's id at its run's next slot
             offsets = np.empty(n_runs + 1, dtype=np.int64)
@@ -420,6 +430,9 @@ def divide_ideal(vals: NDArray[np.float64], ideal: NDArray[np.float64], fill: fl
     return int(_numba_module().divide_ideal(vals, ideal, float(fill)))
 
 
+_MEMO_BITS = 14
+
+
 def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float64],
            cuts: NDArray[np.int64], slots: NDArray[np.int64], out: NDArray[np.float64],
            curve: NDArray[np.float64]) -> None:
@@ -430,9 +443,16 @@ def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float
     counts = np.empty(nk._LEVELS, dtype=np.int64)
     top = np.empty(nk._LEVELS)
     tally = np.zeros((4, 256), dtype=np.int64)  # uint8 gains: counts per value
+    # [mem] lists of <= 8 uint8 gains: a memo of their ideal sums, <= 2**14 slots (256 KiB)
+    size = 0
+    if gains.dtype == np.uint8 and not layout.order.shape[0] and layout.n_queries >= 64:
+        size = 1 << min(_MEMO_BITS, (layout.n_queries - 1).bit_length())
+    memo_keys = np.zeros(size, dtype=np.uint64)
+    memo_vals = np.zeros(size)
     while True:
         first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc, cuts,
-                              slots, out, buf, curve, first, levels, counts, top, tally)
+                              slots, out, buf, curve, first, levels, counts, top, tally,
+                              memo_keys, memo_vals)
         if first < 0:
             return
         buf = np.empty(layout.max_size)  # a long list with many distinct gains: sort it
