@@ -4,8 +4,10 @@ Run:  python benchmarks/bench_memory.py [--rows 5e6] [--quick]
 
 Shapes: one query of ``--rows`` rows (float64 labels and scores, int64 qid; and int8 / float32 /
 int32), the reference shape ``make_benchmark_scores(2000)`` (~240 k rows) with contiguous and
-with shuffled rows. Prints peak extra memory as a multiple of the inputs and in bytes per row.
-``tests/test_memory.py`` asserts the bounds (2x the inputs, 24 bytes per row).
+with shuffled rows, and 100 000 queries of 1..4 rows (where what a call holds per query, such
+as the layout, the ideal and the results, outweighs what it holds per row). Prints peak extra
+memory as a multiple of the inputs and in bytes per row. ``tests/test_memory.py`` asserts the
+bounds (2x the inputs, 24 bytes per row) on the first three.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     s = np.round(rng.random(n), 3)
     yb, sb, qb = make_benchmark_scores(2000, random_state=3)
     perm = rng.permutation(yb.size)
+    qt = np.repeat(np.arange(100_000), rng.integers(1, 5, 100_000))
+    yt = rng.integers(0, 4, qt.size)
+    st = np.round(rng.normal(size=qt.size), 1)
     shapes = {
         f"one query of {n:,} rows": (y.astype(np.float64), s, np.zeros(n, np.int64)),
         f"one query of {n:,} rows, int8/float32/int32": (
@@ -53,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
             yb[perm].astype(np.float64), sb[perm], qb[perm]),
         f"{qb.max() + 1:,} queries, {yb.size:,} rows, shuffled, int8/float32/int32": (
             yb[perm].astype(np.int8), sb[perm].astype(np.float32), qb[perm].astype(np.int32)),
+        f"100,000 queries of 1..4 rows, {qt.size:,} rows": (yt.astype(np.float64), st, qt),
+        f"100,000 queries of 1..4 rows, {qt.size:,} rows, int8/float32/int32": (
+            yt.astype(np.int8), st.astype(np.float32), qt.astype(np.int32)),
     }
     print(f"kernel {rm.get_backend()}; peak extra memory by tracemalloc (numpy buffers)\n")
     print("| shape | call | peak / inputs | bytes per row | seconds |")

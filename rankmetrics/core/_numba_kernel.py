@@ -548,6 +548,24 @@ def first_run(q):
 
 
 @_jit()
+def runs_begin(q, size, n_runs):
+    """Whether the first ``n_runs`` runs of ``size`` rows of ``q`` are runs of equal ids in
+    increasing order (as :func:`runs_of`, writing nothing): a cheap look before the ids'
+    buffer is allocated."""
+    prev = q[0]
+    for r in range(n_runs):
+        o = r * size
+        v = q[o]
+        if r > 0 and not v > prev:
+            return False
+        for j in range(o + 1, o + size):
+            if q[j] != v:
+                return False
+        prev = v
+    return True
+
+
+@_jit()
 def runs_of(q, size, ids):
     """Whether the non-empty ``q`` (length a multiple of ``size``) is ``len(ids)`` runs of
     ``size`` equal ids in increasing order (queries of one size, sorted); each run's id goes

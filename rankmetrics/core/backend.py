@@ -216,6 +216,9 @@ def take_table(table: NDArray[Any], labels: np.ndarray) -> NDArray[Any]:
     return out
 
 
+_PROBE_RUNS = 64
+
+
 def _equal_layout(n: int, size: int) -> SegLayout:
     """The layout of n rows in sorted queries of ``size`` rows each."""
     n_runs = n // size
@@ -238,10 +241,14 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
     if compiled_input(q):  # sorted ids (the common case): compiled passes, no temporaries
         nk = _numba_module()
         size = int(nk.first_run(q))
-        if n % size == 0 and size <= n // 2:  # maybe queries of one size: checked in one pass
+        # maybe queries of one size (>= 2 rows): checked, and their ids collected, in one pass;
+        # [mem] the ids' buffer (the result's) only once the first runs fit the pattern
+        if (2 <= size <= n // 2 and n % size == 0
+                and nk.runs_begin(q, size, min(_PROBE_RUNS, n // size))):
             ids = np.empty(n // size, dtype=q.dtype)
             if nk.runs_of(q, size, ids):
                 return ids, _equal_layout(n, size)
+            del ids
         n_runs, up = nk.count_runs(q)
         if up and n % n_runs == 0 and nk.equal_runs(q, n_runs):  # queries of one size
             size = n // n_runs
@@ -443,10 +450,12 @@ def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float
     counts = np.empty(nk._LEVELS, dtype=np.int64)
     top = np.empty(nk._LEVELS)
     tally = np.zeros((4, 256), dtype=np.int64)  # uint8 gains: counts per value
-    # [mem] lists of <= 8 uint8 gains: a memo of their ideal sums, <= 2**14 slots (256 KiB)
+    # [mem] lists of <= 8 uint8 gains: a memo of their ideal sums, 16 bytes a slot, at most
+    # 2**14 slots (256 KiB), one per query and one per two rows (<= 8 bytes per row)
+    cap = min(1 << _MEMO_BITS, layout.n_queries, layout.n_rows // 2)
     size = 0
-    if gains.dtype == np.uint8 and not layout.order.shape[0] and layout.n_queries >= 64:
-        size = 1 << min(_MEMO_BITS, (layout.n_queries - 1).bit_length())
+    if gains.dtype == np.uint8 and not layout.order.shape[0] and cap >= 64:
+        size = 1 << (cap.bit_length() - 1)
     memo_keys = np.zeros(size, dtype=np.uint64)
     memo_vals = np.zeros(size)
     while True:
