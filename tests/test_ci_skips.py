@@ -58,3 +58,40 @@ def test_a_skip_fails_under_ci_and_skips_outside(tmp_path: Path, case: str) -> N
     outside = _run(tmp_path, body, "")
     assert outside.returncode in (0, 5), outside.stdout + outside.stderr  # 5: none collected
     assert outside_word in outside.stdout.splitlines()[-1], outside.stdout
+
+
+# the two test files of the suite that can skip for a reason other than a missing extra or
+# ../shared/data: a platform guard (Linux's /proc, the fork start method). Run on a platform
+# that is made to look like another one, they fail under CI and skip outside it.
+GUARDED = ["tests/test_trec_readers.py::"
+           "test_reading_memory_is_bounded_by_the_parsed_columns[pyarrow]",
+           "tests/test_torch_monitor.py::test_all_reduce_of_monitor_state"]
+
+OTHER_PLATFORM = """import sys
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    real = sys.platform
+    sys.platform = "darwin"
+    try:
+        yield
+    finally:
+        sys.platform = real
+"""
+
+
+@pytest.mark.parametrize("test_id", GUARDED, ids=["trec readers", "torch monitor"])
+def test_platform_guards_fail_under_ci(tmp_path: Path, test_id: str) -> None:
+    (tmp_path / "other_platform.py").write_text(OTHER_PLATFORM)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    outcome = {}
+    for ci in ("true", ""):
+        run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                              "-p", "no:xdist", "-p", "other_platform", test_id],
+                             cwd=ROOT, env={**env, "CI": ci}, capture_output=True, text=True,
+                             timeout=300)
+        outcome[ci] = (run.returncode, run.stdout.splitlines()[-1] if run.stdout else "")
+    assert outcome["true"][0] != 0 and "1 failed" in outcome["true"][1], outcome
+    assert outcome[""][0] == 0 and "1 skipped" in outcome[""][1], outcome
