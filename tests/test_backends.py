@@ -300,6 +300,61 @@ def test_sorted_ids_whose_length_divides_into_runs(sizes, ids) -> None:
     np.testing.assert_array_equal(plan.sizes, counts)
 
 
+@pytest.mark.parametrize("arrangement", [
+    "long runs", "one query", "long runs, uint64 ids past int64", "long runs, float ids",
+    "long runs, negative int8 ids", "a decrease after long runs", "a query split after long runs",
+    "short runs after long ones", "short runs", "long runs, then a run of one row"])
+def test_long_sorted_runs_found_in_one_pass(arrangement, monkeypatch) -> None:
+    # sorted ids in long runs are grouped by one pass (long_runs); a decrease, a query split
+    # in two runs or runs averaging under 32 rows hand over to the two passes: the queries
+    # are np.unique's either way, and the one pass answers only when it found them all
+    rng = np.random.default_rng(11)
+    nk = _backend._numba_module()
+    dtype: Any = np.int64
+    sizes = rng.integers(32, 200, 60)
+    run_ids: Any = np.arange(sizes.size) * 3 - 50
+    if arrangement == "one query":
+        sizes = np.array([5000])
+        run_ids = np.array([4])
+    elif arrangement.endswith("past int64"):
+        dtype = np.uint64
+        run_ids = np.uint64(2**63) + np.arange(sizes.size, dtype=np.uint64) * np.uint64(2**40)
+    elif arrangement.endswith("float ids"):
+        dtype = np.float64
+        run_ids = np.arange(sizes.size) * 0.5 - 3.25
+    elif arrangement.endswith("int8 ids"):
+        dtype = np.int8
+        run_ids = np.arange(sizes.size) - 100
+    elif arrangement.startswith("a decrease"):
+        run_ids[40] = run_ids[39] - 1
+    elif arrangement.startswith("a query split"):
+        run_ids[50] = run_ids[10]
+    elif arrangement.startswith("short runs after"):
+        sizes = np.concatenate([sizes, rng.integers(1, 4, 3000)])
+        run_ids = np.arange(sizes.size) * 3
+    elif arrangement == "short runs":
+        sizes = rng.integers(1, 20, 2000)
+        run_ids = np.arange(sizes.size)
+    elif arrangement.endswith("one row"):
+        sizes[-1] = 1
+    q = np.repeat(np.asarray(run_ids).astype(dtype), sizes)
+    cap = q.size // nk._MEAN_RUN + nk._RUN_PROBE + 1
+    found = nk.long_runs(q, np.empty(cap + 1, dtype=np.int64), np.empty(cap + 1, dtype=q.dtype))
+    whole = arrangement.startswith(("long runs", "one query"))
+    assert (found == np.unique(q).size) if whole else found == -1, (arrangement, found)
+    monkeypatch.setattr(_backend, "_LONG_INPUT", 1)
+    y = rng.integers(0, 4, q.size)
+    s = np.round(rng.normal(size=q.size), 1)
+    with _with("numba"):
+        plan = rm.QueryPlan(y, q)
+        got = rm.ndcg(y, s, q, k=10)
+    uniq, counts = np.unique(q, return_counts=True)
+    np.testing.assert_array_equal(plan.qids, uniq)
+    np.testing.assert_array_equal(plan.sizes, counts)
+    with _with("numpy"):
+        np.testing.assert_array_equal(got, rm.ndcg(y, s, q, k=10))
+
+
 def test_large_tie_group_straddling_the_cutoff() -> None:
     # 10 queries of 20 000 rows, every score tied but for a few: the cutoff's group is huge
     rng = np.random.default_rng(2)
@@ -613,8 +668,10 @@ def test_compiled_label_passes_match_numpy(dtype) -> None:
             variants += [frac, nan]
         for a in variants:
             before = a.copy()
+            # the exponential and linear tables (and per-level weights equal to them) are
+            # computed in take_ranged, the others looked up
             for gain in ("exponential", "linear", [0, 1, 2, 4, 8, 16], [0, 1, 300, 2],
-                         [0.5, 1]):
+                         [0.5, 1], [0, 1, 3, 7, 15, 31], [0, 1, 2, 3, 4, 5, 6]):
                 passes = [(_backend.label_range, _backend.take_table),
                           (_backend.label_range, _backend.take_table, _backend.take_ranged)]
                 try:

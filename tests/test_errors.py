@@ -183,3 +183,56 @@ def test_recall_base_sets_ideal_and_relevant_count():
         QueryPlan([1], qid=["a"], recall_base=([1], [1]))
     with pytest.raises(TypeError, match=r"recall_base must be a tuple \(labels, qid\)"):
         QueryPlan([1], qid=["a"], recall_base=[[1], ["a"]])
+
+
+ONE_CALL = PER_QUERY + [rm.r_precision, rm.success, rm.err, rm.rbp]
+CURVES = [rm.cg_curve, rm.dcg_curve, rm.ncg_curve, rm.ndcg_curve]
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_negative_integer_labels_refused_by_every_one_call_function(backend, dtype) -> None:
+    # one-call functions check the sign of signed integer labels in the pass that makes their
+    # gains (or on first use of the labels, for measures without gains): every function, gain
+    # and position of the negative label gets the same error; non-negative labels the same
+    # values as float64 labels
+    q = np.repeat(np.arange(40), 6)
+    rng = np.random.default_rng(4)
+    good = rng.integers(0, 4, q.size)
+    s = np.round(rng.random(q.size), 1)
+    calls = [lambda y, f=f: f(y, s, q) for f in ONE_CALL]
+    calls += [lambda y, f=f: f(y, s, q, depth=8) for f in CURVES]
+    calls += [lambda y, g=g: rm.ndcg(y, s, q, k=3, gain=g)
+              for g in ("linear", [0, 1, 3, 7], {0: 0, 1: 1, 2: 2, 3: 5}, lambda x: x)]
+    calls += [lambda y: rm.ndcg(y.reshape(40, 6), s.reshape(40, 6), None)]
+    old = rm.get_backend()
+    rm.set_backend(backend)
+    try:
+        for call in calls:
+            for at in (0, 77, q.size - 1):
+                bad = good.astype(dtype)
+                bad[at] = -1
+                before = bad.copy()
+                with pytest.raises(ValueError, match="y_true must be non-negative graded "
+                                                     "labels; found -1"):
+                    call(bad)
+                np.testing.assert_array_equal(bad, before)
+            np.testing.assert_array_equal(call(good.astype(dtype)),
+                                          call(good.astype(np.float64)))
+    finally:
+        rm.set_backend(old)
+
+
+def test_plan_pickled_before_labels_became_a_property_loads() -> None:
+    import pickle
+
+    plan = QueryPlan(Y, Q)
+    state = plan.__getstate__()
+    state["labels"] = state.pop("_labels")
+    state.pop("_sign_pending")
+    old = QueryPlan.__new__(QueryPlan)
+    old.__setstate__(state)
+    np.testing.assert_array_equal(old.labels, plan.labels)
+    np.testing.assert_array_equal(old.ndcg(S), plan.ndcg(S))
+    again = pickle.loads(pickle.dumps(old))
+    np.testing.assert_array_equal(again.ndcg(S), plan.ndcg(S))

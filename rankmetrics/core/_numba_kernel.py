@@ -589,6 +589,39 @@ def runs_of(q, size, ids):
     return True
 
 
+_MEAN_RUN = 32  # long_runs: the mean run length it keeps to (else the two passes)
+_RUN_PROBE = 64  # runs read before that mean is enforced
+
+
+@_jit()
+def long_runs(q, offsets, ids):
+    """The runs of equal neighbours of the non-empty ids ``q`` (n,) in one pass, when the ids
+    increase from run to run and the runs are long: each run's first row into ``offsets``
+    (int64, the last entry n) and its id into ``ids`` (q's dtype); returns the number of
+    runs r, or -1 as soon as an id decreases, or more than ``_RUN_PROBE`` runs average fewer
+    than ``_MEAN_RUN`` rows, or the runs outgrow ``offsets`` (then :func:`count_runs` and
+    :func:`run_offsets` decide). r <= n / _MEAN_RUN + _RUN_PROBE, so ``offsets`` of that
+    length + 1 always has room. A branch on each run's start (predicted in long runs: one
+    miss per run; 1.2 M rows in runs of 20..220: 0.7x the time of the two passes)."""
+    n = q.shape[0]
+    cap = offsets.shape[0] - 1
+    prev = q[0]
+    offsets[0] = 0
+    ids[0] = prev
+    r = 1
+    for i in range(1, n):
+        b = q[i]
+        if b != prev:
+            if not b > prev or r == cap or (r >= _RUN_PROBE and r * _MEAN_RUN > i):
+                return -1
+            offsets[r] = i
+            ids[r] = b
+            r += 1
+            prev = b
+    offsets[r] = n
+    return r
+
+
 @_jit()
 def run_offsets(q, offsets, ids, sizes):
     """The first row of every run of equal neighbours in the non-empty ids ``q`` (n,) into
@@ -669,18 +702,38 @@ def count_nonzero(values):
     return n
 
 
+TABLE_LOOKUP, TABLE_EXP2, TABLE_LEVEL = 0, 1, 2  # take_ranged: how the table is read
+
+
 @_jit()
-def take_ranged(table, labels, out):
+def take_ranged(table, labels, out, rule):
     """``out[i] = table[labels[i]]`` with each label clipped into the table (uint8, >= 1
     entry), and the (smallest, largest) label in the same pass (integer labels, non-empty):
-    the lookup is the gains when the range lies inside the table."""
+    the lookup is the gains when the range lies inside the table. ``rule``: TABLE_EXP2 when
+    ``table[l] == 2**l - 1`` for every entry (the exponential gain), TABLE_LEVEL when
+    ``table[l] == l`` (linear): the entry is computed, not gathered, so the loop vectorises
+    (1.2 M int64 labels: 0.5x the time of the lookup); TABLE_LOOKUP for any table."""
     last = np.uint64(table.shape[0] - 1)
     lo = labels[0]
     hi = labels[0]
-    for i in range(labels.shape[0]):
-        v = labels[i]
-        lo, hi = _widen(lo, hi, v)
-        out[i] = table[min(np.uint64(v), last)]  # a negative label wraps high: clipped too
+    n = labels.shape[0]
+    # one loop per rule: a choice inside would keep them from vectorising
+    if rule == TABLE_EXP2:
+        for i in range(n):
+            v = labels[i]
+            lo, hi = _widen(lo, hi, v)
+            c = min(np.uint64(v), last)  # a negative label wraps high: clipped too
+            out[i] = np.uint8((_ONE << c) - _ONE)
+    elif rule == TABLE_LEVEL:
+        for i in range(n):
+            v = labels[i]
+            lo, hi = _widen(lo, hi, v)
+            out[i] = np.uint8(min(np.uint64(v), last))
+    else:
+        for i in range(n):
+            v = labels[i]
+            lo, hi = _widen(lo, hi, v)
+            out[i] = table[min(np.uint64(v), last)]
     return lo, hi
 
 

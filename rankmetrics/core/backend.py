@@ -200,8 +200,16 @@ def take_ranged(table: NDArray[np.uint8], labels: np.ndarray
     where the kernel cannot take the array (:func:`compiled_input`)."""
     if not compiled_input(labels) or labels.dtype.kind not in "iu":
         return None
+    nk = _numba_module()
+    levels = np.arange(table.shape[0], dtype=np.int64)
+    if np.array_equal(table, (1 << levels) - 1):
+        rule = nk.TABLE_EXP2
+    elif np.array_equal(table, levels):
+        rule = nk.TABLE_LEVEL
+    else:
+        rule = nk.TABLE_LOOKUP
     out = np.empty(labels.shape[0], dtype=np.uint8)
-    lo, hi = _numba_module().take_ranged(table, labels, out)
+    lo, hi = nk.take_ranged(table, labels, out, rule)
     return out, lo, hi
 
 
@@ -217,6 +225,7 @@ def take_table(table: NDArray[Any], labels: np.ndarray) -> NDArray[Any]:
 
 
 _PROBE_RUNS = 64
+_LONG_INPUT = 4096  # rows from which group_rows tries long_runs first
 
 
 def _equal_layout(n: int, size: int) -> SegLayout:
@@ -249,6 +258,21 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
             if nk.runs_of(q, size, ids):
                 return ids, _equal_layout(n, size)
             del ids
+        if size >= 2 and n >= _LONG_INPUT:
+            # long sorted runs: found in one pass; [mem] two buffers of n / 32 + 65 entries
+            # (0.5 byte per row), cut to the runs found
+            cap = n // nk._MEAN_RUN + nk._RUN_PROBE + 1
+            offsets = np.empty(cap + 1, dtype=np.int64)
+            ids = np.empty(cap + 1, dtype=q.dtype)
+            n_runs = int(nk.long_runs(q, offsets, ids))
+            if n_runs > 0:
+                offsets = offsets[: n_runs + 1].copy()
+                ids = ids[:n_runs].copy()
+                sizes = np.diff(offsets)
+                if bool(np.all(sizes == sizes[0])):  # queries of one size
+                    return ids, _equal_layout(n, int(sizes[0]))
+                return ids, _layout(n, n_runs, offsets, None, None, sizes)
+            del offsets, ids
         n_runs, up = nk.count_runs(q)
         if up and n % n_runs == 0 and nk.equal_runs(q, n_runs):  # queries of one size
             size = n // n_runs
@@ -631,7 +655,7 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
     if any_whole:
         dense = [f for f in families if None in f.ks and f.kind != "rr"]
         whole_sorted = not avg or any(
-            4 * _count_nonzero(f.values) > f.values.shape[0] for f in dense)
+            4 * _nonzero_of(layout, f.values) > f.values.shape[0] for f in dense)
     if not whole_sorted and min(width, _PRESORT_CAP) <= small:
         return None
     key = ("presorted", whole_sorted, None if whole_sorted else min(width, _PRESORT_CAP))
@@ -639,6 +663,19 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
     if hit is None:
         hit = layout.cache[key] = _presort_classes(layout, whole_sorted, width)
     return hit
+
+
+def _nonzero_of(layout: SegLayout, values: NDArray[Any]) -> int:
+    """:func:`_count_nonzero` of a plan's label-side value vector (gains, relevance: the same
+    array every call), kept in the layout's cache with the array, so that its id stays its
+    own (reference shape: 0.5 ms a call of whole-list AP)."""
+    seen = layout.cache.setdefault("nonzero", {})
+    hit = seen.get(id(values))
+    if hit is None or hit[0] is not values:
+        if len(seen) >= 8:  # [mem] a layout shared by plans keeps a few vectors alive at most
+            seen.clear()
+        hit = seen[id(values)] = (values, _count_nonzero(values))
+    return int(hit[1])
 
 
 def _count_nonzero(values: NDArray[Any]) -> int:

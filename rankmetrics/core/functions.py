@@ -80,8 +80,9 @@ def _doc(text: str) -> Callable[[F], F]:
 
 
 def _plan(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None):
-    labels, scores, q = flatten_inputs(y_true, y_score, qid)
-    plan = QueryPlan._from_checked(labels, q)
+    # the sign of integer labels is checked in the plan's pass over them (their gains)
+    labels, scores, q = flatten_inputs(y_true, y_score, qid, defer_sign=True)
+    plan = QueryPlan._from_checked(labels, q, sign_pending=labels.dtype.kind == "i")
     plan._checked = scores  # validated: the plan does not check them again
     return plan, scores
 

@@ -45,6 +45,7 @@ from .validation import (
     check_threshold,
     check_ties,
     check_weights,
+    negative_labels_error,
 )
 
 Cutoff = int | None
@@ -195,9 +196,13 @@ class QueryPlan:
             self._set_recall_base(recall_base)
 
     @classmethod
-    def _from_checked(cls, labels: Values, qid: np.ndarray | None) -> QueryPlan:
+    def _from_checked(cls, labels: Values, qid: np.ndarray | None,
+                      sign_pending: bool = False) -> QueryPlan:
         """Plan over labels and qids already validated (by ``flatten_inputs``): 1-D, same length,
-        non-empty. Skips the second validation (and copy) of the one-call functions."""
+        non-empty. Skips the second validation (and copy) of the one-call functions.
+        ``sign_pending``: the labels' sign is not checked yet (signed integers): it is checked
+        on first use of the labels (:attr:`labels`), or by the pass that makes their uint8
+        gains (:meth:`_gain_ext`), which finds the smallest label anyway."""
         plan = cls.__new__(cls)
         plan._shape2d = None
         plan._backend = _backend.get_backend()
@@ -211,6 +216,7 @@ class QueryPlan:
             layout = _kernel.build_layout(qidx, int(qids.shape[0]))
             del qidx
         plan._init(labels, qids, layout)
+        plan._sign_pending = sign_pending
         return plan
 
     def _set_recall_base(self, recall_base: tuple[ArrayLike, ArrayLike]) -> None:
@@ -252,6 +258,24 @@ class QueryPlan:
         qidx = np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
         return _kernel.build_layout(qidx, int(sizes.shape[0]))
 
+    @property
+    def labels(self) -> Values:
+        """The labels, shape (n_rows,) (raises ValueError on first use when a one-call
+        function's signed integer labels hold a negative value)."""
+        if self._sign_pending:
+            self._check_sign(self._labels.min())
+        return self._labels
+
+    @labels.setter
+    def labels(self, value: Values) -> None:
+        self._labels = value
+        self._sign_pending = False
+
+    def _check_sign(self, smallest: Any) -> None:
+        if smallest < 0:
+            raise negative_labels_error("y_true", smallest)
+        self._sign_pending = False
+
     def _init(self, labels: Values, qids: np.ndarray, layout: Any) -> None:
         self.labels = labels
         self.qids = qids
@@ -277,6 +301,9 @@ class QueryPlan:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        if "labels" in state:  # pickled before labels became a property
+            state["_labels"] = state.pop("labels")
+        state.setdefault("_sign_pending", False)
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
@@ -314,7 +341,13 @@ class QueryPlan:
             if self._backend == "numpy":  # the numba kernel needs no padding sentinel
                 hit = _kernel.padded(apply_gain(gain, self.labels), 0.0)
             else:  # small integer gains: 1 byte per row, read exactly by the compiled kernel
-                hit = self._compact_gains(gain, self.labels)
+                if self._sign_pending:  # uint8 gains only come from labels >= 0
+                    hit = small_int_gains(gain, self._labels, _backend.label_range,
+                                          _backend.take_table, _backend.take_ranged)
+                    if hit is not None:
+                        self._sign_pending = False
+                if hit is None:
+                    hit = self._compact_gains(gain, self.labels)
             self._gains[key] = hit
         return hit
 

@@ -82,14 +82,25 @@ def _object_to_float(arr: np.ndarray, name: str) -> NDArray[np.float64]:
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}: {exc}") from exc
 
 
+def negative_labels_error(name: str, smallest: Any) -> ValueError:
+    """The error for labels below 0 (``smallest``: the smallest label)."""
+    return ValueError(
+        f"{name} must be non-negative graded labels; found {smallest:g}. "
+        "Map negative judgements (e.g. trec -1) to 0 first."
+    )
+
+
 def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
-                 compact: bool = False) -> NDArray[Any]:
+                 compact: bool = False, defer_sign: bool = False) -> NDArray[Any]:
     """Return labels as a new float64 array; reject NaN/inf, negative and non-numeric labels.
 
     ``copy=False`` (one-call functions, whose plan lives for the call only) keeps an integer or
     float64 array as it is: no widening copy of narrow labels (int8 stays 1 byte per row).
-    ``compact=True`` (a :class:`~rankmetrics.QueryPlan`'s own copy) returns a uint8 copy when
-    every label is an integer 0..255 (exact, 1 byte per row instead of 8).
+    ``defer_sign=True`` (with ``copy=False``) leaves the sign of signed integer labels to the
+    caller, who must check it before any label is used (``QueryPlan._from_checked`` does, in
+    the pass that turns them into gains where it can). ``compact=True`` (a
+    :class:`~rankmetrics.QueryPlan`'s own copy) returns a uint8 copy when every label is an
+    integer 0..255 (exact, 1 byte per row instead of 8).
     """
     arr = _asarray(y_true, name)
     _real_kind_check(arr, name)
@@ -98,11 +109,8 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
         if small is not None:
             return small
     if not copy and (arr.dtype.kind in "iu" or arr.dtype == np.float64):
-        if arr.size and arr.dtype.kind == "i" and arr.min() < 0:
-            raise ValueError(
-                f"{name} must be non-negative graded labels; found {arr.min():g}. "
-                "Map negative judgements (e.g. trec -1) to 0 first."
-            )
+        if arr.size and arr.dtype.kind == "i" and not defer_sign and arr.min() < 0:
+            raise negative_labels_error(name, arr.min())
         if arr.dtype.kind in "iu":
             return arr
     if arr.dtype.kind == "O":
@@ -115,10 +123,7 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
         bad = out[~np.isfinite(out)][0]
         raise ValueError(f"{name} must be finite; found {bad}")
     if out.size and out.min() < 0:
-        raise ValueError(
-            f"{name} must be non-negative graded labels; found {out.min():g}. "
-            "Map negative judgements (e.g. trec -1) to 0 first."
-        )
+        raise negative_labels_error(name, out.min())
     return out
 
 
@@ -214,14 +219,15 @@ def _check_python_ints(obj: np.ndarray, name: str) -> None:
 
 
 def flatten_inputs(
-    y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None
+    y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None, defer_sign: bool = False
 ) -> tuple[NDArray[np.float64], np.ndarray, np.ndarray | None]:
     """Bring (y_true, y_score, qid) to flat 1-D arrays.
 
     A 2-D ``(n_queries, n_docs)`` pair (scikit-learn's ``ndcg_score`` layout) becomes one query
-    per row.
+    per row. ``defer_sign``: as in :func:`check_labels` (signed integer labels come back with
+    their sign unchecked).
     """
-    labels = check_labels(y_true, copy=False)
+    labels = check_labels(y_true, copy=False, defer_sign=defer_sign)
     scores = check_scores(y_score)
     if labels.ndim == 2 or scores.ndim == 2:
         if labels.shape != scores.shape:
