@@ -572,6 +572,27 @@ def test_ideal_memo_of_short_lists_agrees_bit_for_bit(labels) -> None:
         _agree(ref, got, True, f"{labels} k={k}")
 
 
+@pytest.mark.parametrize(("gain", "top"), [
+    ("exponential", 7), ("linear", 7), ("exponential", 8), ("linear", 9), ("exponential", 2)])
+def test_ideal_by_level_counts_agrees_bit_for_bit(gain, top) -> None:
+    # lists of 25..300 rows: those of <= 255 uint8 gains of levels 0..7 (2**l - 1 or l) count
+    # their levels in the bytes of one uint64; a gain past level 7 (exponential label 8:
+    # 255; linear 8, 9) or a longer list takes the tally. Ideal sums at cutoffs inside,
+    # at and past the lists, the whole list and the ideal curve: the reference's bit for bit
+    rng = np.random.default_rng(47)
+    sizes = rng.integers(25, 301, 300)
+    q = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, top + 1, q.size)
+    y[: sizes[0]] = top  # a list of one level (every count in one byte)
+    s = rng.normal(size=q.size).round(1)
+    for k in (None, 1, 10, 255, 256, 1000):
+        ref, got = _both(lambda k=k: {"ndcg": rm.ndcg(y, s, q, k=k, gain=gain),
+                                      "dcg": rm.dcg(y, s, q, k=k, gain=gain)})
+        _agree(ref, got, True, f"{gain} {top} k={k}")
+    ref, got = _both(lambda: rm.ideal_dcg_curve(y, q, depth=300, gain=gain))
+    _agree(ref, got, True, f"{gain} {top} curve")
+
+
 @pytest.mark.parametrize("arrangement", ["one query", "long queries, interleaved"])
 def test_long_lists_with_sized_work_buffers_agree(arrangement) -> None:
     # lists longer than max(4096, rows / 8): the compiled kernel's candidate and bounds

@@ -865,8 +865,11 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     in a memo of such lists (:func:`_memo_slot`; ``memo_keys`` uint64 and ``memo_vals``
     float64 of one power-of-two length, zeros) and ordered by a sorting network when it is not
     there; the memo is left off once most lists miss it (their gains rarely repeat).
-    A list of at most ``_TINY`` rows is placed by counting; longer lists of small integer
-    gains (uint8) are ordered by a tally of each value (``tally``: (4, 256) zeros, left zero:
+    A list of at most ``_TINY`` rows is placed by counting; longer contiguous lists of at most
+    255 uint8 gains of eight levels at most (2**l - 1 or l for l <= 7: the exponential or
+    linear gain of labels 0..7) count their levels in the bytes of one uint64
+    (:func:`_ideal_packed`: lists of 20..220 rows 0.78x the time of the tally), other lists of
+    uint8 gains are ordered by a tally of each value (``tally``: (4, 256) zeros, left zero:
     on lists of 20..220 rows 0.3x the time of a window of the 10 largest), other gains by a
     window of the largest when only the first few ranks are read; a list with at most 64
     distinct gains (graded labels) is ordered by counting them, with no buffer; others are
@@ -884,6 +887,11 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     while memo and (np.int64(1) << np.int64(64 - shift)) < memo_keys.shape[0]:
         shift -= np.uint64(1)
     misses = 0
+    # uint8 gains that are 2**l - 1 for levels l <= 7 (the exponential gain), or levels <= 7
+    # themselves (linear): a list of <= 255 rows counts its levels in one uint64
+    by_level = _PACK_NONE
+    if gains.itemsize == 1 and not has_order:
+        by_level = _levels_rule(gains)
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
@@ -938,6 +946,9 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                     j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
                     if j < 0:
                         break
+        elif by_level != _PACK_NONE and m <= 255:
+            acc, j = _ideal_packed(gains[o: o + m], m, lim, disc, q, cuts, cut_slot, out, curve,
+                                   by_level)
         elif gains.itemsize == 1:
             acc, j = _ideal_tallied(gains, order, has_order, o, m, lim, disc, q, cuts,
                                     cut_slot, out, curve, tally)
@@ -1036,6 +1047,67 @@ def _ideal_place(g, m, top):
 
 
 _NO_ROOM = -2  # _ideal_levels: the list does not fit in the sort buffer
+
+
+_PACK_NONE, _PACK_EXP2, _PACK_LEVEL = 0, 1, 2
+
+
+@_jit()
+def _levels_rule(gains):
+    """_PACK_EXP2 when every uint8 gain is 2**l - 1 with l <= 7, _PACK_LEVEL when every gain
+    is at most 7, else _PACK_NONE (one pass that vectorises)."""
+    pow2 = True
+    small = True
+    for i in range(gains.shape[0]):
+        g = np.int32(gains[i])
+        pow2 &= ((g & (g + 1)) == 0) & (g <= 127)
+        small &= g <= 7
+    if small:
+        return _PACK_LEVEL
+    return _PACK_EXP2 if pow2 else _PACK_NONE
+
+
+@_jit(inline="always")
+def _level_of(g, rule):
+    """The level (0..7) of a uint8 gain under ``rule`` (for 2**l - 1: its number of set
+    bits, by arithmetic)."""
+    x = np.uint64(g)
+    if rule == _PACK_LEVEL:
+        return x
+    x = x - ((x >> _ONE) & np.uint64(0x55))
+    x = (x & np.uint64(0x33)) + ((x >> np.uint64(2)) & np.uint64(0x33))
+    return (x + (x >> np.uint64(4))) & np.uint64(0x0F)
+
+
+@_jit(inline="always")
+def _ideal_packed(src, m, lim, disc, q, cuts, cut_slot, out, curve, rule):
+    """:func:`ideal_sums` of a contiguous list of m <= 255 uint8 gains of levels 0..7: each
+    level's count in its byte of one uint64 (no memory per row), then the gains read from
+    the largest level down, the same terms in the same order as :func:`_ideal_tallied`."""
+    counts = _ZERO
+    if rule == _PACK_LEVEL:  # one loop per rule: a choice inside keeps it from vectorising
+        for a in range(m):
+            counts += _ONE << (np.uint64(src[a]) << np.uint64(3))
+    else:
+        for a in range(m):
+            counts += _ONE << (_level_of(src[a], _PACK_EXP2) << np.uint64(3))
+    acc = 0.0
+    j = 0
+    p = 0
+    stop = min(m, lim)
+    for lv in range(7, -1, -1):
+        c = np.int64((counts >> np.uint64(8 * lv)) & np.uint64(255))
+        g = float(lv) if rule == _PACK_LEVEL else float((1 << lv) - 1)
+        end = min(p + c, stop)
+        while p < end:
+            acc += g * disc[p]
+            j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
+            p += 1
+            if j < 0:
+                return acc, j
+        if p >= stop:
+            break
+    return acc, j
 
 
 @_jit(inline="always")
