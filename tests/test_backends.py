@@ -767,3 +767,19 @@ def test_empty_rule_in_the_compiled_division(empty: Any) -> None:
             want = np.nan if empty == "skip" else empty
             np.testing.assert_array_equal(first[empty_q], np.full(empty_q.sum(), want))
             assert np.all(np.isfinite(first[~empty_q]))
+
+
+def test_remembered_nonzero_count_is_each_arrays_own() -> None:
+    # the dense-relevance check of whole-list AP remembers a value vector's non-zero count by
+    # the array's id while the array lives: a new array that reuses a freed array's id (the
+    # loop frees each one) gets its own count, and nothing is kept alive
+    import gc
+
+    for i in range(200):
+        v = np.zeros(300, dtype=np.float32 if i % 2 else np.uint8)
+        v[: i % 150] = 1
+        assert _backend._nonzero_of(v) == i % 150
+        assert _backend._nonzero_of(v) == i % 150
+        del v
+    gc.collect()
+    assert len(_backend._NONZERO_OF) == 0
