@@ -888,10 +888,9 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
         shift -= np.uint64(1)
     misses = 0
     # uint8 gains that are 2**l - 1 for levels l <= 7 (the exponential gain), or levels <= 7
-    # themselves (linear): a list of <= 255 rows counts its levels in one uint64
-    by_level = _PACK_NONE
-    if gains.itemsize == 1 and not has_order:
-        by_level = _levels_rule(gains)
+    # themselves (linear): a list of <= 255 rows counts its levels in one uint64; the gains
+    # are looked at when the first list longer than _TINY needs it (short lists never do)
+    by_level = _PACK_UNSEEN
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
@@ -946,12 +945,15 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
                     j = _record(acc, p, q, cuts, cut_slot, out, curve, j)
                     if j < 0:
                         break
-        elif by_level != _PACK_NONE and m <= 255:
-            acc, j = _ideal_packed(gains[o: o + m], m, lim, disc, q, cuts, cut_slot, out, curve,
-                                   by_level)
         elif gains.itemsize == 1:
-            acc, j = _ideal_tallied(gains, order, has_order, o, m, lim, disc, q, cuts,
-                                    cut_slot, out, curve, tally)
+            if by_level == _PACK_UNSEEN:
+                by_level = _PACK_NONE if has_order else _levels_rule(gains)
+            if by_level != _PACK_NONE and m <= 255:
+                acc, j = _ideal_packed(gains[o: o + m], m, lim, disc, q, cuts, cut_slot, out,
+                                       curve, by_level)
+            else:
+                acc, j = _ideal_tallied(gains, order, has_order, o, m, lim, disc, q, cuts,
+                                        cut_slot, out, curve, tally)
         else:
             r = _ideal_levels(gains, order, has_order, o, m, lim, disc, q, cuts, cut_slot, out,
                               curve, levels, counts, buf)
@@ -1049,7 +1051,7 @@ def _ideal_place(g, m, top):
 _NO_ROOM = -2  # _ideal_levels: the list does not fit in the sort buffer
 
 
-_PACK_NONE, _PACK_EXP2, _PACK_LEVEL = 0, 1, 2
+_PACK_UNSEEN, _PACK_NONE, _PACK_EXP2, _PACK_LEVEL = -1, 0, 1, 2
 
 
 @_jit()
