@@ -236,3 +236,37 @@ def test_plan_pickled_before_labels_became_a_property_loads() -> None:
     np.testing.assert_array_equal(old.ndcg(S), plan.ndcg(S))
     again = pickle.loads(pickle.dumps(old))
     np.testing.assert_array_equal(again.ndcg(S), plan.ndcg(S))
+
+
+def test_plan_pickled_with_its_layouts_sizes_loads() -> None:
+    # plans pickled before the sizes of in-order queries were made from the offsets on first
+    # use: the plan's own ``sizes`` entry and the layout's ``sizes`` field both load
+    import pickle
+
+    from rankmetrics.core import backend
+
+    previous = rm.get_backend()
+    for backend_name in ("numba", "numpy"):
+        rm.set_backend(backend_name)
+        try:
+            plan = QueryPlan(Y, Q)
+            state = plan.__getstate__()
+            state["sizes"] = plan.sizes.copy()
+            lay = plan.layout
+            if isinstance(lay, backend.SegLayout):
+                assert lay.stored_sizes is None  # in-order queries: nothing held
+                old_lay = dict(lay.__dict__, cache={})
+                old_lay["sizes"] = old_lay.pop("stored_sizes")
+                old_lay["sizes"] = plan.sizes.copy()
+                layout = backend.SegLayout.__new__(backend.SegLayout)
+                layout.__setstate__(old_lay)
+                state["layout"] = state["_base_layout"] = layout
+            old = QueryPlan.__new__(QueryPlan)
+            old.__setstate__(state)
+            np.testing.assert_array_equal(old.sizes, plan.sizes)
+            np.testing.assert_array_equal(old.ndcg(S), plan.ndcg(S))
+            np.testing.assert_array_equal(old.precision(S, k=None), plan.precision(S, k=None))
+            again = pickle.loads(pickle.dumps(old))
+            np.testing.assert_array_equal(again.average_precision(S), plan.average_precision(S))
+        finally:
+            rm.set_backend(previous)

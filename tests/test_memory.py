@@ -101,6 +101,28 @@ def test_peak_extra_memory(shapes, shape: str, name: str) -> None:
     assert peak <= 2 * inputs, f"{name} on {shape}: peak {peak / inputs:.2f}x inputs"
 
 
+def test_peak_extra_memory_on_many_tiny_queries() -> None:
+    # 100 000 queries of 1..4 rows with narrow dtypes (9 bytes per row): what a call holds per
+    # query (the layout's offsets, the ideal, the result: 8 bytes each, about 3.2 per row
+    # here) weighs as much as what it holds per row. In-order queries hold neither their sizes
+    # nor a query index per segment (both follow from the offsets), binary measures divide
+    # their sums in place (P@k by the scalar k), and no sort classes are made when every list
+    # is placed by counting: every single measure within 2x the inputs and 24 bytes per row.
+    # (evaluate with several measures and curves hold one float64 per query and measure or
+    # rank as their result, and are not bounded here.)
+    rng = np.random.default_rng(7)
+    q = np.repeat(np.arange(100_000), rng.integers(1, 5, 100_000)).astype(np.int32)
+    y = rng.integers(0, 4, q.size).astype(np.int8)
+    s = np.round(rng.normal(size=q.size), 1).astype(np.float32)
+    inputs = y.nbytes + s.nbytes + q.nbytes
+    for name in ("ndcg@10", "ndcg", "average_precision", "reciprocal_rank",
+                 "precision@10 optimistic", "ndcg optimistic"):
+        CALLS[name](y[:1000], s[:1000], q[:1000])
+        peak = _peak(CALLS[name], y, s, q)
+        assert peak / q.size <= MAX_BYTES_PER_ROW, f"{name}: {peak / q.size:.1f} bytes per row"
+        assert peak <= 2 * inputs, f"{name}: peak {peak / inputs:.2f}x inputs"
+
+
 # ------------------------------------------------------------------ work-buffer sizing
 def _segments(rng: np.random.Generator, shuffled: bool):
     from rankmetrics.core import backend

@@ -41,7 +41,7 @@ def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cu
         o = starts[s]
         c = counts[s]
         w = c if width < 0 else min(width, c)
-        q_out = seg_query[s]
+        q_out = seg_query[s] if seg_query.shape[0] > 0 else s
         before = 1.0  # product of the continue probabilities of the positions so far
         acc = 0.0
         g0 = 0
@@ -113,7 +113,7 @@ def err_at_cutoffs(rk: Any, n_queries: int, stop: NDArray[np.float64], ties: str
     longest = int(counts.max(initial=0))
     cuts = np.array([_NONE_CUT if k is None else k for k in ks], dtype=np.int64)
     out = np.zeros((len(ks), n_queries))
-    _err_segments(rk.scores, rk.rows, counts, starts, lay.seg_query,
+    _err_segments(rk.scores, rk.rows, counts, starts, lay.seg_slots,
                   np.ascontiguousarray(stop, dtype=np.float64), _MODE[ties],
                   -1 if width is None else int(width), cuts, out, np.empty(longest + 1),
                   np.empty(max(longest, 1)), np.empty(max(longest, 1)))

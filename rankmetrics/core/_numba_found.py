@@ -34,7 +34,7 @@ def group_at(scores, rows, counts, starts, seg_query, rel, k, straddle, a_out, n
         r = 0.0
         for i in range(a, b):
             r += rel[rows[base + i]]
-        q = seg_query[s]
+        q = seg_query[s] if seg_query.shape[0] > 0 else s
         straddle[q] = True
         a_out[q] = a
         n_out[q] = b - a

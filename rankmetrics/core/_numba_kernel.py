@@ -5,7 +5,8 @@ Layout
 Queries are *segments* of a row order: ``offsets`` (CSR, one segment per query) over either the
 input rows themselves (``order`` empty: rows of a query already contiguous, the common case,
 which needs no copy) or a grouped row order ``order``. ``seg_query[s]`` is the output slot of
-segment ``s`` (the query's index in the sorted distinct ids).
+segment ``s`` (the query's index in the sorted distinct ids); an empty ``seg_query`` means
+slot s (queries in order: no index array held).
 
 Ranking
 -------
@@ -438,7 +439,7 @@ def cutoff_sums(scores, out_rows, counts, starts, seg_query, values, kind, mode,
         o = starts[s]
         c = counts[s]
         w = c if width < 0 else min(width, c)
-        q = seg_query[s]
+        q = seg_query[s] if seg_query.shape[0] > 0 else s
         cz = 0.0
         cum = 0.0
         f = 1.0
@@ -762,7 +763,7 @@ def segment_sums(values, order, offsets, seg_query, out):
         acc = 0.0
         for j in range(offsets[s], offsets[s + 1]):
             acc += values[order[j] if has_order else j]
-        out[seg_query[s]] = acc
+        out[seg_query[s] if seg_query.shape[0] > 0 else s] = acc
 
 
 _LEVELS = 64
@@ -894,7 +895,7 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
-        q = seg_query[s]
+        q = seg_query[s] if seg_query.shape[0] > 0 else s
         if m <= 8 and gains.itemsize == 1 and not has_order and o + 8 <= gains.shape[0]:
             g = gains[o: o + 8]
             if memo and depth == 0 and cuts[0] >= m:  # the whole list is summed: memo
@@ -2115,7 +2116,7 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
         s = sel[si] if some else si
         o = offsets[s]
         m = offsets[s + 1] - o
-        q = seg_query[s]
+        q = seg_query[s] if seg_query.shape[0] > 0 else s
         if m <= small:
             span = (m + 7) & ~7
             if plain and ints and not has_order and o + span <= n_rows:

@@ -112,20 +112,62 @@ class SegLayout:
 
     n_rows: int
     n_queries: int
-    sizes: NDArray[np.int64]  # (n_queries,) rows per query
+    #: (n_queries,) rows per query; None when segment s is query s (``sizes`` is then
+    #: ``np.diff(offsets)``, made on first use: [mem] 8 bytes per query not held meanwhile)
+    stored_sizes: NDArray[np.int64] | None
     offsets: NDArray[np.int64]  # (n_segments + 1,) segment bounds in ``order``
     order: NDArray[Any]  # (n_rows,) grouped row order, or empty: the rows themselves
-    seg_query: NDArray[np.int64]  # (n_segments,) query index of each segment
+    #: (n_segments,) query index of each segment, passed to the kernels; empty when segment
+    #: s is query s ([mem] 8 bytes per query not held; :attr:`seg_query` makes them)
+    seg_slots: NDArray[np.int64]
     # per-layout work that depends on the layout only (the segments ranked by numpy's sort)
     cache: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def sizes(self) -> NDArray[np.int64]:
+        """(n_queries,) int64 rows per query (kept once made)."""
+        if self.stored_sizes is not None:
+            return self.stored_sizes
+        hit = self.cache.get("sizes")
+        if hit is None:
+            hit = self.cache["sizes"] = np.diff(self.offsets)
+        return hit
 
     @property
     def max_size(self) -> int:
         """The longest query's number of rows (0 for none), computed once."""
         hit = self.cache.get("max_size")
         if hit is None:
-            hit = self.cache["max_size"] = int(self.sizes.max(initial=0))
+            if self.stored_sizes is None and "sizes" not in self.cache:
+                # a temporary, not kept: the sizes are not made for this
+                hit = int(np.diff(self.offsets).max(initial=0))
+            else:
+                hit = int(self.sizes.max(initial=0))
+            self.cache["max_size"] = hit
         return int(hit)
+
+    @property
+    def seg_query(self) -> NDArray[np.int64]:
+        """(n_segments,) int64 query index of each segment (a new array when in order)."""
+        if self.seg_slots.shape[0] or self.offsets.shape[0] <= 1:
+            return self.seg_slots
+        return np.arange(self.offsets.shape[0] - 1, dtype=np.int64)
+
+    def queries_of(self, segs: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The query indices of segments ``segs`` (int64 indices)."""
+        return self.seg_slots[segs] if self.seg_slots.shape[0] else np.array(segs, np.int64)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickled before the sizes and the query index of in-order queries were made lazily
+        if "sizes" in state:
+            state["stored_sizes"] = state.pop("sizes")
+        if "seg_query" in state:
+            state["seg_slots"] = state.pop("seg_query")
+        self.__dict__.update(state)
+
+
+#: a layout's ``seg_slots`` when segment s is query s
+_IN_ORDER = np.empty(0, dtype=np.int64)
 
 
 def row_dtype(n: int) -> Any:
@@ -135,18 +177,17 @@ def row_dtype(n: int) -> Any:
 def _layout(n: int, n_queries: int, offsets: NDArray[np.int64], order: NDArray[Any] | None,
             seg_query: NDArray[np.int64] | None,
             seg_sizes: NDArray[np.int64] | None = None) -> SegLayout:
-    if seg_sizes is None:
-        seg_sizes = np.diff(offsets)
-    if seg_query is None:
-        seg_query = np.arange(n_queries, dtype=np.int64)
-        sizes = seg_sizes
+    sizes: NDArray[np.int64] | None = None
+    if seg_query is None:  # segment s is query s: the sizes follow from the offsets
+        seg_query = _IN_ORDER
     else:
+        if seg_sizes is None:
+            seg_sizes = np.diff(offsets)
         sizes = np.zeros(n_queries, dtype=np.int64)
         sizes[seg_query] = seg_sizes
     if order is None:
         order = np.empty(0, dtype=row_dtype(n))
-    return SegLayout(n, n_queries, sizes.astype(np.int64, copy=False), offsets, order,
-                     seg_query)
+    return SegLayout(n, n_queries, sizes, offsets, order, seg_query)
 
 
 def from_sizes(sizes: NDArray[np.int64]) -> SegLayout:
@@ -232,8 +273,7 @@ _LONG_INPUT = 4096  # rows from which group_rows tries long_runs first
 def _equal_layout(n: int, size: int) -> SegLayout:
     """The layout of n rows in sorted queries of ``size`` rows each."""
     n_runs = n // size
-    return _layout(n, n_runs, np.arange(0, n + 1, size, dtype=np.int64), None, None,
-                   np.full(n_runs, size, dtype=np.int64))
+    return _layout(n, n_runs, np.arange(0, n + 1, size, dtype=np.int64), None, None)
 
 
 def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout]:
@@ -341,7 +381,7 @@ class SegRanking(Ranking):
             ranked = self.scores[self.rows[pos]]
             same = (ranked[1:] == ranked[:-1]) & (seg[1:] == seg[:-1])
             has_tie = np.zeros(lay.n_queries, dtype=bool)
-            has_tie[lay.seg_query[seg[1:][same]]] = True
+            has_tie[lay.queries_of(seg[1:][same])] = True
             tied = int(has_tie.sum())
         return (f"Ranking(n_queries={lay.n_queries}, depth={self.depth}, ties={self.ties!r}, "
                 f"queries_with_ties={tied})")
@@ -382,10 +422,10 @@ def _call(rk: SegRanking, kind: str, values: NDArray[np.float64], ties: str, wid
     lay = rk.layout
     starts = lay.offsets[:-1]
     counts = rk.counts
-    seg_query = lay.seg_query
-    if select is not None:
+    seg_query = lay.seg_slots
+    if select is not None:  # out's row i is selected segment i
         starts, counts = starts[select], counts[select]
-        seg_query = np.arange(select.shape[0], dtype=np.int64)
+        seg_query = _IN_ORDER
     mode = _MODE[ties]
     vbuf = np.empty(0)
     if mode in (1, 2):  # bounds sort each tie group's values: a buffer for the largest
@@ -444,13 +484,13 @@ def cumulative(rk: SegRanking, kind: str, values: NDArray[np.float64], ties: str
         w = int(w_q[sel].max())
         cur = np.zeros((sel.shape[0], w))
         _call(rk, kind, values, ties, w, discount, none, none, _EMPTY2, cur, select=sel)
-        yield Block(rk.layout.seg_query[sel]), cur
+        yield Block(rk.layout.queries_of(sel)), cur
 
 
 # ------------------------------------------------------------------------ label-side sums
 def segment_sums(layout: SegLayout, values: NDArray[Any]) -> NDArray[np.float64]:
     out = np.zeros(layout.n_queries)
-    _numba_module().segment_sums(values, layout.order, layout.offsets, layout.seg_query, out)
+    _numba_module().segment_sums(values, layout.order, layout.offsets, layout.seg_slots, out)
     return out
 
 
@@ -484,7 +524,7 @@ def _ideal(layout: SegLayout, gains: NDArray[np.float64], disc: NDArray[np.float
     memo_keys = np.zeros(size, dtype=np.uint64)
     memo_vals = np.zeros(size)
     while True:
-        first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_query, disc, cuts,
+        first = nk.ideal_sums(gains, layout.order, layout.offsets, layout.seg_slots, disc, cuts,
                               slots, out, buf, curve, first, levels, counts, top, tally,
                               memo_keys, memo_vals)
         if first < 0:
@@ -598,7 +638,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     gt = np.empty(n_g)
     inc = np.empty(n_g, dtype=row_dtype(layout.n_rows))
     eq = np.empty(n_g, dtype=row_dtype(layout.n_rows))
-    args = (scores, layout.order, layout.offsets, layout.seg_query, width, any_whole, modes,
+    args = (scores, layout.order, layout.offsets, layout.seg_slots, width, any_whole, modes,
             _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds, src, dmode, lo,
             hi, whole, cuts_all, slots_all, _EMPTY1 if disc is None else disc, out, key, idx, top,
             tk, ti, vbuf, gb, gt, inc, eq)
@@ -652,6 +692,8 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
     if scores.dtype not in (np.float32, np.float64):
         return None
     small = nk._TINY
+    if layout.max_size <= small:  # [mem] every list is placed by counting: no temporaries
+        return None
     whole_sorted = False
     if any_whole:
         dense = [f for f in families if None in f.ks and f.kind != "rr"]

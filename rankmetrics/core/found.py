@@ -58,7 +58,7 @@ def group_at(ranking: Ranking, rel_ext: NDArray[Any], k: int, n_queries: int
 
         rk = ranking
         _numba_found.group_at(rk.scores, rk.rows, rk.counts, rk.layout.offsets[:-1],
-                              rk.layout.seg_query, rel_ext, int(k), straddle, a, n, r, ra)
+                              rk.layout.seg_slots, rel_ext, int(k), straddle, a, n, r, ra)
         return straddle, a, n, r, ra
     for rb in ranking.buckets:
         w = rb.rows.shape[1]

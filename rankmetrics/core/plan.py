@@ -248,7 +248,7 @@ class QueryPlan:
             self._base_layout = _backend.from_index(base_qidx, self.n_queries)
         else:
             self._base_layout = _kernel.build_layout(base_qidx, self.n_queries)
-        self._max_width = max(self._max_width, int(self._base_layout.sizes.max(initial=0)))
+        self._max_width = max(self._max_width, _max_size(self._base_layout))
         self._disc.clear()
 
     def _layout_from_sizes(self, sizes: NDArray[np.int64]) -> Any:
@@ -281,16 +281,20 @@ class QueryPlan:
         self.qids = qids
         self._checked: np.ndarray | None = None  # scores flatten_inputs validated for this plan
         self.layout: Any = layout  # kernel.Layout (numpy) or backend.SegLayout (numba)
-        self.sizes = self.layout.sizes
         self.n_rows = int(labels.shape[0])
         self.n_queries = int(qids.shape[0])
-        self._max_width = int(self.sizes.max())
+        self._max_width = _max_size(self.layout)
         self._gains: dict[Any, NDArray[Any]] = {}
         self._rel: dict[float, tuple[NDArray[Any], Values]] = {}
         self._disc: dict[Any, Values] = {}
         self._ideal_cache: dict[Any, Values] = {}
         self._base_labels = labels
         self._base_layout = self.layout
+
+    @property
+    def sizes(self) -> NDArray[np.int64]:
+        """(n_queries,) int64 documents per query, in the order of :attr:`qids`."""
+        return self.layout.sizes
 
     def __getstate__(self) -> dict[str, Any]:
         # caches are rebuilt on demand; they may be keyed by an unpicklable callable (a lambda)
@@ -303,6 +307,7 @@ class QueryPlan:
     def __setstate__(self, state: dict[str, Any]) -> None:
         if "labels" in state:  # pickled before labels became a property
             state["_labels"] = state.pop("labels")
+        state.pop("sizes", None)  # pickled before sizes became a property (the layout's)
         state.setdefault("_sign_pending", False)
         self.__dict__.update(state)
 
@@ -662,25 +667,19 @@ class QueryPlan:
                 ranking, self.n_queries, "ap" if kind == "ap" else "rr" if kind == "rr" else "rel",
                 rel_ext, ties, ks,
             )
-        kk = np.array([np.nan if k is None else k for k in ks], dtype=np.float64)[:, None]
-        k_eff = np.where(np.isnan(kk), self.sizes[None, :], kk)
-        safe_r = np.where(n_rel > 0, n_rel, 1.0)[None, :]
-        if kind == "precision":
-            if precision_denominator == "min_k_size":  # XGBoost's pre@k, TF-Ranking
-                k_eff = np.minimum(k_eff, self.sizes[None, :])
-            out = sums / k_eff
-        elif kind == "recall":
-            out = sums / safe_r
-        elif kind == "fbeta":
-            b2 = beta * beta
-            out = (1.0 + b2) * sums / (b2 * n_rel[None, :] + k_eff)
-        elif kind == "ap" and denominator == "found":  # torchmetrics' AP@k: exact, not E/E
+        # [mem] the sums are this call's own (n_ks, n_queries) array, divided in place by
+        # per-query denominators made only for the measures that read them; a query without
+        # relevant documents divides by 0 here and gets the empty rule's value in _finish
+        if kind == "ap" and denominator == "found":  # torchmetrics' AP@k: exact, not E/E
             out = _found.ap_found(ranking, self.n_queries, rel_ext, ties, ks, sums)
-        elif kind == "ap":
-            denom = safe_r if denominator == "relevant" else np.minimum(k_eff, safe_r)
-            out = sums / denom
-        elif kind == "rprec":
-            out = sums / safe_r
+        elif kind in ("precision", "recall", "fbeta", "ap", "rprec"):
+            if kind == "fbeta":  # (1 + beta^2) x sums / (beta^2 R + k), in that order
+                sums *= 1.0 + beta * beta
+            with np.errstate(divide="ignore", invalid="ignore"):
+                for j, k in enumerate(ks):
+                    np.divide(sums[j], self._denominator(kind, k, n_rel, beta, denominator,
+                                                         precision_denominator), out=sums[j])
+            out = sums
         else:
             out = sums
         empty_mask = np.broadcast_to(n_rel[None, :] == 0, out.shape)
@@ -688,6 +687,24 @@ class QueryPlan:
                  "ap": "average precision", "rr": "reciprocal rank", "rprec": "R-precision",
                  "success": "success"}
         return self._finish(out, empty_mask, empty, names[kind])
+
+    def _denominator(self, kind: str, k: int | None, n_rel: Values, beta: float,
+                     denominator: str, precision_denominator: str) -> NDArray[Any] | float:
+        """Per-query denominator of a binary measure at cutoff k (None: the whole list, whose
+        length is the query's size): k for P@k (min(k, size) for XGBoost's pre@k), R for
+        recall, R-precision and AP, min(k, R) for AP@k over min(k, R), beta^2 R + k for F."""
+        if kind in ("recall", "rprec") or (kind == "ap" and denominator == "relevant"):
+            return n_rel
+        if kind == "precision" and k is not None and precision_denominator != "min_k_size":
+            return float(k)  # [mem] a scalar: the same quotients, no array per query
+        k_eff: NDArray[Any] = self.sizes if k is None else np.full(self.n_queries, float(k))
+        if kind == "precision":
+            if precision_denominator == "min_k_size":  # XGBoost's pre@k, TF-Ranking
+                return np.minimum(k_eff, self.sizes)
+            return k_eff
+        if kind == "fbeta":
+            return np.add(beta * beta * n_rel, k_eff)
+        return np.minimum(k_eff, n_rel)  # AP@k over min(k, R)
 
     def _rel_at_r(self, ranking: _kernel.Ranking, rel_ext: Values, n_rel: Values,
                   ties: str) -> Values:
@@ -889,13 +906,14 @@ class QueryPlan:
         gains = self._base_gains(gain)
         zero = np.zeros(vals.shape, dtype=bool)
         n_seg = lay.offsets.shape[0] - 1
-        in_order = bool(np.array_equal(lay.seg_query, np.arange(n_seg)))
+        in_order = lay.seg_slots.shape[0] == 0 or bool(
+            np.array_equal(lay.seg_slots, np.arange(n_seg)))
         step = max(64, max(4096, self.n_rows >> 3) // depth)  # ~1 byte per row, or 64 queries
         for a in range(0, n_seg, step):
             b = min(n_seg, a + step)
-            qs: Any = slice(a, b) if in_order else lay.seg_query[a:b]
-            sub = _backend.SegLayout(lay.n_rows, b - a, lay.sizes[qs], lay.offsets[a: b + 1],
-                                     lay.order, np.arange(b - a, dtype=np.int64))
+            qs: Any = slice(a, b) if in_order else lay.seg_slots[a:b]
+            sub = _backend.SegLayout(lay.n_rows, b - a, None, lay.offsets[a: b + 1],
+                                     lay.order, _backend._IN_ORDER)
             with np.errstate(over="ignore", invalid="ignore"):
                 ideal = _backend.ideal_curve(sub, gains, disc, depth)
             _check_finite_sums(ideal)
@@ -1136,6 +1154,13 @@ class QueryPlan:
                 "threshold": threshold if m.rel is None else m.rel,
                 "beta": b, "empty": check_empty(empty if m.empty is None else m.empty),
                 "denominator": denominator if m.denominator is None else m.denominator}
+
+
+def _max_size(layout: Any) -> int:
+    """The longest query's rows of a layout of either backend (0 for none)."""
+    if isinstance(layout, _backend.SegLayout):
+        return layout.max_size
+    return int(layout.sizes.max(initial=0))
 
 
 def _check_finite_sums(values: Values) -> None:
