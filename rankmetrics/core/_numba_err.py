@@ -25,6 +25,7 @@ from ._numba_kernel import (
     MODE_PESSIMISTIC,
     MODE_STABLE,
     _jit,
+    _slot,
     _sort_ascending,
 )
 
@@ -41,7 +42,7 @@ def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cu
         o = starts[s]
         c = counts[s]
         w = c if width < 0 else min(width, c)
-        q_out = seg_query[s] if seg_query.shape[0] > 0 else s
+        q_out = _slot(seg_query, s)
         before = 1.0  # product of the continue probabilities of the positions so far
         acc = 0.0
         g0 = 0

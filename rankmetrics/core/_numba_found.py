@@ -8,7 +8,7 @@ size and relevant count and the relevant documents above it. Trusts its inputs.
 
 from __future__ import annotations
 
-from ._numba_kernel import _jit
+from ._numba_kernel import _jit, _slot
 
 
 @_jit()
@@ -34,7 +34,7 @@ def group_at(scores, rows, counts, starts, seg_query, rel, k, straddle, a_out, n
         r = 0.0
         for i in range(a, b):
             r += rel[rows[base + i]]
-        q = seg_query[s] if seg_query.shape[0] > 0 else s
+        q = _slot(seg_query, s)
         straddle[q] = True
         a_out[q] = a
         n_out[q] = b - a

@@ -77,6 +77,13 @@ _SMALL = 16
 
 
 @_jit(inline="always")
+def _slot(seg_query, s):
+    """The output slot of segment s: ``seg_query[s]``, or s itself when ``seg_query`` is
+    empty (queries in order, see Layout above)."""
+    return seg_query[s] if seg_query.shape[0] > 0 else s
+
+
+@_jit(inline="always")
 def _before(k, i, a, b):
     """Rank order: higher score first, then the earlier row."""
     return k[a] > k[b] or (k[a] == k[b] and i[a] < i[b])
@@ -439,7 +446,7 @@ def cutoff_sums(scores, out_rows, counts, starts, seg_query, values, kind, mode,
         o = starts[s]
         c = counts[s]
         w = c if width < 0 else min(width, c)
-        q = seg_query[s] if seg_query.shape[0] > 0 else s
+        q = _slot(seg_query, s)
         cz = 0.0
         cum = 0.0
         f = 1.0
@@ -763,7 +770,7 @@ def segment_sums(values, order, offsets, seg_query, out):
         acc = 0.0
         for j in range(offsets[s], offsets[s + 1]):
             acc += values[order[j] if has_order else j]
-        out[seg_query[s] if seg_query.shape[0] > 0 else s] = acc
+        out[_slot(seg_query, s)] = acc
 
 
 _LEVELS = 64
@@ -895,7 +902,7 @@ def ideal_sums(gains, order, offsets, seg_query, disc, cuts, cut_slot, out, buf,
     for s in range(first, offsets.shape[0] - 1):
         o = offsets[s]
         m = offsets[s + 1] - o
-        q = seg_query[s] if seg_query.shape[0] > 0 else s
+        q = _slot(seg_query, s)
         if m <= 8 and gains.itemsize == 1 and not has_order and o + 8 <= gains.shape[0]:
             g = gains[o: o + 8]
             if memo and depth == 0 and cuts[0] >= m:  # the whole list is summed: memo
@@ -1086,7 +1093,10 @@ def _level_of(g, rule):
 def _ideal_packed(src, m, lim, disc, q, cuts, cut_slot, out, curve, rule):
     """:func:`ideal_sums` of a contiguous list of m <= 255 uint8 gains of levels 0..7: each
     level's count in its byte of one uint64 (no memory per row), then the gains read from
-    the largest level down, the same terms in the same order as :func:`_ideal_tallied`."""
+    the largest level down (the ideal vector: the gains in decreasing order, Järvelin &
+    Kekäläinen 2002, eq. 4), the same terms in the same order as
+    :func:`_ideal_tallied`. ``src``: (m,) uint8; returns (the sum, the next cutoff index,
+    -1 once every cutoff is written)."""
     counts = _ZERO
     if rule == _PACK_LEVEL:  # one loop per rule: a choice inside keeps it from vectorising
         for a in range(m):
@@ -2116,7 +2126,7 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
         s = sel[si] if some else si
         o = offsets[s]
         m = offsets[s + 1] - o
-        q = seg_query[s] if seg_query.shape[0] > 0 else s
+        q = _slot(seg_query, s)
         if m <= small:
             span = (m + 7) & ~7
             if plain and ints and not has_order and o + span <= n_rows:

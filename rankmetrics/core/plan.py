@@ -690,9 +690,15 @@ class QueryPlan:
 
     def _denominator(self, kind: str, k: int | None, n_rel: Values, beta: float,
                      denominator: str, precision_denominator: str) -> NDArray[Any] | float:
-        """Per-query denominator of a binary measure at cutoff k (None: the whole list, whose
-        length is the query's size): k for P@k (min(k, size) for XGBoost's pre@k), R for
-        recall, R-precision and AP, min(k, R) for AP@k over min(k, R), beta^2 R + k for F."""
+        """Per-query denominator of a binary measure's sums at cutoff k (None: the whole list,
+        whose length is the query's size): k for P@k (a float; min(k, size) for XGBoost's
+        pre@k), R for recall, R-precision and AP (trec_eval's recall, Rprec and map; the
+        tie-averaged AP sums of McSherry & Najork 2008, sec. 3, over R), min(k, R) for AP@k
+        over min(k, R), beta^2 R + k for F (F_beta = (1 + beta^2) P R / (beta^2 P + R) with
+        P = sums / k and R's recall = sums / R). ``n_rel``: (n_queries,) float64 relevant
+        documents R. Returns a float or an (n_queries,) array (``n_rel`` or :attr:`sizes` themselves
+        where they are the denominator: read, never written); raises nothing (R = 0 divides
+        to NaN or inf, replaced by the empty rule)."""
         if kind in ("recall", "rprec") or (kind == "ap" and denominator == "relevant"):
             return n_rel
         if kind == "precision" and k is not None and precision_denominator != "min_k_size":
