@@ -270,3 +270,57 @@ def test_plan_pickled_with_its_layouts_sizes_loads() -> None:
             np.testing.assert_array_equal(again.average_precision(S), plan.average_precision(S))
         finally:
             rm.set_backend(previous)
+
+
+def _layouts() -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(7)
+    sizes = {"five": [5] * 300, "varied": rng.integers(20, 221, 40).tolist(),
+             "one_long": [3, 6000]}  # longer than the work-buffer sizing reads whole
+    out = {n: (rng.integers(0, 5, sum(s)), np.repeat(np.arange(len(s)), s))
+           for n, s in sizes.items()}
+    y, q = out["varied"]
+    out["shuffled"] = (y, rng.permutation(q))  # rows out of query order
+    return out
+
+
+_LAYOUTS = _layouts()
+
+
+@pytest.mark.parametrize("layout", list(_LAYOUTS))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_non_finite_scores_refused_on_every_kernel_path(layout: str, dtype: type) -> None:
+    # a plan's one-pass evaluation (and the one-call functions) look for NaN and inf as the
+    # compiled kernel reads each list, in each of its paths (short lists placed by counting,
+    # lists sorted by numpy, ranked in place, rows out of order, a list the buffer sizing
+    # reads first); the scores are never changed
+    y, q = _LAYOUTS[layout]
+    plan = QueryPlan(y, q)
+    rng = np.random.default_rng(3)
+    base = np.round(rng.normal(size=y.shape[0]), 1).astype(dtype)
+    many = ["ndcg@1", "ndcg@10", "map", "mrr", "p@10"]
+    bounds = ["nDCG(ties=optimistic)@10", "nDCG(ties=pessimistic)@10"]
+    calls = {
+        "plan ndcg@10": lambda s: plan.ndcg(s, k=10),
+        "plan ndcg": lambda s: plan.ndcg(s, gain="linear"),
+        "plan ap": lambda s: plan.average_precision(s),
+        "plan many": lambda s: plan.evaluate(s, many),
+        "plan bounds": lambda s: plan.evaluate(s, bounds),
+        "ndcg@10": lambda s: rm.ndcg(y, s, q, k=10),
+        "ap": lambda s: rm.average_precision(y, s, q),
+        "ndcg curve": lambda s: rm.ndcg_curve(y, s, q, depth=3),
+    }
+    for bad in (np.nan, np.inf, -np.inf):
+        for pos in (0, y.shape[0] // 2, y.shape[0] - 1):
+            s = base.copy()
+            s[pos] = bad
+            before = s.copy()
+            for name, call in calls.items():
+                with pytest.raises(ValueError, match=r"y_score must be finite.*(nan|inf)"):
+                    call(s)
+                np.testing.assert_array_equal(s, before, err_msg=name)
+    # a refused call leaves the plan as it was: the same numbers as a new plan's
+    fresh = QueryPlan(y, q)
+    for ms in (many, bounds):
+        got, want = plan.evaluate(base, ms), fresh.evaluate(base, ms)
+        for m in ms:
+            np.testing.assert_array_equal(got[m], want[m], err_msg=m)

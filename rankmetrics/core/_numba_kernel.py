@@ -1669,13 +1669,17 @@ def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, o
     tie average of its group's values, their sum over its size (McSherry & Najork 2008,
     section 3; ``"stable"``: a's own value), times the discount; terms go to ``term``
     (float64, >= m entries) and are added in rank order (:func:`_sum_terms`). The group sums
-    are exact integers, so every term, and the sum, is :func:`_walk_tiny`'s bit for bit."""
+    are exact integers, so every term, and the sum, is :func:`_walk_tiny`'s bit for bit.
+    Returns True when one of the ``width`` scores is NaN or inf (x - x is not 0; tested in the
+    pass that clears ``acc``, and safe: the places stay in [0, m) whatever the scores)."""
     width = (m + 7) & ~7
     packs = acc[0]
     sums = acc[1]
+    bad = False
     for a in range(width):
         packs[a] = 0
         sums[a] = 0
+        bad |= (src[a] - src[a]) != 0.0
     for b in range(m):
         xb = src[b]
         vb = np.int32(vals[b])
@@ -1694,6 +1698,7 @@ def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, o
             contrib = float(sums[a]) / float(c >> 8)
         term[r] = _discounted(contrib, dmode, disc, min(r, last))
     _sum_terms(term, w, cuts, slots, lo, hi, out, q)
+    return bad
 
 
 @_jit(inline="always")
@@ -2080,11 +2085,21 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
     return c
 
 
+@_jit(inline="always")
+def _finite_rows(src):
+    """True when every value of ``src`` is finite: x - x is 0 for a finite x, NaN for NaN and
+    +-inf (a flag or-ed without branches, which vectorises)."""
+    bad = False
+    for j in range(src.shape[0]):
+        bad |= (src[j] - src[j]) != 0.0
+    return not bad
+
+
 @_jit()
 def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode, va, vb,
                   fam_kind, fam_src, fam_dmode, fam_lo, fam_hi, fam_whole, cuts, slots, disc, out,
                   key, idx, top, tk, ti, vbuf, gb, gt, inc, eq, sel, packed, shift, ukey, stack,
-                  psum, bounds):
+                  psum, bounds, check):
     """Every measure family of every segment in one pass per segment.
 
     Family f reads values ``va`` (``fam_src[f] == 0``) or ``vb``, contribution kind
@@ -2099,6 +2114,11 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     ``packed`` (len(sel), W), when not empty: their rows already in rank order (see
     :func:`pack_keys`, sorted by numpy), read with :func:`_unpack` (``ukey``: uint64 work space)
     instead of being sorted here.
+
+    ``check``: the scores of each segment (contiguous rows: ``order`` empty) are tested for NaN
+    and inf as the segment is read, before anything ranks them; a segment holding one is left
+    unranked. Returns False when one was found (then ``out`` is not the measures' and the
+    caller raises), else True.
     """
     has_order = order.shape[0] > 0
     n_fam = fam_kind.shape[0]
@@ -2122,24 +2142,31 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
             ints = False
     some = sel.shape[0] > 0
     pre = packed.shape[0] > 0
+    ok = True
     for si in range(sel.shape[0] if some else offsets.shape[0] - 1):
         s = sel[si] if some else si
         o = offsets[s]
         m = offsets[s + 1] - o
         q = _slot(seg_query, s)
+        span = (m + 7) & ~7
+        if m <= small and plain and ints and not has_order and o + span <= n_rows:
+            bad = False
+            for f in range(n_fam):  # read in place (rows past the list masked)
+                if fam_src[f] == 0:
+                    bad = _walk_counted(scores[o: o + span], va[o: o + span], m, fam_mode[f],
+                                        fam_dmode[f], fam_whole[f], disc, cuts, slots,
+                                        fam_lo[f], fam_hi[f], out, q, psum, bounds)
+                else:
+                    bad = _walk_counted(scores[o: o + span], vb[o: o + span], m, fam_mode[f],
+                                        fam_dmode[f], fam_whole[f], disc, cuts, slots,
+                                        fam_lo[f], fam_hi[f], out, q, psum, bounds)
+            if check and bad:
+                ok = False
+            continue
+        if check and not _finite_rows(scores[o: o + m]):
+            ok = False
+            continue
         if m <= small:
-            span = (m + 7) & ~7
-            if plain and ints and not has_order and o + span <= n_rows:
-                for f in range(n_fam):  # read in place (rows past the list masked)
-                    if fam_src[f] == 0:
-                        _walk_counted(scores[o: o + span], va[o: o + span], m, fam_mode[f],
-                                      fam_dmode[f], fam_whole[f], disc, cuts, slots, fam_lo[f],
-                                      fam_hi[f], out, q, psum, bounds)
-                    else:
-                        _walk_counted(scores[o: o + span], vb[o: o + span], m, fam_mode[f],
-                                      fam_dmode[f], fam_whole[f], disc, cuts, slots, fam_lo[f],
-                                      fam_hi[f], out, q, psum, bounds)
-                continue
             if plain:
                 if has_order:
                     for j in range(m):
@@ -2230,3 +2257,4 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
                                           fam_dmode[f], disc, key, idx, stack, tk, ti, gb, gt,
                                           inc, eq)
                     out[slots[fam_hi[f] - 1], q] = v
+    return ok

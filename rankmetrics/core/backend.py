@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 
 from . import gains as _gains
 from .kernel import Ranking
+from .validation import check_finite
 
 BACKENDS = ("numba", "numpy")
 _state: dict[str, Any] = {"name": None, "error": None}
@@ -562,11 +563,16 @@ class Family:
 
 
 def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: Sequence[Family],
-                   disc: NDArray[np.float64] | None) -> list[NDArray[np.float64]] | None:
+                   disc: NDArray[np.float64] | None, check: bool = False
+                   ) -> list[NDArray[np.float64]] | None:
     """Sums of contributions at every cutoff of every family, ranking each query once.
 
     Returns one (len(ks), n_queries) array per family, or None when the families cannot share
-    one pass (more than one float64 and one float32 value vector).
+    one pass (more than one float64 and one float32 value vector; nothing read then).
+    ``check``: the scores (float32/float64, shape (n_rows,)) may hold NaN or inf; the kernel
+    tests each list as it reads it (no pass of its own over the scores), or they are tested
+    first where something reads them before the kernel (rows out of order, the buffer sizing
+    of long lists). Raises ValueError naming ``y_score`` and a bad value when one is found.
     """
     va = vb = None
     for fam in families:
@@ -582,6 +588,10 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
             return None
     nk = _numba_module()
     scores = np.ascontiguousarray(scores)
+    if check and (layout.order.shape[0] or layout.max_size > _sizes()._limit(layout)
+                  or layout.offsets[0] != 0 or layout.offsets[-1] != scores.shape[0]):
+        check_finite(scores)
+        check = False
     n_fam = len(families)
     kinds = np.empty(n_fam, dtype=np.int64)
     src = np.empty(n_fam, dtype=np.int64)
@@ -649,17 +659,25 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     n_walk = min(longest, _PRESORT_CAP) if presorted is not None else 0
     psum = np.empty(3 * max(nk._TINY, n_walk) + 1)  # prefix sums, group sums, sums before
     group_bounds = np.empty((2, max(nk._TINY, n_walk)), dtype=np.int32)
+    ok = True
     if presorted is None:
-        nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum, group_bounds)
+        ok = nk.eval_segments(*args, _EMPTY_SEL, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum,
+                              group_bounds, check)
     else:
         rest, classes = presorted
         if rest.shape[0]:
-            nk.eval_segments(*args, rest, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum, group_bounds)
+            ok = nk.eval_segments(*args, rest, _EMPTY_PACKED, 0, _EMPTY_U, stack, psum,
+                                  group_bounds, check)
         ukey = np.empty(min(longest, _PRESORT_CAP), dtype=np.uint64)
         for segs, span in classes:  # lists of similar length, ranked by numpy's sort
+            # (the keys of NaN and inf are bit patterns like any other: sorted safely)
             packed, shift = _pack(layout, scores, segs, span)
             packed.sort(axis=1)
-            nk.eval_segments(*args, segs, packed, shift, ukey, stack, psum, group_bounds)
+            ok &= nk.eval_segments(*args, segs, packed, shift, ukey, stack, psum, group_bounds,
+                                   check)
+    if not ok:
+        check_finite(scores)  # raises: a list held NaN or inf
+        raise RuntimeError("the compiled kernel found a NaN or inf score that numpy did not")
     res = []
     for f, fam in enumerate(families):
         block = out[lo[f]: hi[f]]

@@ -80,10 +80,12 @@ def _doc(text: str) -> Callable[[F], F]:
 
 
 def _plan(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None):
-    # the sign of integer labels is checked in the plan's pass over them (their gains)
-    labels, scores, q = flatten_inputs(y_true, y_score, qid, defer_sign=True)
+    # the sign of integer labels is checked in the plan's pass over them (their gains), NaN
+    # and inf scores as the plan reads them (QueryPlan._scores, or the compiled kernel)
+    labels, scores, q = flatten_inputs(y_true, y_score, qid, defer_sign=True, defer_finite=True)
     plan = QueryPlan._from_checked(labels, q, sign_pending=labels.dtype.kind == "i")
     plan._checked = scores  # validated: the plan does not check them again
+    plan._checked_finite = False
     return plan, scores
 
 

@@ -36,6 +36,7 @@ from .validation import (
     all_finite,
     check_choice,
     check_empty,
+    check_finite,
     check_group_sizes,
     check_k,
     check_labels,
@@ -280,6 +281,7 @@ class QueryPlan:
         self.labels = labels
         self.qids = qids
         self._checked: np.ndarray | None = None  # scores flatten_inputs validated for this plan
+        self._checked_finite = True  # False: _checked not yet looked at for NaN and inf
         self.layout: Any = layout  # kernel.Layout (numpy) or backend.SegLayout (numba)
         self.n_rows = int(labels.shape[0])
         self.n_queries = int(qids.shape[0])
@@ -302,12 +304,14 @@ class QueryPlan:
         for name in ("_gains", "_rel", "_disc", "_ideal_cache"):
             state[name] = {}
         state["_checked"] = None
+        state["_checked_finite"] = True
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         if "labels" in state:  # pickled before labels became a property
             state["_labels"] = state.pop("labels")
         state.pop("sizes", None)  # pickled before sizes became a property (the layout's)
+        state.setdefault("_checked_finite", True)
         state.setdefault("_sign_pending", False)
         self.__dict__.update(state)
 
@@ -497,10 +501,16 @@ class QueryPlan:
         ranking.owner = self  # type: ignore[attr-defined]
         return ranking
 
-    def _scores(self, y_score: ArrayLike) -> np.ndarray:
-        """Validated 1-D scores, one per row."""
-        # the one-call functions' scores were validated with their labels (flatten_inputs)
-        scores = y_score if y_score is self._checked else check_scores(y_score)
+    def _scores(self, y_score: ArrayLike, finite: bool = True) -> np.ndarray:
+        """Validated 1-D scores, one per row; ``finite=False``: NaN and inf not looked for yet
+        (then only for :meth:`_fused`, which finds them)."""
+        if y_score is self._checked:  # the one-call functions' (flatten_inputs checked them)
+            scores = y_score
+            if finite and not self._checked_finite:
+                check_finite(scores)
+                self._checked_finite = True
+        else:
+            scores = check_scores(y_score, finite=finite)
         if self._shape2d is not None and scores.ndim == 2:
             if scores.shape != self._shape2d:
                 raise ValueError(
@@ -521,8 +531,11 @@ class QueryPlan:
                fams: list[tuple[str, Any, Any, tuple[Cutoff, ...]]],
                fam_ties: list[str] | None = None) -> list[Values] | None:
         """Sums of every family ``(kind, values, discount key or None, ks)`` with each query
-        ranked once by the compiled kernel, or None when they cannot share one pass.
-        ``scores``: validated by :meth:`_scores`."""
+        ranked once by the compiled kernel, or None when they cannot share one pass (the
+        scores not read: a caller then ranks ``y_score`` through :meth:`_ranking`, which
+        validates it in full). ``scores``: from ``_scores(y_score, finite=False)``; unless
+        they were checked for NaN and inf already, the kernel looks for them as it reads each
+        list and a ValueError is raised (:func:`.check_finite`)."""
         dkeys = {f[2] for f in fams if f[2] is not None and f[2] != "rank"}
         if len(dkeys) > 1:
             return None
@@ -535,7 +548,9 @@ class QueryPlan:
                                     ks, None if fam_ties is None else fam_ties[f])
                     for f, (kind, values, dk, ks) in enumerate(fams)]
         with np.errstate(over="ignore", invalid="ignore"):
-            return _backend.evaluate_fused(self.layout, scores, ties, families, disc)
+            return _backend.evaluate_fused(
+                self.layout, scores, ties, families, disc,
+                check=scores is not self._checked or not self._checked_finite)
 
     def _gain_family(self, gain: GainLike, discount: DiscountLike | None, log_base: float,
                      ks: tuple[Cutoff, ...]) -> tuple[str, Any, Any, tuple[Cutoff, ...]]:
@@ -612,7 +627,7 @@ class QueryPlan:
         """``sums``: the contributions' sums at ``ks`` when already computed (one fused pass)."""
         if sums is None and self._fusable(y_score):
             check_ties(ties)
-            scores = self._scores(y_score)
+            scores = self._scores(y_score, finite=False)
             res = self._fused(scores, ties, [self._gain_family(gain, discount, log_base,
                                                                 tuple(ks))])
             sums = None if res is None else res[0]
@@ -646,7 +661,7 @@ class QueryPlan:
             fam = self._binary_family(kind, threshold, tuple(ks), denominator)
         if fam is not None:
             check_ties(ties)
-            scores = self._scores(y_score)
+            scores = self._scores(y_score, finite=False)
             res = self._fused(scores, ties, [fam])
             sums = None if res is None else res[0]
         rel_ext, n_rel = self._relevance(threshold)
@@ -1081,7 +1096,7 @@ class QueryPlan:
                 opts[key] = o
             plans.append((t, idx, groups, opts))
         sums: dict[Any, Values] = {}
-        scores = self._scores(y_score) if self._fusable(y_score) else None
+        scores = self._scores(y_score, finite=False) if self._fusable(y_score) else None
         if scores is not None:  # every measure of every tie rule from one pass over the queries
             fams: list[Any] = []
             fam_ties: list[str] = []

@@ -162,13 +162,24 @@ def _check_no_collapse(orig: np.ndarray, conv: np.ndarray, name: str) -> None:
         )
 
 
-def check_scores(y_score: ArrayLike, name: str = "y_score") -> np.ndarray:
+def check_finite(scores: np.ndarray, name: str = "y_score") -> None:
+    """Raise ValueError naming ``name`` and the first NaN or inf of the float array ``scores``
+    (any shape); nothing when every value is finite."""
+    if not all_finite(scores):
+        bad = scores[~np.isfinite(scores)][0]
+        raise ValueError(f"{name} must be finite (no NaN or inf); found {bad}")
+
+
+def check_scores(y_score: ArrayLike, name: str = "y_score", finite: bool = True) -> np.ndarray:
     """Return scores in a dtype whose equality is the caller's: float32 or float64.
 
     float16 widens to float32 and integers to float64 (exact below 2**53), so no two
     distinct input scores collapse into a tie and no tie is split. Python ints (at any size),
     uint64, long double, Decimal and Fraction scores are accepted only when float64 keeps every
     pair of distinct values distinct; complex, string and missing values are rejected.
+    ``finite=False`` leaves NaN and inf to the caller, who must check them (:func:`check_finite`)
+    before any score is ranked: the compiled one-pass evaluation checks them as it reads each
+    list (``QueryPlan``), one pass over the scores fewer.
     """
     arr = _asarray(y_score, name)
     _real_kind_check(arr, name)
@@ -182,8 +193,8 @@ def check_scores(y_score: ArrayLike, name: str = "y_score") -> np.ndarray:
     if kind == "f":
         if arr.dtype.itemsize > 8:  # long double: keep only if no two values merge
             out = arr.astype(np.float64)
-            finite = np.isfinite(arr)
-            if not np.array_equal(out[finite], arr[finite]):
+            fin = np.isfinite(arr)
+            if not np.array_equal(out[fin], arr[fin]):
                 _check_no_collapse(arr, out, name)
         else:
             out = np.asarray(arr, dtype=np.float32 if arr.dtype.itemsize <= 4 else np.float64)
@@ -204,9 +215,8 @@ def check_scores(y_score: ArrayLike, name: str = "y_score") -> np.ndarray:
                 _check_no_collapse(obj, out, name)
             except TypeError as exc:  # values that cannot be ordered
                 raise TypeError(f"{name} values cannot be compared: {exc}") from exc
-    if not all_finite(out):
-        bad = out[~np.isfinite(out)][0]
-        raise ValueError(f"{name} must be finite (no NaN or inf); found {bad}")
+    if finite:
+        check_finite(out, name)
     return out
 
 
@@ -219,16 +229,18 @@ def _check_python_ints(obj: np.ndarray, name: str) -> None:
 
 
 def flatten_inputs(
-    y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None, defer_sign: bool = False
+    y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None, defer_sign: bool = False,
+    defer_finite: bool = False,
 ) -> tuple[NDArray[np.float64], np.ndarray, np.ndarray | None]:
     """Bring (y_true, y_score, qid) to flat 1-D arrays.
 
     A 2-D ``(n_queries, n_docs)`` pair (scikit-learn's ``ndcg_score`` layout) becomes one query
     per row. ``defer_sign``: as in :func:`check_labels` (signed integer labels come back with
-    their sign unchecked).
+    their sign unchecked). ``defer_finite``: as ``check_scores(finite=False)`` (NaN and inf
+    scores come back unchecked; the caller must check them).
     """
     labels = check_labels(y_true, copy=False, defer_sign=defer_sign)
-    scores = check_scores(y_score)
+    scores = check_scores(y_score, finite=not defer_finite)
     if labels.ndim == 2 or scores.ndim == 2:
         if labels.shape != scores.shape:
             raise ValueError(
