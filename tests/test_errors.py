@@ -324,3 +324,28 @@ def test_non_finite_scores_refused_on_every_kernel_path(layout: str, dtype: type
         got, want = plan.evaluate(base, ms), fresh.evaluate(base, ms)
         for m in ms:
             np.testing.assert_array_equal(got[m], want[m], err_msg=m)
+
+
+@pytest.mark.parametrize("backend_name", ["numba", "numpy"])
+def test_overflowed_sums_refused_when_normalised(backend_name: str) -> None:
+    # the compiled normalisation looks for NaN/inf sums in its own pass (no pass of their own)
+    from rankmetrics.core import backend
+
+    previous = rm.get_backend()
+    rm.set_backend(backend_name)
+    try:
+        plan = QueryPlan([1, 0, 2, 1], [1, 1, 2, 2])
+        for bad in (np.inf, np.nan):
+            vals = np.array([[0.5, bad]])
+            with pytest.raises(ValueError, match="gain x discount sums overflow float64"):
+                plan._normalise(vals, np.array([[1.0, 2.0]]), 0.0)
+        vals = np.array([[0.5, 3.0]])
+        np.testing.assert_array_equal(plan._normalise(vals, np.array([[2.0, 0.0]]), 7.0),
+                                      [[0.25, 7.0]])
+    finally:
+        rm.set_backend(previous)
+    if backend_name == "numba":
+        vals = np.array([1.0, np.inf, 2.0, 4.0])
+        assert backend.divide_ideal(vals, np.array([2.0, 1.0, 0.0, 4.0]), 0.0) == (1, True)
+        assert vals[0] == 0.5 and vals[2] == 0.0 and vals[3] == 1.0
+        assert backend.divide_ideal(np.ones(3), np.ones(3), 0.0) == (0, False)

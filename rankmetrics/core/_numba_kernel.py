@@ -750,16 +750,20 @@ def divide_ideal(vals, ideal, fill):
     """Normalise in place: ``vals[i] / ideal[i]`` (nDCG = DCG / ideal DCG, Järvelin &
     Kekäläinen 2002, eq. 5; nCG likewise), or ``fill`` where ``ideal[i] <= 0`` (an empty
     query); ``vals`` and ``ideal`` float64 of shape (n,), ``ideal`` only read. Returns the
-    number of such places (int); raises nothing. The division is made everywhere (IEEE, no
-    test) and the fill selected after it, so the loop vectorises."""
+    number of such places (int) and whether a value of ``vals`` was NaN or inf before it was
+    divided (bool: a sum that overflowed); raises nothing. The division is made everywhere
+    (IEEE, no test) and the fill selected after it, so the loop vectorises."""
     n_zero = 0
+    bad = False
     for i in range(vals.shape[0]):
         d = ideal[i]
-        r = vals[i] / d
+        v = vals[i]
+        bad |= (v - v) != 0.0
+        r = v / d
         z = d <= 0.0
         n_zero += z
         vals[i] = fill if z else r
-    return n_zero
+    return n_zero, bad
 
 
 @_jit()

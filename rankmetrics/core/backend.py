@@ -495,12 +495,14 @@ def segment_sums(layout: SegLayout, values: NDArray[Any]) -> NDArray[np.float64]
     return out
 
 
-def divide_ideal(vals: NDArray[np.float64], ideal: NDArray[np.float64], fill: float) -> int:
+def divide_ideal(vals: NDArray[np.float64], ideal: NDArray[np.float64],
+                 fill: float) -> tuple[int, bool]:
     """nDCG/nCG normalisation in place (JK 2002, eq. 5): ``vals / ideal``, ``fill`` (float,
     NaN allowed) where ``ideal <= 0``; ``vals`` and ``ideal`` float64, C-contiguous, shape
-    (n,). Returns how many ideals are <= 0 (empty queries). Raises ImportError without
-    numba."""
-    return int(_numba_module().divide_ideal(vals, ideal, float(fill)))
+    (n,). Returns how many ideals are <= 0 (empty queries), and whether some value of
+    ``vals`` was NaN or inf (then the caller raises). Raises ImportError without numba."""
+    n_zero, bad = _numba_module().divide_ideal(vals, ideal, float(fill))
+    return int(n_zero), bool(bad)
 
 
 _MEMO_BITS = 14

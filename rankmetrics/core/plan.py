@@ -605,15 +605,21 @@ class QueryPlan:
         return values
 
     def _normalise(self, vals: Values, ideal: Values, empty: Any) -> Values:
-        """vals / ideal in place; where the ideal is 0 the query is empty (JK 2002, eq. 5)."""
+        """vals / ideal in place; where the ideal is 0 the query is empty (JK 2002, eq. 5).
+        ValueError when a value of ``vals`` overflowed (:func:`_check_finite_sums`)."""
         rule = check_empty(empty)
         if (self._backend == "numba" and vals.flags.c_contiguous and ideal.flags.c_contiguous
                 and vals.shape == ideal.shape):
-            # one compiled pass: divide, and put the empty rule's value where the ideal is 0
+            # one compiled pass: divide, put the empty rule's value where the ideal is 0, and
+            # look for overflowed sums (no pass of their own)
             fill = np.nan if rule == "skip" else 0.0 if rule == "error" else float(rule)
-            if _backend.divide_ideal(vals.reshape(-1), ideal.reshape(-1), fill) and rule == "error":
+            n_zero, bad = _backend.divide_ideal(vals.reshape(-1), ideal.reshape(-1), fill)
+            if bad:
+                raise _overflow_error()
+            if n_zero and rule == "error":
                 self._finish(vals, ideal <= 0, rule, "nDCG/nCG")  # raises, naming the qids
             return vals
+        _check_finite_sums(vals)
         zero = ideal <= 0
         with np.errstate(divide="ignore", invalid="ignore"):  # those quotients are replaced
             np.divide(vals, ideal, out=vals)  # (a masked divide is several times slower)
@@ -647,11 +653,11 @@ class QueryPlan:
                 del ranking  # freed before the ideal's work buffer exists
             else:
                 vals = sums
-            _check_finite_sums(vals)
             if not normalize:
+                _check_finite_sums(vals)
                 return vals
             ideal = self._ideal_at(gain, disc, dkey, ks)  # checked when cached
-        return self._normalise(vals, ideal, empty)
+        return self._normalise(vals, ideal, empty)  # checks vals
 
     def _binary_metric(self, y_score, ks, kind, threshold, ties, empty, beta=1.0,
                        denominator="relevant", precision_denominator="k", sums=None):
@@ -909,14 +915,15 @@ class QueryPlan:
         with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
             vals = _metrics.curve(ranking, self.n_queries, "gain", g, ties, depth, disc)
             del ranking  # freed before the ideal curve exists
-            _check_finite_sums(vals)
+            if not normalize or self._backend == "numba":
+                _check_finite_sums(vals)
             if not normalize:
                 return vals
             if self._backend == "numba":
                 return self._normalise_blocks(vals, gain, disc, depth, empty)
             ideal = self._ideal_curve(gain, disc, depth)
         _check_finite_sums(ideal)
-        return self._normalise(vals, ideal, empty)
+        return self._normalise(vals, ideal, empty)  # checks vals
 
     def _normalise_blocks(self, vals: Values, gain: GainLike, disc: Values, depth: int,
                           empty: Any) -> Values:
@@ -1187,10 +1194,14 @@ def _max_size(layout: Any) -> int:
 def _check_finite_sums(values: Values) -> None:
     """Gains and discounts are each finite; their sums may still overflow float64."""
     if not all_finite(values):
-        raise ValueError(
-            "the gain x discount sums overflow float64 (inf); scale the gain weights or the "
-            "discount values down (nDCG does not change when gains are scaled)"
-        )
+        raise _overflow_error()
+
+
+def _overflow_error() -> ValueError:
+    return ValueError(
+        "the gain x discount sums overflow float64 (inf); scale the gain weights or the "
+        "discount values down (nDCG does not change when gains are scaled)"
+    )
 
 
 def _index_queries(qid: np.ndarray) -> tuple[np.ndarray, NDArray[np.int64]]:
