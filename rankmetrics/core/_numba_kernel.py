@@ -58,9 +58,11 @@ def _jit(**options):
     nothing (work space comes from the caller), and the counts numba would otherwise update
     for every array handed to a helper cost more than the work on short lists (1 M lists of 5
     rows: 2x the time of the whole call). ``error_model="numpy"``: a float division is IEEE's,
-    with no test for a zero divisor (none occurs in the walks: every divisor there is a group
-    size, a count of at least one, or a rank; ``divide_ideal`` replaces its 0/0), whose
-    branch would keep the loops of terms from vectorising (whole-list AP: 0.8x the time)."""
+    with no test for a zero divisor (none occurs in the walks on finite scores: every divisor
+    there is a group size, a count of at least one, or a rank; a NaN score, which the counting
+    walk reads before the call is refused, gives a harmless 0/0; ``divide_ideal`` replaces its
+    0/0), whose branch would keep the loops of terms from vectorising (whole-list AP: 0.8x the
+    time)."""
 
     def deco(fn):
         try:

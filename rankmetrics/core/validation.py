@@ -1,6 +1,9 @@
 """Input checks shared by every public entry point.
 
-Validation happens once, at the boundary; the kernels trust what they get.
+Validation happens once, at the boundary; the kernels trust what they get. One test is made
+later on the main path: NaN and inf scores are looked for by the compiled one-pass evaluation as
+it reads each list (``check_scores(finite=False)``, then ``QueryPlan``), which saves a pass over
+the scores; every other path checks them here (:func:`check_finite`).
 """
 
 from __future__ import annotations
