@@ -13,7 +13,7 @@ from unittest import SkipTest  # what scikit-learn raises to skip a check
 
 import numpy as np
 import pytest
-from _extras import in_ci, require
+from _extras import require
 
 sklearn = require("sklearn")
 
@@ -673,8 +673,9 @@ def _check_name(check) -> str:
 def _run_checks(estimator, expected_failed_checks=None):
     """scikit-learn's estimator checks (``estimator_checks_generator``, legacy ones included)
     except ``_RUN_ELSEWHERE``, each recorded as check_estimator records it: name, status
-    ("passed", "skipped", "failed", or "xfail" for one of ``expected_failed_checks``) and
-    exception."""
+    ("passed", "failed", or "xfail" for one of ``expected_failed_checks``) and exception. A
+    check scikit-learn skips is a check not made: the test fails at once, in CI and outside
+    it alike."""
     expected = expected_failed_checks or {}
     results = []
     for est, check in estimator_checks_generator(estimator, legacy=True,
@@ -685,9 +686,7 @@ def _run_checks(estimator, expected_failed_checks=None):
         try:
             check(est)
         except SkipTest as exc:
-            if in_ci():  # every extra is installed there: a skipped check hides a failure
-                pytest.fail(f"scikit-learn skipped {name} under CI: {exc}")
-            results.append({"check_name": name, "status": "skipped", "exception": exc})
+            pytest.fail(f"scikit-learn skipped {name}, so it was not checked: {exc}")
         except Exception as exc:  # a check failing is a result here, not an error
             status = "xfail" if name in expected else "failed"
             results.append({"check_name": name, "status": status, "exception": exc})
@@ -697,9 +696,8 @@ def _run_checks(estimator, expected_failed_checks=None):
 
 
 def _failures(results):
-    """The checks that did not pass (one scikit-learn skipped is not among them: outside CI
-    it is recorded as skipped, and under CI :func:`_run_checks` fails at once)."""
-    return {r["check_name"]: r for r in results if r["status"] not in ("passed", "skipped")}
+    """The checks that did not pass."""
+    return {r["check_name"]: r for r in results if r["status"] != "passed"}
 
 
 _ARRAY_API_CHECK = """
@@ -728,8 +726,6 @@ def test_array_api_check_in_a_fresh_process(ranker):
     import sys
     from pathlib import Path
 
-    from _extras import skip_or_fail
-
     if ranker == "lightgbm":
         require("lightgbm")
         ranker = ("__import__('lightgbm').LGBMRanker(n_estimators=3, min_child_samples=1, "
@@ -741,12 +737,9 @@ def test_array_api_check_in_a_fresh_process(ranker):
                           env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     last = proc.stdout.strip().splitlines()[-1]
-    if last.startswith("SKIPPED"):
-        skipped = f"scikit-learn skipped check_array_api_input: {last}"
-        if in_ci():  # every extra is installed there: a skipped check hides a failure
-            pytest.fail(skipped)
-        skip_or_fail(skipped)  # a skip here, outside CI only
-    assert last == "PASSED", proc.stdout[-2000:]
+    # a check scikit-learn skipped (e.g. no array API support in the installed versions) is
+    # a check not made: a failure in CI and outside it alike, never a skip
+    assert last == "PASSED", f"check_array_api_input did not pass: {proc.stdout[-2000:]}"
 
 
 def _messages(exc):
