@@ -2093,8 +2093,9 @@ def _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam
 
 @_jit(inline="always")
 def _finite_rows(src):
-    """True when every value of ``src`` is finite: x - x is 0 for a finite x, NaN for NaN and
-    +-inf (a flag or-ed without branches, which vectorises)."""
+    """True when every value of ``src`` (float32/float64, shape (n,)) is finite: x - x is 0
+    for a finite x, NaN for NaN and +-inf (a flag or-ed without branches, which vectorises);
+    raises nothing."""
     bad = False
     for j in range(src.shape[0]):
         bad |= (src[j] - src[j]) != 0.0

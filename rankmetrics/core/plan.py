@@ -1198,6 +1198,7 @@ def _check_finite_sums(values: Values) -> None:
 
 
 def _overflow_error() -> ValueError:
+    """The ValueError for gain x discount sums that overflowed float64 (NaN or inf)."""
     return ValueError(
         "the gain x discount sums overflow float64 (inf); scale the gain weights or the "
         "discount values down (nDCG does not change when gains are scaled)"
