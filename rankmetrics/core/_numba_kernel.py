@@ -1456,12 +1456,14 @@ def _ap_term(total, size, before, offset, pos):
     group of ``size`` rows holding ``total`` relevant ones, with ``before`` relevant rows ranked
     above the group (McSherry & Najork 2008, section 3, tie-averaged precision at a relevant
     rank times its probability); the kernel's one copy of the formula. Scalars, float64."""
-    # (total - 1) / (size - 1) for a group of several rows, else 0 (its one place has offset
-    # 0, so the product below is an exact 0 either way); arithmetic, not a conditional
+    # one division: total ((before + 1)(size - 1) + offset (total - 1)) over
+    # size (size - 1)(pos + 1) for a group of several rows; a single row has offset 0 and
+    # gives total (before + 1) / (pos + 1). ``more`` selects by arithmetic, not a conditional
     # expression, which numba lowers to a branch that keeps a loop of terms from vectorising
     more = np.float64(size > 1.0)
-    r_other = (total - 1.0) / (size - more) * more
-    return (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+    den = size - more
+    return (total * ((before + 1.0) * den + offset * (total - 1.0) * more)
+            / (size * den * (pos + 1.0)))
 
 
 @_jit(inline="always")

@@ -48,8 +48,12 @@ def _contributions(
     pos = np.arange(total.shape[1], dtype=np.float64)
     offset = pos - rb.start[:, : total.shape[1]]  # p - t_i: slots of the group before p
     if kind == "ap":
-        r_other = np.where(size > 1, (total - 1.0) / np.maximum(size - 1.0, 1.0), 0.0)
-        return (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+        # the table's r/n (R + 1 + (p - t)(r - 1)/(n - 1)) / (p + 1) over one denominator,
+        # as the compiled kernel's _ap_term (the same operations: the same bits)
+        more = (size > 1.0).astype(np.float64)
+        den = size - more
+        return (total * ((before + 1.0) * den + offset * (total - 1.0) * more)
+                / (size * den * (pos + 1.0)))
     # rr: only the first tie group holding a relevant document contributes.
     first = (before == 0.0) & (total > 0.0)
     q = np.where(first, np.maximum(size - total - offset, 0.0) / (size - offset), 1.0)

@@ -489,8 +489,10 @@ def contributions(
     pos = torch.arange(width, dtype=total.dtype, device=total.device)
     offset = pos - start.to(total.dtype)  # p - t_i: slots of the group before p
     if kind == "ap":
-        r_other = torch.where(size > 1, (total - 1.0) / (size - 1.0).clamp(min=1.0), 0.0)
-        return (total / size) * (before + 1.0 + offset * r_other) / (pos + 1.0)
+        more = (size > 1.0).to(total.dtype)  # one denominator, as the numpy kernel
+        den = size - more
+        return (total * ((before + 1.0) * den + offset * (total - 1.0) * more)
+                / (size * den * (pos + 1.0)))
     # rr: only the first tie group holding a relevant document contributes.
     first = (before == 0.0) & (total > 0.0)
     q = torch.where(first, (size - total - offset).clamp(min=0.0) / (size - offset), 1.0)
