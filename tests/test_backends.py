@@ -783,3 +783,40 @@ def test_remembered_nonzero_count_is_each_arrays_own() -> None:
         del v
     gc.collect()
     assert len(_backend._NONZERO_OF) == 0
+
+
+def test_read_only_inputs_reuse_the_writeable_inputs_compiled_code() -> None:
+    # numba types a read-only array (pandas' copy-on-write arrays, np.frombuffer) apart from a
+    # writeable one: every input reaches the kernels read-only, so a mix compiles once
+    from rankmetrics.core import _numba_kernel as nk
+
+    rng = np.random.default_rng(3)
+    q = np.repeat(np.arange(40), 30)
+    y = rng.integers(0, 4, q.shape[0]).astype(np.int64)
+    s = np.round(rng.normal(size=q.shape[0]), 1)
+    ys, ss, qs = y.copy(), s.copy(), q.copy()
+    frozen = []
+    for a in (y, s, q):
+        b = a.copy()
+        b.flags.writeable = False
+        frozen.append(b)
+    got = {}
+    with _with("numba"):
+        for name, (yy, sc, qq) in {"writeable": (y, s, q), "read-only": tuple(frozen)}.items():
+            plan = rm.QueryPlan(yy, qq)
+            got[name] = (plan.evaluate(sc, ["ndcg@5", "map", "mrr", "p@5"]),
+                         plan.ndcg(plan.rank(sc), k=5), rm.ndcg(yy, sc, qq, k=5))
+    assert got["writeable"][0].keys() == got["read-only"][0].keys()
+    for name, values in got["writeable"][0].items():
+        np.testing.assert_array_equal(values, got["read-only"][0][name])
+    np.testing.assert_array_equal(got["writeable"][1], got["read-only"][1])
+    np.testing.assert_array_equal(got["writeable"][2], got["read-only"][2])
+    for a, b in ((y, ys), (s, ss), (q, qs)):  # the callers' arrays keep their flags and data
+        assert a.flags.writeable
+        np.testing.assert_array_equal(a, b)
+    inputs = {nk.eval_segments: 0, nk.rank_segments: 0, nk.cutoff_sums: 0, nk.pack_keys: 0,
+              nk.first_run: 0, nk.runs_of: 0, nk.take_ranged: 1, nk.divide_ideal: 1}
+    for fn, i in inputs.items():  # every compiled version in this process (tests before too)
+        assert fn.signatures, fn.__name__
+        for sig in fn.signatures:
+            assert not sig[i].mutable, (fn.__name__, sig)

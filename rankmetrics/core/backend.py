@@ -217,6 +217,19 @@ _COMPILED = frozenset(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int6
                                             np.float64))
 
 
+def readonly(a: np.ndarray) -> np.ndarray:
+    """``a`` itself when it is read-only, else a read-only view of it (no copy; ``a`` keeps
+    its flags). Inputs go to the kernels read-only whatever their origin: numba compiles a
+    function once per type and counts a writeable array and a read-only one (pandas'
+    copy-on-write arrays, ``np.frombuffer``) as two, so a mix would compile every kernel
+    twice (1-2 minutes each on a small machine)."""
+    if not a.flags.writeable:
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def compiled_input(a: np.ndarray) -> bool:
     """``a`` can go to a compiled pass as it is: 1-D, C-contiguous, a native-endian integer
     dtype of any width or float32/float64 (float16, big-endian or strided arrays cannot)."""
@@ -230,6 +243,7 @@ def label_range(labels: np.ndarray) -> tuple[Any, Any, bool]:
     if not compiled_input(labels):
         return _gains.label_range(labels)
     nk = _numba_module()
+    labels = readonly(labels)
     if labels.dtype.kind == "f":
         return nk.float_range(labels)
     lo, hi = nk.int_range(labels)
@@ -252,7 +266,7 @@ def take_ranged(table: NDArray[np.uint8], labels: np.ndarray
     else:
         rule = nk.TABLE_LOOKUP
     out = np.empty(labels.shape[0], dtype=np.uint8)
-    lo, hi = nk.take_ranged(table, labels, out, rule)
+    lo, hi = nk.take_ranged(readonly(table), readonly(labels), out, rule)
     return out, lo, hi
 
 
@@ -263,7 +277,7 @@ def take_table(table: NDArray[Any], labels: np.ndarray) -> NDArray[Any]:
     if not compiled_input(labels):
         return _gains.take_table(table, labels)
     out = np.empty(labels.shape[0], dtype=table.dtype)
-    _numba_module().take_table(table, labels, out)
+    _numba_module().take_table(readonly(table), readonly(labels), out)
     return out
 
 
@@ -291,6 +305,7 @@ def group_rows(q: np.ndarray, index_queries: Any) -> tuple[np.ndarray, SegLayout
         return qids, from_index(qidx, int(qids.shape[0]))
     if compiled_input(q):  # sorted ids (the common case): compiled passes, no temporaries
         nk = _numba_module()
+        q = readonly(q)
         size = int(nk.first_run(q))
         # maybe queries of one size (>= 2 rows): checked, and their ids collected, in one pass;
         # [mem] the ids' buffer (the result's) only once the first runs fit the pattern
@@ -390,7 +405,7 @@ class SegRanking(Ranking):
 
 def rank(layout: SegLayout, scores: np.ndarray, depth: int | None, ties: str) -> SegRanking:
     nk = _numba_module()
-    scores = np.ascontiguousarray(scores)
+    scores = readonly(np.ascontiguousarray(scores))
     rows = np.empty(layout.n_rows, dtype=row_dtype(layout.n_rows))
     counts = np.empty(layout.offsets.shape[0] - 1, dtype=np.int64)
     n_key = layout.max_size
@@ -501,7 +516,7 @@ def divide_ideal(vals: NDArray[np.float64], ideal: NDArray[np.float64],
     NaN allowed) where ``ideal <= 0``; ``vals`` and ``ideal`` float64, C-contiguous, shape
     (n,). Returns how many ideals are <= 0 (empty queries), and whether some value of
     ``vals`` was NaN or inf (then the caller raises). Raises ImportError without numba."""
-    n_zero, bad = _numba_module().divide_ideal(vals, ideal, float(fill))
+    n_zero, bad = _numba_module().divide_ideal(vals, readonly(ideal), float(fill))
     return int(n_zero), bool(bad)
 
 
@@ -589,7 +604,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
         else:
             return None
     nk = _numba_module()
-    scores = np.ascontiguousarray(scores)
+    scores = readonly(np.ascontiguousarray(scores))
     if check and (layout.order.shape[0] or layout.max_size > _sizes()._limit(layout)
                   or layout.offsets[0] != 0 or layout.offsets[-1] != scores.shape[0]):
         check_finite(scores)
