@@ -57,6 +57,7 @@ from .core.options import MetricOptions
 from .core.plan import QueryPlan, core_metric, weighted_mean
 from .core.validation import (
     check_choice,
+    check_finite,
     check_group_sizes,
     check_ks,
     check_labels,
@@ -317,17 +318,27 @@ class _TieAwareMetric:
                    weight: Any) -> tuple[dict[str, NDArray[np.float64]], _Entry]:
         label_name, pred_name = self._arg_names
         entry = self._cache.get(labels, group, weight, self.query_weight, label_name)
-        plan = entry.plan
-        kw = self._core_kwargs()
-        preds = check_scores(preds, pred_name)
-        if preds.shape != (plan.n_rows,):
+        # NaN and inf are found by the core as it ranks (the compiled one-pass evaluation reads
+        # each list once for both); its error is raised again naming this argument
+        preds = check_scores(preds, pred_name, finite=False)
+        if preds.shape != (entry.plan.n_rows,):
             raise ValueError(
-                f"{pred_name} must have one score per row ({plan.n_rows}); got shape "
+                f"{pred_name} must have one score per row ({entry.plan.n_rows}); got shape "
                 f"{preds.shape}"
             )
+        try:
+            return self._evaluated(entry, preds), entry
+        except ValueError as exc:
+            failure = exc
+        check_finite(preds, pred_name)  # raises (naming this argument) when that was the cause
+        raise failure
+
+    def _evaluated(self, entry: _Entry, preds: np.ndarray) -> dict[str, NDArray[np.float64]]:
+        plan = entry.plan
+        kw = self._core_kwargs()
         if not self.bounds:  # one pass: the compiled kernel ranks each query once for all
             values = plan.evaluate(preds, self.metrics, ties=self.ties, **kw)
-            return {self.prefix + m: values[m] for m in self.metrics}, entry
+            return {self.prefix + m: values[m] for m in self.metrics}
         if not self._own_ties and plan._backend == "numba":
             # the bounds as measures with their own tie rule: one pass for all three rules
             ms = parse_measures(self.metrics)
@@ -335,7 +346,7 @@ class _TieAwareMetric:
                      for m in ms for rule in _BOUNDS]
             values = plan.evaluate(preds, [*ms, *extra], ties=self.ties, **kw)
             out = {self.prefix + name: v for name, v in values.items()}
-            return {n: out[n] for n in self.names}, entry
+            return {n: out[n] for n in self.names}
         ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
         # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
         values = plan.evaluate(preds if self._own_ties else ranking, self.metrics,
@@ -348,7 +359,7 @@ class _TieAwareMetric:
                 vals = plan.evaluate(preds if self._own_ties else tied, self.metrics, ties=rule,
                                      **kw)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
-        return {n: out[n] for n in self.names}, entry
+        return {n: out[n] for n in self.names}
 
     def _results(self, labels: Any, preds: ArrayLike, group: Any, weight: Any) -> list[EvalTuple]:
         per_query, entry = self._per_query(labels, preds, group, weight)

@@ -380,6 +380,31 @@ def test_construction_errors(kwargs, exc, match) -> None:
         make_eval_metric(**kwargs)
 
 
+def test_non_finite_preds_named_on_every_evaluation_path(small) -> None:
+    # the adapter leaves NaN/inf to the core (found as each list is ranked) and raises the
+    # core's error again naming its own argument, on the one-pass path, the bounds' passes and
+    # a measure with its own tie rule; the caller's array is not changed
+    data = _dataset(small)
+    builds = [dict(k=5), dict(k=5, bounds=True), dict(metrics=["nDCG(ties=stable)@5", "map"]),
+              dict(metrics=["ndcg", "map"], k=(3, 5), ties="stable")]
+    for kw in builds:
+        for where in (0, small.n_samples // 2, small.n_samples - 1):
+            for value in (np.nan, np.inf, -np.inf):
+                bad = _tied_scores(small)
+                bad[where] = value
+                before = bad.copy()
+                with pytest.raises(ValueError, match=r"^preds must be finite"):
+                    make_feval(**kw)(bad, data)
+                with pytest.raises(ValueError, match=r"^y_pred must be finite"):
+                    make_eval_metric(**kw)(small.y, bad, None, small.group_sizes)
+                np.testing.assert_array_equal(bad, before)
+    # another error of the core, with finite scores, is raised as it is
+    y = small.y.copy()
+    y[: small.group_sizes[0]] = 0  # a query without relevant documents
+    with pytest.raises(ValueError, match=r"undefined for queries without relevant"):
+        make_eval_metric(k=5, empty="error")(y, _tied_scores(small), None, small.group_sizes)
+
+
 def test_call_errors(small) -> None:
     feval = make_feval(k=5)
     no_group = lgb.Dataset(small.X, small.y, params=QUIET).construct()
