@@ -1851,21 +1851,22 @@ def _sparse_whole(scores, order, has_order, o, m, values, kind, dmode, disc, key
 
 @_jit(inline="always")
 def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf,
-            whole, scores, order, has_order, o, m, stack, gb, gt, inc, eq, sparse):
+            whole, scores, order, has_order, o, m, stack, gb, gt, inc, eq, sparse, psum, bounds):
     """One measure family of a segment: its finite cutoffs from the ranked buffer, its
     whole-list cutoff (the last of ``cuts``, when ``whole``) from the buffer when it holds the
     whole list, else sparsely."""
     if sparse and whole:
         if hi - 1 > lo:
             w = min(cuts[hi - 2], c)
-            _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi - 1,
-                  out, q, vbuf)
+            _walk_top(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi - 1,
+                      out, q, vbuf, psum, bounds)
         if kind == KIND_RR:
             out[slots[hi - 1], q] = _first_relevant(scores, order, has_order, o, m, values,
                                                     dmode, disc)
         return True
     w = c if whole else min(cuts[hi - 1], c)
-    _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf)
+    _walk_top(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf,
+              psum, bounds)
     return False
 
 
@@ -2020,26 +2021,39 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
 
 
 @_jit(inline="always")
+def _walk_top(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q,
+              vbuf, psum, bounds):
+    """As :func:`_walk` over ranks 1..w of the ranked buffer (key, idx)[:c]: mean or AP
+    contributions under the tie average or ``"stable"`` go through :func:`_walk_sorted` over
+    the ranks up to the end of the tie group holding rank w (its passes select by arithmetic,
+    where the walk's branches on ties and zero-valued groups mispredict), when ``psum`` and
+    ``bounds`` hold them; the same operations, so the same sums bit for bit. Others: the walk."""
+    if w > 0 and kind != KIND_RR and (mode == MODE_AVERAGE or mode == MODE_STABLE):
+        e = w
+        if mode == MODE_AVERAGE:
+            last = key[w - 1]
+            while e < c and key[e] == last:
+                e += 1
+        if psum.shape[0] > 3 * e and bounds.shape[1] >= e:
+            _walk_sorted(key, idx, e, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi,
+                         out, q, psum, bounds)
+            return
+    _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf)
+
+
+@_jit(inline="always")
 def _walk_ranked(key, idx, m, fam_kind, fam_mode, fam_dmode, fam_src, fam_lo, fam_hi, fam_whole,
                  va, vb, disc, cuts, slots, out, q, vbuf, psum, bounds):
-    """Every family of a list whose m rows are all ranked in (key, idx)[:m]; a deep one
-    (more than 32 ranks read) by :func:`_walk_sorted` where it applies."""
+    """Every family of a list whose m rows are all ranked in (key, idx)[:m]
+    (:func:`_walk_top`)."""
     for f in range(fam_kind.shape[0]):
         w = m if fam_whole[f] else min(cuts[fam_hi[f] - 1], m)
-        if (w > 32 and fam_kind[f] != KIND_RR and psum.shape[0] > 3 * m
-                and (fam_mode[f] == MODE_AVERAGE or fam_mode[f] == MODE_STABLE)):
-            if fam_src[f] == 0:
-                _walk_sorted(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
-                             cuts, slots, fam_lo[f], fam_hi[f], out, q, psum, bounds)
-            else:
-                _walk_sorted(key, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc,
-                             cuts, slots, fam_lo[f], fam_hi[f], out, q, psum, bounds)
-        elif fam_src[f] == 0:
-            _walk(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc, cuts, slots,
-                  fam_lo[f], fam_hi[f], out, q, vbuf)
+        if fam_src[f] == 0:
+            _walk_top(key, idx, m, w, va, fam_kind[f], fam_mode[f], fam_dmode[f], disc, cuts,
+                      slots, fam_lo[f], fam_hi[f], out, q, vbuf, psum, bounds)
         else:
-            _walk(key, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc, cuts, slots,
-                  fam_lo[f], fam_hi[f], out, q, vbuf)
+            _walk_top(key, idx, m, w, vb, fam_kind[f], fam_mode[f], fam_dmode[f], disc, cuts,
+                      slots, fam_lo[f], fam_hi[f], out, q, vbuf, psum, bounds)
 
 
 @_jit(inline="always")
@@ -2247,12 +2261,12 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
                     pend = _family(key, idx, c, va, fam_kind[f], fam_mode[f], fam_dmode[f],
                                    disc, cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf,
                                    fam_whole[f], scores, order, has_order, o, m, stack, gb, gt,
-                                   inc, eq, sparse)
+                                   inc, eq, sparse, psum, bounds)
                 else:
                     pend = _family(key, idx, c, vb, fam_kind[f], fam_mode[f], fam_dmode[f],
                                    disc, cuts, slots, fam_lo[f], fam_hi[f], out, q, vbuf,
                                    fam_whole[f], scores, order, has_order, o, m, stack, gb, gt,
-                                   inc, eq, sparse)
+                                   inc, eq, sparse, psum, bounds)
                 pending = pending or (pend and fam_kind[f] != KIND_RR)
         if pending:  # whole-list mean / AP sums: the buffers are free again
             for f in range(n_fam):
