@@ -32,6 +32,9 @@ else:
         assert run.returncode == 0, report
         assert " passed" in run.stdout, report
         # torch and triton are imported above, so no case has a reason to skip there: a
-        # skipped case is a case not checked, a failure in CI and outside it alike
-        assert "skipped" not in run.stdout, (
-            f"cases of fused_cases.py skipped in the interpreter run:\n{report}")
+        # skipped case (or one expected to fail) is a case not checked, a failure in CI and
+        # outside it alike (the child's summary line names every outcome but "passed")
+        summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+        outcomes = {w.strip(",") for w in summary.split() if w.strip(",").isalpha()}
+        assert outcomes <= {"passed", "in", "warning", "warnings"}, (
+            f"cases of fused_cases.py not all passed in the interpreter run:\n{report}")
