@@ -334,6 +334,9 @@ class _TieAwareMetric:
         raise failure
 
     def _evaluated(self, entry: _Entry, preds: np.ndarray) -> dict[str, NDArray[np.float64]]:
+        """Per-query values (name -> shape (n_queries,)) of every reported name for scores
+        ``preds`` (float32/float64, shape (n_rows,), NaN/inf not looked for yet: the core
+        raises ValueError naming ``y_score`` when it meets one)."""
         plan = entry.plan
         kw = self._core_kwargs()
         if not self.bounds:  # one pass: the compiled kernel ranks each query once for all
