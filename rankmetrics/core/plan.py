@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -590,23 +590,31 @@ class QueryPlan:
         return self.rank(y_score, depth=need, ties=ties)
 
     # ---------------------------------------------------------------------- empty queries
-    def _finish(self, values: Values, empty_mask: NDArray[np.bool_], empty: Any, what: str):
+    def _finish(self, values: Values, empty_mask: NDArray[np.bool_], empty: Any, what: str,
+                curve: bool = False):
+        """Apply the empty rule where ``empty_mask`` is set; ``values`` and the mask are
+        (n_queries,), (n_cutoffs, n_queries), or (n_queries, depth) when ``curve``."""
         rule = check_empty(empty)
         if not empty_mask.any():
             return values
         if rule == "error":
-            bad = self.qids[np.flatnonzero(empty_mask.any(axis=0) if values.ndim == 2
-                                           else empty_mask)][:5]
-            raise ValueError(
-                f"{what} is undefined for queries without relevant documents (qid {bad.tolist()}); "
-                "pass empty=0.0, 1.0 or 'skip'"
-            )
+            per_query = empty_mask if values.ndim == 1 else empty_mask.any(axis=1 if curve else 0)
+            self._empty_error(np.asarray(per_query), what)
         values[empty_mask] = np.nan if rule == "skip" else rule
         return values
 
-    def _normalise(self, vals: Values, ideal: Values, empty: Any) -> Values:
+    def _empty_error(self, per_query: NDArray[np.bool_], what: str) -> NoReturn:
+        bad = self.qids[np.flatnonzero(per_query)][:5]
+        raise ValueError(
+            f"{what} is undefined for queries without relevant documents (qid {bad.tolist()}); "
+            "pass empty=0.0, 1.0 or 'skip'"
+        )
+
+    def _normalise(self, vals: Values, ideal: Values, empty: Any, curve: bool = False
+                   ) -> Values:
         """vals / ideal in place; where the ideal is 0 the query is empty (JK 2002, eq. 5).
-        ValueError when a value of ``vals`` overflowed (:func:`_check_finite_sums`)."""
+        ValueError when a value of ``vals`` overflowed (:func:`_check_finite_sums`).
+        ``curve``: (n_queries, depth) arrays, else (n_queries,) or (n_cutoffs, n_queries)."""
         rule = check_empty(empty)
         if (self._backend == "numba" and vals.flags.c_contiguous and ideal.flags.c_contiguous
                 and vals.shape == ideal.shape):
@@ -617,7 +625,7 @@ class QueryPlan:
             if bad:
                 raise _overflow_error()
             if n_zero and rule == "error":
-                self._finish(vals, ideal <= 0, rule, "nDCG/nCG")  # raises, naming the qids
+                self._finish(vals, ideal <= 0, rule, "nDCG/nCG", curve)  # raises, naming qids
             return vals
         _check_finite_sums(vals)
         zero = ideal <= 0
@@ -625,7 +633,7 @@ class QueryPlan:
             np.divide(vals, ideal, out=vals)  # (a masked divide is several times slower)
         if zero.any():
             vals[zero] = 0.0
-        return self._finish(vals, zero, empty, "nDCG/nCG")
+        return self._finish(vals, zero, empty, "nDCG/nCG", curve)
 
     # --------------------------------------------------------------------------- metrics
     def _gain_metric(self, y_score, ks, gain, discount, log_base, ties, normalize, empty,
@@ -923,16 +931,19 @@ class QueryPlan:
                 return self._normalise_blocks(vals, gain, disc, depth, empty)
             ideal = self._ideal_curve(gain, disc, depth)
         _check_finite_sums(ideal)
-        return self._normalise(vals, ideal, empty)  # checks vals
+        return self._normalise(vals, ideal, empty, curve=True)  # checks vals
 
     def _normalise_blocks(self, vals: Values, gain: GainLike, disc: Values, depth: int,
                           empty: Any) -> Values:
-        """:meth:`_normalise` with the ideal curve made block by block of queries (compiled
-        backend): no second (n_queries, depth) array. Queries are the base layout's segments
-        (one each); every division is the one :meth:`_normalise` makes."""
+        """:meth:`_normalise` of a curve with the ideal curve made block by block of queries
+        (compiled backend): no second (n_queries, depth) array and no per-value mask, only one
+        flag per query. Queries are the base layout's segments (one each); each block is
+        divided by the compiled pass :meth:`_normalise` makes (``vals`` were checked)."""
+        rule = check_empty(empty)
+        fill = np.nan if rule == "skip" else 0.0 if rule == "error" else float(rule)
         lay = self._base_layout
         gains = self._base_gains(gain)
-        zero = np.zeros(vals.shape, dtype=bool)
+        empty_q = np.zeros(vals.shape[0], dtype=bool)  # [mem] 1 byte per query
         n_seg = lay.offsets.shape[0] - 1
         in_order = lay.seg_slots.shape[0] == 0 or bool(
             np.array_equal(lay.seg_slots, np.arange(n_seg)))
@@ -945,14 +956,16 @@ class QueryPlan:
             with np.errstate(over="ignore", invalid="ignore"):
                 ideal = _backend.ideal_curve(sub, gains, disc, depth)
             _check_finite_sums(ideal)
-            part = vals[qs]  # a view when in order
-            z = ideal <= 0
-            np.divide(part, ideal, out=part, where=~z)
-            part[z] = 0.0
-            vals[qs] = part
-            zero[qs] = z
-            del ideal, part, z  # one block alive at a time
-        return self._finish(vals, zero, empty, "nDCG/nCG")
+            part = vals[qs]  # a C-contiguous view when in order, else a copy
+            n_zero, _ = _backend.divide_ideal(part.reshape(-1), ideal.reshape(-1), fill)
+            if n_zero:
+                empty_q[qs] = (ideal <= 0).any(axis=1)
+            if not in_order:
+                vals[qs] = part
+            del ideal, part  # one block alive at a time
+        if rule == "error" and empty_q.any():
+            self._empty_error(empty_q, "nDCG/nCG")
+        return vals
 
     def _ideal_curve(self, gain: GainLike, disc: Values, depth: int) -> Values:
         if self._backend == "numba":
