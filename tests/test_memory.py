@@ -9,7 +9,7 @@ queries (contiguous, shuffled), one huge query (issue #17 item 12, issue #16):
 * at most 24 bytes per row whatever the input dtypes. A one-call function keeps integer and
   float64 labels as given and a ``QueryPlan`` copies them as uint8 when they are integers
   0..255 (1 byte per row); the label side is then the gains, uint8 when they are integers
-  0..255 (1), or float32 relevance (4). The fused pass holds the candidates of one query
+  0..255 (1), or the 0/1 relevance (uint8, 1). The fused pass holds the candidates of one query
   (scores and row indices, 12 bytes per row of the longest query; only the rows reaching a
   cutoff of at most 64 ranks when no measure reads the whole list), a grouped row order 4 when
   qids are not contiguous, and a whole-list nDCG of one huge query its discount table (8
@@ -101,6 +101,18 @@ def test_peak_extra_memory(shapes, shape: str, name: str) -> None:
     assert peak <= 2 * inputs, f"{name} on {shape}: peak {peak / inputs:.2f}x inputs"
 
 
+def _peak_and_result(fn, *args) -> tuple[int, int]:
+    """(peak, bytes of the arrays returned: an array or a dict of them)."""
+    tracemalloc.start()
+    try:
+        res = fn(*args)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    vals = res.values() if isinstance(res, dict) else [res]
+    return peak, sum(v.nbytes for v in vals if isinstance(v, np.ndarray))
+
+
 def test_peak_extra_memory_on_many_tiny_queries() -> None:
     # 100 000 queries of 1..4 rows with narrow dtypes (9 bytes per row): what a call holds per
     # query (the layout's offsets, the ideal, the result: 8 bytes each, about 3.2 per row
@@ -108,17 +120,22 @@ def test_peak_extra_memory_on_many_tiny_queries() -> None:
     # nor a query index per segment (both follow from the offsets), binary measures divide
     # their sums in place (P@k by the scalar k), and no sort classes are made when every list
     # is placed by counting: every single measure within 2x the inputs and 24 bytes per row.
-    # (evaluate with several measures and curves hold one float64 per query and measure or
-    # rank as their result, and are not bounded here.)
+    # A curve (100 float64 per query) and evaluate with four measures (4) return more than
+    # that: what they hold besides their result is bounded alike (no (n_queries, depth) mask
+    # next to a curve; a QueryPlan's 0/1 relevance is 1 byte per row).
     rng = np.random.default_rng(7)
     q = np.repeat(np.arange(100_000), rng.integers(1, 5, 100_000)).astype(np.int32)
     y = rng.integers(0, 4, q.size).astype(np.int8)
     s = np.round(rng.normal(size=q.size), 1).astype(np.float32)
     inputs = y.nbytes + s.nbytes + q.nbytes
+    calls = dict(CALLS, ndcg_curve=lambda y, s, q: rm.ndcg_curve(y, s, q, depth=100))
     for name in ("ndcg@10", "ndcg", "average_precision", "reciprocal_rank",
-                 "precision@10 optimistic", "ndcg optimistic"):
-        CALLS[name](y[:1000], s[:1000], q[:1000])
-        peak = _peak(CALLS[name], y, s, q)
+                 "precision@10 optimistic", "ndcg optimistic", "ndcg_curve", "evaluate"):
+        calls[name](y[:1000], s[:1000], q[:1000])
+        peak, out = _peak_and_result(calls[name], y, s, q)
+        if name in ("ndcg_curve", "evaluate"):
+            assert out >= 4 * 8 * 100_000, name  # the result is most of the peak
+            peak -= out
         assert peak / q.size <= MAX_BYTES_PER_ROW, f"{name}: {peak / q.size:.1f} bytes per row"
         assert peak <= 2 * inputs, f"{name}: peak {peak / inputs:.2f}x inputs"
 

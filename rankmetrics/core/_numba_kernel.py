@@ -1667,7 +1667,7 @@ def _walk_tiny(idx, code, m, values, mode, dmode, whole, disc, cuts, slots, lo, 
 def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, out, q, term,
                   acc):
     """As :func:`_walk_tiny` for a contiguous list of m <= _TINY rows with integer values,
-    read in place: ``src`` (scores, float32/float64) and ``vals`` (uint8 gains or float32 0/1
+    read in place: ``src`` (scores, float32/float64) and ``vals`` (uint8 gains or uint8 0/1
     relevance) of shape (width,), width the next multiple of 8 >= m, rows past m belonging to
     other lists. One pass per row b counts, for every row a at once (a loop over the width,
     which vectorises with no remainder and no horizontal sum), whether b ranks above a (a

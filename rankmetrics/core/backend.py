@@ -573,7 +573,7 @@ class Family:
     """Cutoffs of one contribution kind over one value vector (see :func:`evaluate_fused`)."""
 
     kind: str  # "gain" / "rel" (mean), "ap", "rr"
-    values: NDArray[Any]  # per-row gain (float64) or 0/1 relevance (float32)
+    values: NDArray[Any]  # per-row gain (float64 or uint8) or 0/1 relevance (uint8)
     dmode: int  # 0: no discount, 1: the discount table, 2: times the rank (success)
     ks: tuple[int | None, ...]
     ties: str | None = None  # None: the call's tie rule
@@ -585,7 +585,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     """Sums of contributions at every cutoff of every family, ranking each query once.
 
     Returns one (len(ks), n_queries) array per family, or None when the families cannot share
-    one pass (more than one float64 and one float32 value vector; nothing read then).
+    one pass (more than one gain vector or one relevance vector; nothing read then).
     ``check``: the scores (float32/float64, shape (n_rows,)) may hold NaN or inf; the kernel
     tests each list as it reads it (no pass of its own over the scores), or they are tested
     first where something reads them before the kernel (rows out of order, the buffer sizing
@@ -593,11 +593,11 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     """
     va = vb = None
     for fam in families:
-        if fam.values.dtype in (np.float64, np.uint8):  # [mem] uint8: small integer gains
-            if va is not None and fam.values is not va:
+        if fam.kind == "gain" and fam.values.dtype in (np.float64, np.uint8):  # [mem] uint8:
+            if va is not None and fam.values is not va:  # small integer gains
                 return None
             va = fam.values
-        elif fam.values.dtype == np.float32:
+        elif fam.kind != "gain" and fam.values.dtype == np.uint8:  # 0/1 relevance
             if vb is not None and fam.values is not vb:
                 return None
             vb = fam.values
@@ -622,7 +622,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     width = 0
     for f, fam in enumerate(families):
         kinds[f] = _KIND[fam.kind]
-        src[f] = 1 if fam.values.dtype == np.float32 else 0  # [mem]
+        src[f] = 0 if fam.kind == "gain" else 1
         dmode[f] = fam.dmode
         ks = list(dict.fromkeys(fam.ks))
         uniq.append(ks)
@@ -666,7 +666,7 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     inc = np.empty(n_g, dtype=row_dtype(layout.n_rows))
     eq = np.empty(n_g, dtype=row_dtype(layout.n_rows))
     args = (scores, layout.order, layout.offsets, layout.seg_slots, width, any_whole, modes,
-            _EMPTY1 if va is None else va, _EMPTY1F if vb is None else vb, kinds, src, dmode, lo,
+            _EMPTY1 if va is None else va, _EMPTY1B if vb is None else vb, kinds, src, dmode, lo,
             hi, whole, cuts_all, slots_all, _EMPTY1 if disc is None else disc, out, key, idx, top,
             tk, ti, vbuf, gb, gt, inc, eq)
     stack = _stack()
@@ -810,4 +810,4 @@ def _pack(layout: SegLayout, scores: np.ndarray, segs: NDArray[np.int64],
     return packed, shift
 _SPARSE_CAP = 1 << 16
 _EMPTY1 = np.empty(0)
-_EMPTY1F = np.empty(0, dtype=np.float32)
+_EMPTY1B = np.empty(0, dtype=np.uint8)

@@ -366,13 +366,13 @@ class QueryPlan:
         hit = self._rel.get(t)
         if hit is not None:
             return hit
-        if self._backend == "numba":  # 0/1 is exact in float32: half the memory
-            rel_ext = (self.labels >= t).astype(np.float32)
+        if self._backend == "numba":  # [mem] 0/1 as uint8: 1 byte per row
+            rel_ext = (self.labels >= t).view(np.uint8)
             if self._base_layout is self.layout:
                 n_rel = _backend.segment_sums(self.layout, rel_ext)
             else:
                 n_rel = _backend.segment_sums(
-                    self._base_layout, (self._base_labels >= t).astype(np.float32))
+                    self._base_layout, (self._base_labels >= t).view(np.uint8))
             self._rel[t] = (rel_ext, n_rel)
             return rel_ext, n_rel
         rel = (self.labels >= t).astype(np.float64)
