@@ -6,8 +6,12 @@ Shapes: one query of ``--rows`` rows (float64 labels and scores, int64 qid; and 
 int32), the reference shape ``make_benchmark_scores(2000)`` (~240 k rows) with contiguous and
 with shuffled rows, and 100 000 queries of 1..4 rows (where what a call holds per query, such
 as the layout, the ideal and the results, outweighs what it holds per row). Prints peak extra
-memory as a multiple of the inputs and in bytes per row. ``tests/test_memory.py`` asserts the
-bounds (2x the inputs, 24 bytes per row) on the first three.
+memory as a multiple of the inputs and in bytes per row, the size of the call's result (the
+per-query values it returns: a curve of depth 100 holds 100 float64 per query, four measures 4),
+and the peak less the result: the memory the call needs beyond what it hands back.
+``tests/test_memory.py`` asserts the bounds (2x the inputs, 24 bytes per row) on the peak of
+every call of the first three shapes and of every single measure on the last one, and on the
+peak less the result of every call.
 """
 
 from __future__ import annotations
@@ -33,6 +37,12 @@ CALLS = {
     "evaluate ndcg@10,map,mrr,p@5": lambda y, s, q: rm.QueryPlan(y, q).evaluate(
         s, ["ndcg@10", "map", "mrr", "p@5"]),
 }
+
+
+def result_bytes(res: object) -> int:
+    """Bytes of the numpy arrays a call returns (an array, or a dict of them)."""
+    vals = res.values() if isinstance(res, dict) else [res]
+    return sum(v.nbytes for v in vals if isinstance(v, np.ndarray))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,9 +73,12 @@ def main(argv: list[str] | None = None) -> int:
             yt.astype(np.int8), st.astype(np.float32), qt.astype(np.int32)),
     }
     print(f"kernel {rm.get_backend()}; peak extra memory by tracemalloc (numpy buffers)\n")
-    print("| shape | call | peak / inputs | bytes per row | seconds |")
-    print("|---|---|---:|---:|---:|")
+    print("| shape | call | peak / inputs | bytes per row | result, bytes per row "
+          "| peak less result / inputs | bytes per row | seconds |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     worst = (0.0, "")
+    worst_work = (0.0, "")
+    worst_ratio = (0.0, "")
     for shape, (yy, ss, qq) in shapes.items():
         inputs = yy.nbytes + ss.nbytes + qq.nbytes
         for name, fn in CALLS.items():
@@ -75,14 +88,22 @@ def main(argv: list[str] | None = None) -> int:
             tracemalloc.start()
             t0 = time.perf_counter()
             try:
-                fn(yy, ss, qq)
+                res = fn(yy, ss, qq)
                 _, peak = tracemalloc.get_traced_memory()
             finally:
                 tracemalloc.stop()
-            print(f"| {shape} | {name} | {peak / inputs:.2f}x | {peak / yy.shape[0]:.1f} | "
+            n = yy.shape[0]
+            out = result_bytes(res)
+            print(f"| {shape} | {name} | {peak / inputs:.2f}x | {peak / n:.1f} | {out / n:.1f} | "
+                  f"{(peak - out) / inputs:.2f}x | {(peak - out) / n:.1f} | "
                   f"{time.perf_counter() - t0:.2f} |", flush=True)
-            worst = max(worst, (peak / yy.shape[0], f"{name} on {shape}"))
-    print(f"\nlargest: {worst[0]:.1f} bytes per row ({worst[1]})")
+            del res
+            worst = max(worst, (peak / n, f"{name} on {shape}"))
+            worst_work = max(worst_work, ((peak - out) / n, f"{name} on {shape}"))
+            worst_ratio = max(worst_ratio, ((peak - out) / inputs, f"{name} on {shape}"))
+    print(f"\nlargest peak: {worst[0]:.1f} bytes per row ({worst[1]})")
+    print(f"largest peak less the result: {worst_work[0]:.1f} bytes per row "
+          f"({worst_work[1]}); {worst_ratio[0]:.2f}x the inputs ({worst_ratio[1]})")
     return 0
 
 
