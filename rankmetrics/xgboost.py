@@ -76,7 +76,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .core.gains import DiscountLike, GainLike
 from .core.plan import PRECISION_DENOMINATORS, QueryPlan, parse_metric, weighted_mean
-from .core.validation import check_choice
+from .core.validation import check_choice, check_finite, check_scores
 from .lightgbm import _BOUNDS, _TieAwareMetric
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -211,13 +211,37 @@ class _XGBoostMetric(_TieAwareMetric):
         kw["precision_denominator"] = self.precision_denominator
         return kw
 
-    def _values(self, plan: QueryPlan, preds: ArrayLike) -> dict[str, NDArray[np.float64]]:
+    def _values(self, plan: QueryPlan, preds: ArrayLike, name: str = "y_score"
+                ) -> dict[str, NDArray[np.float64]]:
+        """Values of every reported name for ``preds`` (one score per row of ``plan``); a
+        ValueError for bad scores names ``name``, the host's name for them."""
+        scores = check_scores(preds, name, finite=False)
+        if scores.shape != (plan.n_rows,) and scores.size == plan.n_rows and scores.ndim == 2:
+            scores = scores.reshape(-1)  # (n_rows, 1): one output per row
+        if scores.shape != (plan.n_rows,):
+            raise ValueError(
+                f"{name} must have one score per row ({plan.n_rows}); got shape {scores.shape}")
+        # NaN and inf are found by the core as it ranks; its error is raised again naming
+        # ``name``
+        try:
+            return self._ranked_values(plan, scores)
+        except ValueError as exc:
+            failure = exc
+        check_finite(scores, name)  # raises when NaN or inf was the cause
+        raise failure
+
+    def _ranked_values(self, plan: QueryPlan, preds: np.ndarray
+                       ) -> dict[str, NDArray[np.float64]]:
         kw = self._core_kwargs()
-        ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
+        # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
+        ranking: Any = preds if self._own_ties else plan.rank(preds, depth=self._depth,
+                                                               ties=self.ties)
         values = self._evaluate(plan, ranking, self.ties, kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
         if self.bounds:
-            tied = ranking if self.ties != "stable" else plan.rank(preds, depth=self._depth)
+            # one ordering serves all tie rules except "stable", which fixes row order
+            tied = ranking if self._own_ties or self.ties != "stable" else plan.rank(
+                preds, depth=self._depth)
             for rule in _BOUNDS:
                 vals = self._evaluate(plan, tied, rule, kw)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
@@ -248,7 +272,7 @@ class CustomMetric(_XGBoostMetric):
         """Per-query values behind :meth:`__call__`: name -> array of shape (n_queries,), in the
         DMatrix's query order (NaN for queries left out by ``empty="skip"``)."""
         entry = self._dcache.get(dmatrix)
-        return self._values(entry.plan, np.asarray(predt).reshape(-1))
+        return self._values(entry.plan, predt, "predt")
 
     def __call__(self, predt: ArrayLike, dmatrix: xgboost.DMatrix) -> list[tuple[str, float]]:
         """Evaluate one round's predictions on one evaluation DMatrix.
@@ -274,7 +298,7 @@ class CustomMetric(_XGBoostMetric):
             a prediction length other than the row count).
         """
         entry = self._dcache.get(dmatrix)
-        values = self._values(entry.plan, np.asarray(predt).reshape(-1))
+        values = self._values(entry.plan, predt, "predt")
         nq = entry.plan.n_queries
         return [(name, weighted_mean(v, entry.query_weight, nq)) for name, v in values.items()]
 
@@ -332,7 +356,7 @@ class EvalMetric(_XGBoostMetric):
             )
         y = np.asarray(y_true).reshape(-1)
         plan = QueryPlan.from_group_sizes(y, [y.shape[0]])
-        return float(self._values(plan, np.asarray(y_score).reshape(-1))[self.__name__][0])
+        return float(self._values(plan, y_score)[self.__name__][0])
 
     @property
     def xgboost_maximizes(self) -> bool:

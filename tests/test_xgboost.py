@@ -139,6 +139,47 @@ def test_plan_cached_per_dmatrix_and_not_copied() -> None:
     assert len(metric._dcache.entries) == 0
 
 
+def test_non_finite_predt_named_on_every_evaluation_path() -> None:
+    # NaN/inf are left to the core (found as each list is ranked); the adapter raises the
+    # core's error again naming XGBoost's argument (custom_metric(predt, dmatrix), per_query)
+    # or its own (EvalMetric(y_true, y_score)); the caller's array is not changed
+    y, s, qid, sizes = _tied_data(6)
+    d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    builds = [dict(k=5), dict(k=5, bounds=True), dict(metrics=["nDCG(ties=stable)@5", "map"]),
+              dict(metrics=["ndcg", "map"], k=(3, 5), ties="stable")]
+    for kw in builds:
+        metric = make_custom_metric(**kw)
+        assert metric(s, d)  # finite scores: no error
+    # a measure with its own tie rule ranks the scores itself: the core's values
+    metric = make_custom_metric(["nDCG(ties=stable)@5", "map"], empty=0.0)
+    got = metric.per_query(s, d)
+    want = rm.QueryPlan(y, qid).evaluate(s, ["nDCG(ties=stable)@5", "map"], empty=0.0)
+    assert list(got) == list(want)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name])
+    for kw in builds:
+        metric = make_custom_metric(**kw)
+        for where in (0, y.size // 2, y.size - 1):
+            for value in (np.nan, np.inf, -np.inf):
+                bad = s.copy()
+                bad[where] = value
+                before = bad.copy()
+                with pytest.raises(ValueError, match=r"^predt must be finite"):
+                    metric(bad, d)
+                with pytest.raises(ValueError, match=r"^predt must be finite"):
+                    metric.per_query(bad, d)
+                np.testing.assert_array_equal(bad, before)
+    one = make_eval_metric("ndcg", k=5)
+    with pytest.raises(ValueError, match=r"^y_score must be finite"):
+        one(y[:sizes[0]], np.r_[np.nan, s[1:sizes[0]]])
+    # another error of the core, with finite scores, is raised as it is
+    y0 = y.copy()
+    y0[: sizes[0]] = 0  # a query without relevant documents
+    d0 = xgb.DMatrix(np.zeros((y.size, 1)), label=y0, qid=qid)
+    with pytest.raises(ValueError, match=r"undefined for queries without relevant"):
+        make_custom_metric("ndcg", k=5, empty="error")(s, d0)
+
+
 def test_errors() -> None:
     y, s, qid, sizes = _tied_data(5)
     no_groups = xgb.DMatrix(np.zeros((y.size, 1)), label=y)
@@ -149,8 +190,12 @@ def test_errors() -> None:
     with pytest.raises(ValueError, match="one weight per query"):
         make_custom_metric("ndcg")(s, row_w)
     d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
-    with pytest.raises(ValueError, match="y_score|length|shape"):
+    with pytest.raises(ValueError, match=r"^predt must have one score per row"):
         make_custom_metric("ndcg")(s[:-1], d)
+    with pytest.raises(ValueError, match=r"^predt must have one score per row"):
+        make_custom_metric("ndcg")(np.c_[s, s], d)
+    with pytest.raises(TypeError, match=r"^predt must be numeric"):
+        make_custom_metric("ndcg")(s.astype(str), d)
     with pytest.raises(ValueError, match="one custom metric"):
         make_eval_metric("ndcg", k=(5, 10))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="precision_denominator"):
