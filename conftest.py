@@ -57,3 +57,40 @@ def pytest_runtest_makereport(item, call):
     reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
     report.outcome = "failed"
     report.longrepr = f"skipped under CI, which hides a failure: {reason}"
+
+
+# The suite meets four versions of the compiled fused pass (float32 or float64 scores, times
+# uint8 or float64 gains), about 2-2.5 minutes of compiling each from a fresh cache. Under CI,
+# with pytest-xdist's two workers, each worker compiles two of them first, so that the workers
+# compile different versions at the same time (numba's cache on disk then serves every later
+# call, in either worker) instead of whichever versions their first tests meet, the same ones
+# possibly in both. Outside CI nothing is compiled ahead (a developer running a few tests pays
+# only for what they call).
+_FIRST_COMPILED = {"gw0": (("float64", "exponential"), ("float32", "table")),
+                   "gw1": (("float32", "exponential"), ("float64", "table"))}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _compile_in_halves_under_ci(request):
+    # the xdist worker itself (a pytest child process a test starts inherits its environment
+    # variables, not its ``workerinput``)
+    worker = getattr(request.config, "workerinput", None)
+    if worker is None or worker.get("workercount") != 2 or not _in_ci() \
+            or importlib.util.find_spec("numba") is None:
+        return
+    halves = _FIRST_COMPILED.get(worker.get("workerid", ""))
+    if halves is None:
+        return
+    import numpy as np
+
+    import rankmetrics as rm
+
+    if rm.get_backend() != "numba":
+        return
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(50), 40)  # lists longer than the counted ones: the sorted walk too
+    y = rng.integers(0, 4, q.size)
+    s = rng.random(q.size)
+    for dtype, gain in halves:
+        rm.QueryPlan(y, q).evaluate(s.astype(dtype), ["ndcg@10", "map"],
+                                    gain=[0.0, 1.5, 2.5, 3.5] if gain == "table" else gain)
