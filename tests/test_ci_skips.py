@@ -30,6 +30,14 @@ CASES = {  # a test file that skips (or expects a failure), and its outcome outs
                                       "def test_x():\n"
                                       "    raise unittest.SkipTest('not applicable')\n",
                                       "skipped"),
+    # pytest's own skip of a test parametrized over nothing (e.g. data files not found)
+    "empty parameter set": ("import pytest\n"
+                            "@pytest.mark.parametrize('x', [])\n"
+                            "def test_x(x):\n    pass\n", "skipped"),
+    "skip in a fixture": ("import pytest\n"
+                          "@pytest.fixture\n"
+                          "def needs():\n    pytest.skip('not here')\n"
+                          "def test_x(needs):\n    pass\n", "skipped"),
     "xfail mark": ("import pytest\n"
                    "@pytest.mark.xfail(reason='known')\n"
                    "def test_x():\n    assert False\n", "xfailed"),

@@ -535,6 +535,32 @@ def test_fuzz_lightgbm_feval_dataset(case: Case, tmpdir: str) -> None:
     assert out[0][1] == pytest.approx(float(np.mean(vals)), abs=1e-6)  # float32 labels
 
 
+@_settings(30)
+@given(case=problems(qid_encodings=["int64"], grouped=True,
+                     faults=["none", "score_nan", "score_inf"]))
+def test_fuzz_xgboost_custom_metric(case: Case, tmpdir: str) -> None:
+    # every score dtype and layout reaches XGBoost's custom_metric(predt, dmatrix) as predt:
+    # the right value, or an error naming predt
+    xgb = require("xgboost")
+    from rankmetrics.xgboost import make_custom_metric
+
+    sizes = np.bincount(case.logical)
+    metric = make_custom_metric("ndcg", k=2)
+
+    def call(y: Any, s: Any, q: Any) -> Any:
+        lab = np.asarray(y, dtype=np.float64)
+        d = xgb.DMatrix(np.zeros((lab.shape[0], 1)), label=lab,
+                        qid=np.repeat(np.arange(sizes.size), sizes))
+        return metric(s, d)
+
+    out = _run(case, call, {"y_score": "predt"}, tmpdir)
+    if out is None:
+        return
+    vals = [oracle("ndcg", case.labels[case.logical == j], case.scores[case.logical == j],
+                   k=2, empty=1.0).mean for j in range(sizes.size)]
+    assert out[0][1] == pytest.approx(float(np.mean(vals)), abs=1e-6)  # float32 labels
+
+
 @pytest.mark.parametrize("group", [
     np.array([2**63 - 1, 2**63 - 1, 5]),
     np.array([2**64 - 1, 4], dtype=np.uint64),
