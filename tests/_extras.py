@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import unittest
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -33,6 +36,16 @@ def require(module_name: str) -> ModuleType:
     except ImportError as exc:  # pragma: no cover - depends on environment
         skip_or_fail(f"{module_name} not installed ({exc})")
         raise
+
+
+def call_unskipped(what: str, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``; a ``unittest.SkipTest`` it raises (how a library's own checks skip, e.g.
+    scikit-learn's estimator checks) fails the test naming ``what``, in CI and outside it: a
+    check the library skipped is a check not made. Other exceptions pass through."""
+    try:
+        return fn(*args)
+    except unittest.SkipTest as exc:
+        pytest.fail(f"{what} skipped, so it was not checked: {exc}")
 
 
 def shared_data_dir() -> Path:

@@ -1,6 +1,7 @@
 """Under CI (``CI=true``) no test and no test module may skip (root ``conftest.py``,
 ``tests/_extras.py``); outside CI they skip as usual. Each case runs pytest in a fresh process
-on a small test file, with the root conftest loaded as a plugin."""
+on a small test file (their bodies: ``_skip_cases.py``), with the root conftest loaded as a
+plugin."""
 
 from __future__ import annotations
 
@@ -10,38 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from _extras import call_unskipped
+from _skip_cases import CASES, library_check_that_skips
 
 ROOT = Path(__file__).resolve().parents[1]
-
-CASES = {  # a test file that skips (or expects a failure), and its outcome outside CI
-    "module-level importorskip": ("import pytest\n"
-                                  "pytest.importorskip('rankmetrics_no_such_module')\n"
-                                  "def test_x():\n    pass\n", "skipped"),
-    "module-level require": ("from _extras import require\n"
-                             "require('rankmetrics_no_such_module')\n"
-                             "def test_x():\n    pass\n", "skipped"),
-    "skipif mark": ("import pytest\n"
-                    "@pytest.mark.skipif(True, reason='always')\n"
-                    "def test_x():\n    pass\n", "skipped"),
-    "skip_or_fail in a test": ("from _extras import skip_or_fail\n"
-                               "def test_x():\n    skip_or_fail('a reason')\n", "skipped"),
-    # what scikit-learn's estimator checks raise to skip
-    "a library's unittest.SkipTest": ("import unittest\n"
-                                      "def test_x():\n"
-                                      "    raise unittest.SkipTest('not applicable')\n",
-                                      "skipped"),
-    # pytest's own skip of a test parametrized over nothing (e.g. data files not found)
-    "empty parameter set": ("import pytest\n"
-                            "@pytest.mark.parametrize('x', [])\n"
-                            "def test_x(x):\n    pass\n", "skipped"),
-    "skip in a fixture": ("import pytest\n"
-                          "@pytest.fixture\n"
-                          "def needs():\n    pytest.skip('not here')\n"
-                          "def test_x(needs):\n    pass\n", "skipped"),
-    "xfail mark": ("import pytest\n"
-                   "@pytest.mark.xfail(reason='known')\n"
-                   "def test_x():\n    assert False\n", "xfailed"),
-}
 
 
 def _run(tmp_path: Path, body: str, ci: str) -> subprocess.CompletedProcess[str]:
@@ -66,6 +39,16 @@ def test_a_skip_fails_under_ci_and_skips_outside(tmp_path: Path, case: str) -> N
     outside = _run(tmp_path, body, "")
     assert outside.returncode in (0, 5), outside.stdout + outside.stderr  # 5: none collected
     assert outside_word in outside.stdout.splitlines()[-1], outside.stdout
+
+
+def test_a_library_check_that_skips_fails_the_test() -> None:
+    # how test_sklearn.py runs scikit-learn's estimator checks: a check skipped is not made
+    with pytest.raises(pytest.fail.Exception, match="scikit-learn's check_x skipped, so it was "
+                       "not checked: not applicable"):
+        call_unskipped("scikit-learn's check_x", library_check_that_skips)
+    assert call_unskipped("a check", lambda a, b: a + b, 1, 2) == 3
+    with pytest.raises(ValueError, match="kept"):  # other errors pass through unchanged
+        call_unskipped("a check", lambda: (_ for _ in ()).throw(ValueError("kept")))
 
 
 # the two tests of the suite that depend on the platform (Linux's /proc, the fork start

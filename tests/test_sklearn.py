@@ -9,11 +9,10 @@ from __future__ import annotations
 import pickle
 import warnings
 from collections.abc import Iterator
-from unittest import SkipTest  # what scikit-learn raises to skip a check
 
 import numpy as np
 import pytest
-from _extras import require
+from _extras import call_unskipped, require
 
 sklearn = require("sklearn")
 
@@ -684,9 +683,7 @@ def _run_checks(estimator, expected_failed_checks=None):
         if name in _RUN_ELSEWHERE:
             continue
         try:
-            check(est)
-        except SkipTest as exc:
-            pytest.fail(f"scikit-learn skipped {name}, so it was not checked: {exc}")
+            call_unskipped(f"scikit-learn's {name}", check, est)
         except Exception as exc:  # a check failing is a result here, not an error
             status = "xfail" if name in expected else "failed"
             results.append({"check_name": name, "status": status, "exception": exc})
