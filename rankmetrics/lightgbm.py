@@ -46,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -318,19 +318,31 @@ class _TieAwareMetric:
                    weight: Any) -> tuple[dict[str, NDArray[np.float64]], _Entry]:
         label_name, pred_name = self._arg_names
         entry = self._cache.get(labels, group, weight, self.query_weight, label_name)
-        # NaN and inf are found by the core as it ranks (the compiled one-pass evaluation reads
-        # each list once for both); its error is raised again naming this argument
-        preds = check_scores(preds, pred_name, finite=False)
-        if preds.shape != (entry.plan.n_rows,):
+        return self._checked(preds, entry.plan.n_rows, pred_name,
+                             lambda scores: self._evaluated(entry, scores)), entry
+
+    @staticmethod
+    def _checked(preds: ArrayLike, n_rows: int, name: str,
+                 evaluate: Callable[[np.ndarray], dict[str, NDArray[np.float64]]],
+                 one_column: bool = False) -> dict[str, NDArray[np.float64]]:
+        """``evaluate(scores)`` for ``preds`` checked to be one real score per row: shape
+        (n_rows,) (or 2-D holding n_rows values, one output per row, when ``one_column``),
+        float32/float64 after conversion. Errors name ``name``, the host's name for the
+        scores: TypeError for non-numeric scores, ValueError for another shape or for NaN/inf.
+        NaN and inf are not looked for first: the core finds them as it ranks (the compiled
+        one-pass evaluation reads each list once for both), and its error is raised again
+        naming ``name``."""
+        scores = check_scores(preds, name, finite=False)
+        if one_column and scores.ndim == 2 and scores.size == n_rows:
+            scores = scores.reshape(-1)  # one output per row
+        if scores.shape != (n_rows,):
             raise ValueError(
-                f"{pred_name} must have one score per row ({entry.plan.n_rows}); got shape "
-                f"{preds.shape}"
-            )
+                f"{name} must have one score per row ({n_rows}); got shape {scores.shape}")
         try:
-            return self._evaluated(entry, preds), entry
+            return evaluate(scores)
         except ValueError as exc:
             failure = exc
-        check_finite(preds, pred_name)  # raises (naming this argument) when that was the cause
+        check_finite(scores, name)  # raises (naming this argument) when that was the cause
         raise failure
 
     def _evaluated(self, entry: _Entry, preds: np.ndarray) -> dict[str, NDArray[np.float64]]:

@@ -76,7 +76,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .core.gains import DiscountLike, GainLike
 from .core.plan import PRECISION_DENOMINATORS, QueryPlan, parse_metric, weighted_mean
-from .core.validation import check_choice, check_finite, check_scores
+from .core.validation import check_choice
 from .lightgbm import _BOUNDS, _TieAwareMetric
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -213,22 +213,11 @@ class _XGBoostMetric(_TieAwareMetric):
 
     def _values(self, plan: QueryPlan, preds: ArrayLike, name: str = "y_score"
                 ) -> dict[str, NDArray[np.float64]]:
-        """Values of every reported name for ``preds`` (one score per row of ``plan``); a
-        ValueError for bad scores names ``name``, the host's name for them."""
-        scores = check_scores(preds, name, finite=False)
-        if scores.shape != (plan.n_rows,) and scores.size == plan.n_rows and scores.ndim == 2:
-            scores = scores.reshape(-1)  # (n_rows, 1): one output per row
-        if scores.shape != (plan.n_rows,):
-            raise ValueError(
-                f"{name} must have one score per row ({plan.n_rows}); got shape {scores.shape}")
-        # NaN and inf are found by the core as it ranks; its error is raised again naming
-        # ``name``
-        try:
-            return self._ranked_values(plan, scores)
-        except ValueError as exc:
-            failure = exc
-        check_finite(scores, name)  # raises when NaN or inf was the cause
-        raise failure
+        """Values of every reported name (name -> (n_queries,) float64) for ``preds``, one
+        score per row of ``plan``: shape (n_rows,), or 2-D holding n_rows values. Errors for
+        bad scores name ``name``, the host's name for them (see ``_checked``)."""
+        return self._checked(preds, plan.n_rows, name,
+                             lambda scores: self._ranked_values(plan, scores), one_column=True)
 
     def _ranked_values(self, plan: QueryPlan, preds: np.ndarray
                        ) -> dict[str, NDArray[np.float64]]:
