@@ -561,6 +561,26 @@ def test_fuzz_xgboost_custom_metric(case: Case, tmpdir: str) -> None:
     assert out[0][1] == pytest.approx(float(np.mean(vals)), abs=1e-6)  # float32 labels
 
 
+@_settings(30)
+@given(case=problems(qid_encodings=["int64"], grouped=True,
+                     faults=["none", "score_nan", "score_inf", "label_negative", "label_nan"]))
+def test_fuzz_xgboost_eval_metric(case: Case, tmpdir: str) -> None:
+    # XGBRanker(eval_metric=...) calls f(y_true, y_score) on one query's rows: every label
+    # and score dtype and layout gives the value of the rows as one list, or an error naming
+    # the bad argument
+    require("xgboost")
+    from rankmetrics.xgboost import make_eval_metric
+
+    metric = make_eval_metric("ndcg", k=2)
+    out = _run(case, lambda y, s, q: metric(y, s), tmpdir=tmpdir)
+    if out is None:
+        return
+    # all rows are one list (up to 20: too many orderings for the brute force): the core's
+    # value on the clean arrays, which the brute-force tests check
+    want = rm.ndcg(case.labels, case.scores, np.zeros(case.labels.size), k=2, empty=1.0)[0]
+    assert out == pytest.approx(want, abs=1e-12)
+
+
 @pytest.mark.parametrize("group", [
     np.array([2**63 - 1, 2**63 - 1, 5]),
     np.array([2**64 - 1, 4], dtype=np.uint64),
