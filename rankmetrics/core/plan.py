@@ -592,8 +592,10 @@ class QueryPlan:
     # ---------------------------------------------------------------------- empty queries
     def _finish(self, values: Values, empty_mask: NDArray[np.bool_], empty: Any, what: str,
                 curve: bool = False):
-        """Apply the empty rule where ``empty_mask`` is set; ``values`` and the mask are
-        (n_queries,), (n_cutoffs, n_queries), or (n_queries, depth) when ``curve``."""
+        """Apply the empty rule where ``empty_mask`` is set (in place; ``values`` float64 and
+        the bool mask of the same shape: (n_queries,), (n_cutoffs, n_queries), or
+        (n_queries, depth) when ``curve``): NaN for "skip", the number for a number. Raises
+        ValueError naming up to five such queries' qids for "error" (:meth:`_empty_error`)."""
         rule = check_empty(empty)
         if not empty_mask.any():
             return values
@@ -604,6 +606,10 @@ class QueryPlan:
         return values
 
     def _empty_error(self, per_query: NDArray[np.bool_], what: str) -> NoReturn:
+        """Raise the ValueError of ``empty="error"``: ``what`` is undefined for the queries
+        flagged in ``per_query`` (bool, shape (n_queries,)), naming the first five qids (in
+        the plan's query order); nDCG/nCG's ideal is 0 there (Järvelin & Kekäläinen 2002,
+        eq. 5's denominator)."""
         bad = self.qids[np.flatnonzero(per_query)][:5]
         raise ValueError(
             f"{what} is undefined for queries without relevant documents (qid {bad.tolist()}); "
