@@ -608,8 +608,9 @@ class QueryPlan:
     def _empty_error(self, per_query: NDArray[np.bool_], what: str) -> NoReturn:
         """Raise the ValueError of ``empty="error"``: ``what`` is undefined for the queries
         flagged in ``per_query`` (bool, shape (n_queries,)), naming the first five qids (in
-        the plan's query order); nDCG/nCG's ideal is 0 there (Järvelin & Kekäläinen 2002,
-        eq. 5's denominator)."""
+        the plan's query order): no relevant document, so the measure's denominator (the
+        ideal of nDCG/nCG, Järvelin & Kekäläinen 2002; the recall base R of AP, recall, ...)
+        is 0."""
         bad = self.qids[np.flatnonzero(per_query)][:5]
         raise ValueError(
             f"{what} is undefined for queries without relevant documents (qid {bad.tolist()}); "
