@@ -438,19 +438,28 @@ def test_narrow_label_dtypes_are_read_as_given(ldtype) -> None:
 
 def test_whole_lists_ranked_by_numpy_sort() -> None:
     # lists longer than the counted ones and read whole (k=None, a cutoff >= the list, stable
-    # ties, the bounds) are ranked by numpy's sort of packed keys; float64 scores that differ
-    # only in the low bits the key drops are caught and ranked by the kernel itself
+    # ties, the bounds) are ranked by numpy's sort of packed 32-bit keys (each score mapped
+    # onto its list's range); scores closer than the key's step (a list's range over 2**23
+    # here) share a key, are caught and put in order by the kernel itself: pairs a few ulps
+    # apart in a wide list, float32 neighbours, a range too wide for a float (every key 0)
     rng = np.random.default_rng(5)
     sizes = rng.integers(25, 300, size=30)
     q = np.repeat(np.arange(30), sizes)
     y = rng.integers(0, 4, q.size).astype(float)
     near = 1.0 + rng.integers(0, 6, q.size) * np.finfo(float).eps  # the lowest 3 bits differ
+    wide = rng.normal(size=q.size).round(2) * 1e3
+    close = wide + rng.integers(0, 3, q.size) * 1e-9 * np.abs(wide)  # a key step is 1e-4 of it
+    f32 = (np.float32(1.0) + rng.integers(0, 4, q.size).astype(np.float32)
+           * np.finfo(np.float32).eps) * np.where(rng.random(q.size) < 0.02, 1e6, 1).astype(
+        np.float32)
+    huge = np.where(rng.random(q.size) < 0.1, rng.choice([-1.0, 1.0], q.size) * 1.5e308,
+                    rng.normal(size=q.size).round(3))
     cases = ((["ndcg", "map", "mrr", "p@1000", "ndcg@5", "R@300"], "average"),
              (["ndcg", "map", "mrr", "ndcg@3"], "stable"),
              (["ndcg", "map", "mrr"], "optimistic"), (["ndcg", "P@1000"], "pessimistic"))
     for s in (near, -near, np.where(rng.random(q.size) < 0.5, 0.0, -0.0),
               rng.normal(size=q.size).round(1), rng.normal(size=q.size).astype(np.float32),
-              rng.integers(-2, 3, q.size) * 1e300):
+              rng.integers(-2, 3, q.size) * 1e300, close, f32, huge):
         for perm in (np.arange(q.size), rng.permutation(q.size)):
             for names, ties in cases:
                 ref, got = _both(lambda names=names, ties=ties, perm=perm, s=s: rm.QueryPlan(

@@ -1880,42 +1880,57 @@ def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, o
 
 # ------------------------------------------------------------- rows ranked by numpy's sort
 # A list that must be ranked whole is ranked by numpy's (vectorised) sort instead of here:
-# :func:`pack_keys` writes one uint64 per row, the score's bits turned so that the integer
-# order is the score order descending, with the row's place in its list in the low ``shift``
-# bits; sorting a row of these gives rank order (score, then row). float32 scores keep all 32
-# bits above the place, so the order is exact; float64 scores lose their low ``shift`` bits,
-# and two different scores that agree on the rest are caught by :func:`_unpack`, which then
-# sorts that list itself.
+# :func:`pack_keys` writes one uint32 per row (numpy sorts them about twice as fast as uint64
+# keys): the row's score mapped linearly onto the list's range, best score 0, worst
+# ``2**(32 - shift) - 1`` (rounded down: a map that never inverts two scores), with the row's
+# place in its list in the low ``shift`` bits; sorting a row of these gives rank order (score,
+# then row), except inside a run of rows whose scores differ by less than the list's range
+# over 2**(32 - shift), which :func:`_unpack` detects and :func:`_unpack_exact` puts in order.
 
 _SIGN64 = np.uint64(1 << 63)
 _SIGN32 = np.uint64(1 << 31)
 _LOW32 = np.uint64(0xFFFFFFFF)
+_ALL32 = np.uint32(0xFFFFFFFF)
 _ALL64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 
 
 @_jit(inline="always")
-def _pack_key(b, nbits, keep, j):
-    """The descending sort key of score bits ``b`` (as uint64) at place j: negative scores get
-    all bits flipped, others the sign bit set (branch-free), then all are flipped again for
-    the descending order; -0.0 ties +0.0. Float64 keys keep the bits in ``keep``."""
+def _desc_bits(b, nbits):
+    """Score bits ``b`` (uint64 holding a float of ``nbits`` 32 or 64) as an integer whose
+    ascending order is the scores' descending order (IEEE 754 order: negative scores get all
+    bits flipped, others the sign bit set, branch-free, then all flipped)."""
     if nbits == 32:
-        b = _ZERO if b == _SIGN32 else b
-        u = b ^ (((_ZERO - (b >> np.uint64(31))) & _LOW32) | _SIGN32)
-        return ((u ^ _LOW32) << np.uint64(32)) | np.uint64(j)
-    b = _ZERO if b == _SIGN64 else b
-    u = b ^ ((_ZERO - (b >> np.uint64(63))) | _SIGN64)
-    return ((~u) & keep) | np.uint64(j)
+        return (b ^ (((_ZERO - (b >> np.uint64(31))) & _LOW32) | _SIGN32)) ^ _LOW32
+    return ~(b ^ ((_ZERO - (b >> np.uint64(63))) | _SIGN64))
+
+
+@_jit(inline="always")
+def _score_bits(d, nbits):
+    """The inverse of :func:`_desc_bits`: the score bits of ``d``."""
+    if nbits == 32:
+        u = d ^ _LOW32
+        return u ^ _SIGN32 if u >> np.uint64(31) else (~u) & _LOW32
+    u = ~d
+    return u ^ _SIGN64 if u >> np.uint64(63) else ~u
 
 
 @_jit()
-def pack_keys(bits, nbits, order, offsets, segs, packed, shift):
-    """Row i of ``packed`` (len(segs), W): the keys of segment ``segs[i]``, then padding that
-    sorts last. ``bits``: the scores viewed as unsigned integers of ``nbits`` (32 or 64)."""
+def pack_keys(scores, bits, nbits, order, offsets, segs, packed, shift, fbuf, ubuf):
+    """Row i of ``packed`` (len(segs), W), uint32: the keys of segment ``segs[i]``, then
+    padding that sorts last (all ones; a real key equal to it decodes the same). A row's key is
+    ``floor((hi - x) * top / (hi - lo)) << shift | place`` for its score x, the list's best hi
+    and worst lo, ``top = 2**(32 - shift) - 1``, clamped to [0, top]: each step is monotone in
+    x under IEEE rounding, so a better score never gets a larger key, and equal scores (-0.0
+    and +0.0 too) get equal keys. ``bits``: the scores (float32/float64) viewed as unsigned
+    integers of ``nbits``; hi and lo are found on them (integer minima vectorise, float ones
+    do not). NaN and inf get keys in range (their lists are rejected before they are read).
+    ``shift`` <= 16; ``fbuf``: two floats of the scores' dtype (work space), ``ubuf`` the same
+    memory viewed as ``bits``' dtype."""
     has_order = order.shape[0] > 0
-    sh = np.uint64(shift)
-    keep = ~((_ONE << sh) - _ONE)
+    sh = np.uint32(shift)
+    top = float((1 << (32 - shift)) - 1)
     width = packed.shape[1]
     for i in range(segs.shape[0]):
         s = segs[i]
@@ -1923,48 +1938,86 @@ def pack_keys(bits, nbits, order, offsets, segs, packed, shift):
         m = offsets[s + 1] - o
         row = packed[i]
         # the row-order choice outside the loops: inside, it kept them from vectorising
-        # (half the time of the call)
+        d_lo = _ALL64
+        d_hi = _ZERO
         if has_order:
             for j in range(m):
-                row[j] = _pack_key(np.uint64(bits[order[o + j]]), nbits, keep, j)
+                d = _desc_bits(np.uint64(bits[order[o + j]]), nbits)
+                d_lo = min(d_lo, d)
+                d_hi = max(d_hi, d)
         else:
             src = bits[o: o + m]
             for j in range(m):
-                row[j] = _pack_key(np.uint64(src[j]), nbits, keep, j)
+                d = _desc_bits(np.uint64(src[j]), nbits)
+                d_lo = min(d_lo, d)
+                d_hi = max(d_hi, d)
+        # the best and worst score's bits, read back as floats
+        ubuf[0] = _score_bits(d_lo, nbits)
+        ubuf[1] = _score_bits(d_hi, nbits)
+        hi = np.float64(fbuf[0])
+        lo = np.float64(fbuf[1])
+        span = hi - lo
+        scale = top / span if span > 0.0 and span < np.inf else 0.0
+        if has_order:
+            for j in range(m):
+                v = (hi - np.float64(scores[order[o + j]])) * scale
+                v = v if v >= 0.0 else 0.0  # NaN too
+                v = v if v <= top else top
+                row[j] = (np.uint32(np.int32(v)) << sh) | np.uint32(j)
+        else:
+            sc = scores[o: o + m]
+            for j in range(m):
+                v = (hi - np.float64(sc[j])) * scale
+                v = v if v >= 0.0 else 0.0
+                v = v if v <= top else top
+                row[j] = (np.uint32(np.int32(v)) << sh) | np.uint32(j)
         for j in range(m, width):
-            row[j] = _ALL64
+            row[j] = _ALL32
 
 
 @_jit(inline="always")
 def _unpack(packed, i, m, shift, scores, order, has_order, o, ukey, idx):
-    """Row i of a sorted ``packed``: the rows into ``idx[:m]`` (rank order) and the kept score
-    bits into ``ukey[:m]`` (equal exactly when the scores are); False when two different
-    float64 scores share their kept bits (then the list is ranked here instead)."""
+    """Row i of a sorted ``packed``: the rows into ``idx[:m]`` and the kept score bits into
+    ``ukey[:m]``. True when that is the rank order with ties exactly where the kept bits are
+    equal (no two different scores share their kept bits); False when some do (then
+    :func:`_unpack_exact` puts the list in order)."""
     sh = np.uint64(shift)
     mask = (_ONE << sh) - _ONE
     clash = False
-    if shift >= 32:  # every score bit kept
-        for j in range(m):
-            u = packed[i, j]
-            r = o + np.int64(u & mask)
-            idx[j] = order[r] if has_order else r
-            ukey[j] = u >> sh
-        return True
-    # the rows and kept bits first (no gather: it vectorises), then the clashes (whole-list
-    # AP on the reference shape: 0.85x the time of one loop doing both)
+    # the rows and kept bits first (no gather: it vectorises), then the clashes
     if has_order:
         for j in range(m):
-            u = packed[i, j]
+            u = np.uint64(packed[i, j])
             idx[j] = order[o + np.int64(u & mask)]
             ukey[j] = u >> sh
     else:
         for j in range(m):
-            u = packed[i, j]
+            u = np.uint64(packed[i, j])
             idx[j] = o + np.int64(u & mask)
             ukey[j] = u >> sh
     for j in range(1, m):  # no branch on ties (they would mispredict)
         clash |= (ukey[j] == ukey[j - 1]) & (scores[idx[j]] != scores[idx[j - 1]])
     return not clash
+
+
+@_jit()
+def _unpack_exact(m, scores, ukey, key, idx, stack):
+    """After :func:`_unpack` found a clash: the scores into ``key[:m]`` and every run of equal
+    kept bits whose scores differ sorted by :func:`sort_range` (score, then row), so that
+    (key, idx)[:m] is the exact rank order (the runs are short: the kept bits adapt to the
+    list's spread)."""
+    for j in range(m):
+        key[j] = scores[idx[j]]
+    a = 0
+    while a < m:
+        b = a + 1
+        mixed = False
+        while b < m and ukey[b] == ukey[a]:
+            mixed |= key[b] != key[a]
+            b += 1
+        if mixed:
+            sort_range(key, idx, a, b, stack)
+        a = b
 
 
 @_jit()
@@ -2228,9 +2281,7 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
                              fam_hi, fam_whole, va, vb, disc, cuts, slots, out, q, vbuf, psum,
                              bounds)
                 continue
-            for j in range(m):
-                key[j] = scores[idx[j]]
-            sort_range(key, idx, 0, m, stack)
+            _unpack_exact(m, scores, ukey, key, idx, stack)
             c = m
         else:
             c = _rank_here(scores, order, has_order, o, m, width, any_whole, avg, n_fam, fam_kind,

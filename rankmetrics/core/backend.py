@@ -706,10 +706,10 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
 
 _MERGE_CAP = 1 << 16
 _EMPTY_SEL = np.empty(0, dtype=np.int64)
-_EMPTY_PACKED = np.empty((0, 0), dtype=np.uint64)
+_EMPTY_PACKED = np.empty((0, 0), dtype=np.uint32)
 _EMPTY_U = np.empty(0, dtype=np.uint64)
 _PRESORT_CAP = 1 << 16  # longest list ranked by numpy's sort (its place fits 16 bits)
-_PACK_CHUNK = 1 << 16  # keys sorted per call: the packed buffer stays at 512 KiB
+_PACK_CHUNK = 1 << 16  # keys sorted per call: the packed buffer stays at 256 KiB
 
 
 def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family], width: int,
@@ -799,14 +799,15 @@ def _presort_classes(layout: SegLayout, whole_sorted: bool, width: int
 
 
 def _pack(layout: SegLayout, scores: np.ndarray, segs: NDArray[np.int64],
-          span: int) -> tuple[NDArray[np.uint64], int]:
+          span: int) -> tuple[NDArray[np.uint32], int]:
     nk = _numba_module()
-    packed = np.empty((segs.shape[0], span), dtype=np.uint64)
-    if scores.dtype == np.float32:
-        bits, nbits, shift = scores.view(np.uint32), 32, 32
-    else:
-        bits, nbits, shift = scores.view(np.uint64), 64, max(1, (span - 1).bit_length())
-    nk.pack_keys(bits, nbits, layout.order, layout.offsets, segs, packed, shift)
+    packed = np.empty((segs.shape[0], span), dtype=np.uint32)
+    nbits = 8 * scores.dtype.itemsize
+    bits = scores.view(np.uint32 if nbits == 32 else np.uint64)
+    shift = max(1, (span - 1).bit_length())  # <= 16: the scores keep >= 16 bits of each key
+    fbuf = np.empty(2, dtype=scores.dtype)
+    nk.pack_keys(scores, bits, nbits, layout.order, layout.offsets, segs, packed, shift, fbuf,
+                 fbuf.view(bits.dtype))
     return packed, shift
 _SPARSE_CAP = 1 << 16
 _EMPTY1 = np.empty(0)
