@@ -800,6 +800,10 @@ def _presort_classes(layout: SegLayout, whole_sorted: bool, width: int
 
 def _pack(layout: SegLayout, scores: np.ndarray, segs: NDArray[np.int64],
           span: int) -> tuple[NDArray[np.uint32], int]:
+    """The sort keys of segments ``segs`` (:func:`._numba_kernel.pack_keys`): a (len(segs),
+    span) uint32 array, one row per list padded with all-ones keys, and ``shift``, the bits of
+    a row's place in its list (<= 16: span <= 2**16). ``scores``: float32 or float64, shape
+    (n_rows,). [mem] 4 bytes per key, at most :data:`_PACK_CHUNK` keys per call."""
     nk = _numba_module()
     packed = np.empty((segs.shape[0], span), dtype=np.uint32)
     nbits = 8 * scores.dtype.itemsize
