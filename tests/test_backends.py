@@ -467,6 +467,27 @@ def test_whole_lists_ranked_by_numpy_sort() -> None:
                 _agree(ref, got, False, f"{s[:3]} {names} {ties}")
 
 
+def test_lists_at_the_sort_limit_and_subnormal_scores_agree_bit_for_bit() -> None:
+    # a list of 2**16 rows is the longest ranked by numpy's sort (its row's place fills the
+    # key's low 16 bits); one row more and it is sorted in the kernel. Subnormal scores make
+    # a list's range so small that the key's scale overflows to inf (best score key 0, every
+    # other the largest key), and -0.0 / +0.0 must share a key: the reference's sums exactly
+    from rankmetrics.core.backend import _PRESORT_CAP
+
+    rng = np.random.default_rng(41)
+    sizes = np.array([_PRESORT_CAP, _PRESORT_CAP + 1, 30, 200])
+    q = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, 5, q.size)
+    names = ["ndcg", "map", "mrr", "ndcg@10", "P@100", "nDCG(ties=stable)", "AP(ties=optimistic)",
+             "nDCG(ties=pessimistic)@1000"]
+    tiny = rng.choice([5e-324, -5e-324, 1e-310, 2.5e-308, 0.0, -0.0], q.size)
+    for s in (rng.normal(size=q.size).round(2), tiny, tiny.astype(np.float32)):
+        for perm in (np.arange(q.size), rng.permutation(q.size)):
+            ref, got = _both(lambda s=s, perm=perm: rm.QueryPlan(y[perm], q[perm]).evaluate(
+                s[perm], names))
+            _agree(ref, got, True, f"{s.dtype} {s[:3]}")
+
+
 @pytest.mark.parametrize("ties", ["average", "stable", "optimistic"])
 def test_counted_and_branch_free_paths_agree_bit_for_bit(ties) -> None:
     # lists of 1..24 rows placed by pairwise counts, lists ranked whole and walked in

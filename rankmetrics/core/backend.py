@@ -813,6 +813,8 @@ def _pack(layout: SegLayout, scores: np.ndarray, segs: NDArray[np.int64],
     nk.pack_keys(scores, bits, nbits, layout.order, layout.offsets, segs, packed, shift, fbuf,
                  fbuf.view(bits.dtype))
     return packed, shift
+
+
 _SPARSE_CAP = 1 << 16
 _EMPTY1 = np.empty(0)
 _EMPTY1B = np.empty(0, dtype=np.uint8)
