@@ -27,25 +27,10 @@ collect_ignore = ["rankmetrics/torch/_triton.py"] if (
     importlib.util.find_spec("triton") is None and not _in_ci()) else []
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector):
-    """A whole module skipped at collection (a module-level ``importorskip`` or
-    ``pytest.skip(allow_module_level=True)``) fails under CI like a skipped test."""
-    outcome = yield
-    report = outcome.get_result()
-    if report.skipped and _in_ci():
-        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
-        report.outcome = "failed"
-        report.longrepr = f"skipped under CI, which hides a failure: {reason}"
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    """Under CI a skipped test (any way it skips: a mark, ``pytest.skip``, a library's
-    ``unittest.SkipTest``) and an expected failure (``xfail``, which hides a failure just the
-    same) are reported as failures."""
-    outcome = yield
-    report = outcome.get_result()
+def fail_under_ci(report) -> None:
+    """Under CI, turn a skipped or expected-failure report (a ``pytest.TestReport`` of any
+    phase or a ``pytest.CollectReport``) into a failure naming why it would have skipped;
+    outside CI, or for any other outcome, leave it as it is."""
     if not (report.skipped and _in_ci()):
         return
     if hasattr(report, "wasxfail"):
@@ -57,3 +42,20 @@ def pytest_runtest_makereport(item, call):
     reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
     report.outcome = "failed"
     report.longrepr = f"skipped under CI, which hides a failure: {reason}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """A whole module skipped at collection (a module-level ``importorskip`` or
+    ``pytest.skip(allow_module_level=True)``) fails under CI like a skipped test."""
+    outcome = yield
+    fail_under_ci(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Under CI a skipped test (any way it skips: a mark, ``pytest.skip``, a library's
+    ``unittest.SkipTest``, in its setup, call or teardown) and an expected failure (``xfail``,
+    which hides a failure just the same) are reported as failures."""
+    outcome = yield
+    fail_under_ci(outcome.get_result())

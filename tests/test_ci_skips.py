@@ -1,28 +1,36 @@
 """Under CI (``CI=true``) no test and no test module may skip (root ``conftest.py``,
-``tests/_extras.py``); outside CI they skip as usual. Each case runs pytest in a fresh process
-on a small test file, with the root conftest loaded as a plugin. The files' bodies are data in
-``tests/ci_skip_cases/*.txt`` (not Python modules of the suite: nothing there is collected or
-imported here); the first line of each names the case and what pytest reports outside CI."""
+``tests/_extras.py``); outside CI they skip as usual.
+
+The root conftest's :func:`fail_under_ci` turns a skipped or expected-failure report into a
+failure under CI: it is tested here on the reports pytest makes for every way a test skips (a
+mark or a fixture in setup, a library's skip exception in the call, a module skipped at
+collection, an xfail), built directly, so that no file of the suite skips in order to test it.
+A few cases run pytest end to end in a fresh process on a small test file (the root conftest
+loaded as a plugin) whose skip goes through a path with no skip call of its own: the
+``_extras`` helpers (which fail under CI themselves), a parametrization over nothing, and an
+xfail mark (turned into a failure by the hook). Their bodies are data in
+``tests/ci_skip_cases/*.txt``; the first line of each names the case and what pytest reports
+outside CI."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
+import unittest
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from _extras import call_unskipped
 
 ROOT = Path(__file__).resolve().parents[1]
 CASE_DIR = Path(__file__).resolve().parent / "ci_skip_cases"
-#: a test file that skips (or expects a failure) in one of the ways a test can -> the word
-#: pytest's summary prints for it outside CI
-OUTSIDE = {"module_level_importorskip": "skipped", "module_level_require": "skipped",
-           "skipif_mark": "skipped", "skip_or_fail_in_a_test": "skipped",
-           "a_library_s_unittest_skiptest": "skipped",  # how scikit-learn's checks skip
+#: a test file that skips (or expects a failure) -> the word pytest's summary prints outside CI
+OUTSIDE = {"module_level_require": "skipped", "skip_or_fail_in_a_test": "skipped",
            "empty_parameter_set": "skipped",  # a parametrization over nothing (no data found)
-           "skip_in_a_fixture": "skipped", "xfail_mark": "xfailed"}
+           "xfail_mark": "xfailed"}
 
 
 def _body(name: str) -> str:
@@ -42,8 +50,7 @@ def _run(tmp_path: Path, body: str, ci: str) -> subprocess.CompletedProcess[str]
 
 def test_every_case_file_is_run() -> None:
     # a case file added without an entry here would never run
-    assert {p.stem for p in CASE_DIR.glob("*.txt")} == set(OUTSIDE) | {
-        "library_check_that_skips"}
+    assert {p.stem for p in CASE_DIR.glob("*.txt")} == set(OUTSIDE)
 
 
 @pytest.mark.parametrize("case", sorted(OUTSIDE))
@@ -60,14 +67,80 @@ def test_a_skip_fails_under_ci_and_skips_outside(tmp_path: Path, case: str) -> N
     assert outside_word in outside.stdout.splitlines()[-1], outside.stdout
 
 
-@pytest.mark.parametrize("ci", ["true", ""])
-def test_a_library_check_that_skips_fails_the_test(tmp_path: Path, ci: str) -> None:
-    # how test_sklearn.py runs scikit-learn's estimator checks: a check skipped is not made,
-    # so the test fails, in CI and outside it
-    run = _run(tmp_path, _body("library_check_that_skips"), ci)
-    assert run.returncode == 1, run.stdout
-    assert "1 failed" in run.stdout.splitlines()[-1], run.stdout
-    assert "scikit-learn's check_x skipped, so it was not checked: not applicable" in run.stdout
+def _root_conftest() -> ModuleType:
+    # imported under its own name: tests/conftest.py is the "conftest" of this directory
+    spec = importlib.util.spec_from_file_location("rankmetrics_root_conftest",
+                                                  ROOT / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _test_report(when: str, outcome: str = "skipped", **extra: object) -> pytest.TestReport:
+    longrepr = ("test_case.py", 3, "Skipped: the reason") if outcome == "skipped" else None
+    return pytest.TestReport("test_case.py::test_x", ("test_case.py", 3, "test_x"), {},
+                             outcome, longrepr, when, **extra)
+
+
+# the reports pytest makes: a skip mark or a skip in a fixture in the setup phase, a skip call
+# or a library's skip exception in the call phase, a fixture's finaliser in teardown
+SKIPPED = {f"test {when}": lambda when=when: _test_report(when)
+           for when in ("setup", "call", "teardown")}
+SKIPPED["module at collection"] = lambda: pytest.CollectReport(
+    "test_case.py", "skipped", ("test_case.py", 3, "Skipped: the reason"), [])
+
+
+@pytest.mark.parametrize("make", list(SKIPPED.values()), ids=list(SKIPPED))
+def test_fail_under_ci_turns_a_skipped_report_into_a_failure(monkeypatch, make) -> None:
+    fail_under_ci = _root_conftest().fail_under_ci
+    monkeypatch.setenv("CI", "true")
+    report = make()
+    fail_under_ci(report)
+    assert report.failed and not report.skipped
+    assert report.longrepr == "skipped under CI, which hides a failure: Skipped: the reason"
+    for ci in ("", "false", "0"):  # outside CI a skip stays a skip
+        monkeypatch.setenv("CI", ci)
+        report = make()
+        fail_under_ci(report)
+        assert report.skipped, ci
+
+
+def test_fail_under_ci_turns_an_xfail_into_a_failure(monkeypatch) -> None:
+    fail_under_ci = _root_conftest().fail_under_ci
+    monkeypatch.setenv("CI", "true")
+    report = _test_report("call")
+    report.wasxfail = "known"
+    fail_under_ci(report)
+    assert report.failed and not hasattr(report, "wasxfail")
+    assert report.longrepr == "xfail under CI, which hides a failure: known"
+
+
+def test_fail_under_ci_leaves_other_outcomes(monkeypatch) -> None:
+    fail_under_ci = _root_conftest().fail_under_ci
+    monkeypatch.setenv("CI", "true")
+    for outcome in ("passed", "failed"):
+        report = _test_report("call", outcome)
+        fail_under_ci(report)
+        assert report.outcome == outcome
+
+
+def test_call_unskipped_fails_a_check_the_library_skipped() -> None:
+    # how test_sklearn.py runs scikit-learn's estimator checks, which skip by raising
+    # unittest's skip exception: a check skipped is a check not made, so the test fails, in
+    # CI and outside it. Anything else escaping call_unskipped fails this test too (it never
+    # reaches pytest as a skip).
+    def check() -> None:
+        raise unittest.SkipTest("not applicable")
+
+    try:
+        call_unskipped("scikit-learn's check_x", check)
+    except pytest.fail.Exception as exc:
+        assert "scikit-learn's check_x skipped, so it was not checked: not applicable" in str(exc)
+    except BaseException as exc:  # noqa: BLE001 - the skip exception itself must not escape
+        pytest.fail(f"call_unskipped let {exc!r} through")
+    else:
+        pytest.fail("call_unskipped returned instead of failing")
 
 
 def test_call_unskipped_passes_results_and_other_errors_through() -> None:
