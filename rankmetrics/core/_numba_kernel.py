@@ -1880,12 +1880,13 @@ def _family(key, idx, c, values, kind, mode, dmode, disc, cuts, slots, lo, hi, o
 
 # ------------------------------------------------------------- rows ranked by numpy's sort
 # A list that must be ranked whole is ranked by numpy's (vectorised) sort instead of here:
-# :func:`pack_keys` writes one uint32 per row (numpy sorts them about twice as fast as uint64
-# keys): the row's score mapped linearly onto the list's range, best score 0, worst
-# ``2**(32 - shift) - 1`` (rounded down: a map that never inverts two scores), with the row's
-# place in its list in the low ``shift`` bits; sorting a row of these gives rank order (score,
-# then row), except inside a run of rows whose scores differ by less than the list's range
-# over 2**(32 - shift), which :func:`_unpack` detects and :func:`_unpack_exact` puts in order.
+# :func:`pack_keys` writes one uint32 per row (half a uint64 key's bytes: numpy's vectorised
+# sort moves twice as many per instruction): the row's score mapped linearly onto the list's
+# range, best score 0, worst ``2**(32 - shift) - 1`` (rounded down: a map that never inverts
+# two scores), with the row's place in its list in the low ``shift`` bits; sorting a row of
+# these gives rank order (score, then row), except inside a run of rows whose scores differ
+# by less than the list's range over 2**(32 - shift), which :func:`_unpack` detects and
+# :func:`_unpack_exact` puts in order.
 
 _SIGN64 = np.uint64(1 << 63)
 _SIGN32 = np.uint64(1 << 31)
