@@ -1996,8 +1996,11 @@ def _unpack(packed, i, m, shift, scores, order, has_order, o, ukey, idx):
             u = np.uint64(packed[i, j])
             idx[j] = o + np.int64(u & mask)
             ukey[j] = u >> sh
-    for j in range(1, m):  # no branch on ties (they would mispredict)
-        clash |= (ukey[j] == ukey[j - 1]) & (scores[idx[j]] != scores[idx[j - 1]])
+    prev = scores[idx[0]]
+    for j in range(1, m):  # no branch on ties (they would mispredict); one gather per row
+        cur = scores[idx[j]]
+        clash |= (ukey[j] == ukey[j - 1]) & (cur != prev)
+        prev = cur
     return not clash
 
 
@@ -2082,6 +2085,45 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
     _sum_terms(terms, w, cuts, slots, lo, hi, out, q)
 
 
+@_jit()
+def _rr_whole(key, idx, c, values, stable, dmode, disc):
+    """Whole-list RR (x discount) of a list whose c rows are all ranked in (key, idx)[:c],
+    under the tie average (``stable``: every row its own group): :func:`_walk`'s operations
+    for ``KIND_RR`` without its cutoff stores (a call with a third of the general walk's
+    arguments, which cost more than the one or two groups read before the first relevant
+    row)."""
+    cz = 0.0
+    cum = 0.0
+    f = 1.0
+    g0 = 0
+    while g0 < c:
+        sc = key[g0]
+        g1 = g0 + 1
+        if not stable:
+            while g1 < c and key[g1] == sc:
+                g1 += 1
+        before = cz
+        for a in range(g0, g1):
+            cz += values[idx[a]]
+        total = cz - before
+        if total != 0.0:
+            size = float(g1 - g0)
+            for p in range(g0, g1):
+                if before == 0.0 and total > 0.0:
+                    offset = float(p - g0)
+                    qv = max(size - total - offset, 0.0) / (size - offset)
+                    f_prev = f
+                    f = f * qv
+                    contrib = (f_prev - f) / (float(p) + 1.0)
+                else:
+                    contrib = 0.0 / (float(p) + 1.0)
+                cum += _discounted(contrib, dmode, disc, p)
+            if cz > 0.0:  # past the first relevant row every term is 0
+                break
+        g0 = g1
+    return cum
+
+
 @_jit(inline="always")
 def _walk_top(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q,
               vbuf, psum, bounds):
@@ -2089,7 +2131,8 @@ def _walk_top(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, 
     contributions under the tie average or ``"stable"`` go through :func:`_walk_sorted` over
     the ranks up to the end of the tie group holding rank w (its passes select by arithmetic,
     where the walk's branches on ties and zero-valued groups mispredict), when ``psum`` and
-    ``bounds`` hold them; the same operations, so the same sums bit for bit. Others: the walk."""
+    ``bounds`` hold them; the same operations, so the same sums bit for bit. Whole-list RR
+    under those rules (one cutoff, past the list): :func:`_rr_whole`. Others: the walk."""
     if w > 0 and kind != KIND_RR and (mode == MODE_AVERAGE or mode == MODE_STABLE):
         e = w
         if mode == MODE_AVERAGE:
@@ -2100,6 +2143,10 @@ def _walk_top(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, 
             _walk_sorted(key, idx, e, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi,
                          out, q, psum, bounds)
             return
+    if (kind == KIND_RR and w == c and hi - lo == 1
+            and (mode == MODE_AVERAGE or mode == MODE_STABLE)):  # one cutoff, past the list
+        out[slots[lo], q] = _rr_whole(key, idx, c, values, mode == MODE_STABLE, dmode, disc)
+        return
     _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, out, q, vbuf)
 
 
