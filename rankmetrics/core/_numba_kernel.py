@@ -500,10 +500,7 @@ def cutoff_sums(scores, out_rows, counts, starts, seg_query, values, kind, mode,
                     contrib = _ap_term(total, size, before, offset, pos)
                 else:
                     if before == 0.0 and total > 0.0:
-                        qv = max(size - total - offset, 0.0) / (size - offset)
-                        f_prev = f
-                        f = f * qv
-                        contrib = (f_prev - f) / (pos + 1.0)
+                        f, contrib = _rr_step(f, size, total, offset, pos)
                     else:
                         contrib = 0.0 / (pos + 1.0)
                 if use_disc:
@@ -1475,6 +1472,18 @@ def _ap_term(total, size, before, offset, pos):
 
 
 @_jit(inline="always")
+def _rr_step(f, size, total, offset, pos):
+    """One rank of tie-averaged RR at 0-based rank ``pos``, the ``offset``-th place of the
+    first tie group holding a relevant row (``size`` rows, ``total`` relevant; McSherry &
+    Najork 2008, section 3): ``f``, the probability that no relevant row of the group is
+    placed before this one, becomes that probability past it, and the term is the chance
+    that the first relevant row lands here over the rank. Returns (f', (f - f') / (pos + 1));
+    the kernel's one copy of the formula. Scalars, float64."""
+    f_next = f * (max(size - total - offset, 0.0) / (size - offset))
+    return f_next, (f - f_next) / (pos + 1.0)
+
+
+@_jit(inline="always")
 def _discounted(contrib, dmode, disc, p):
     """A term at 0-based rank p times its discount: none, ``disc[p]`` or the rank p + 1."""
     if dmode == DISC_TABLE:
@@ -1569,10 +1578,7 @@ def _walk(key, idx, c, w, values, kind, mode, dmode, disc, cuts, slots, lo, hi, 
             else:
                 pos = float(p)
                 if before == 0.0 and total > 0.0:
-                    qv = max(size - total - offset, 0.0) / (size - offset)
-                    f_prev = f
-                    f = f * qv
-                    contrib = (f_prev - f) / (pos + 1.0)
+                    f, contrib = _rr_step(f, size, total, offset, pos)
                 else:
                     contrib = 0.0 / (pos + 1.0)
             cum += _discounted(contrib, dmode, disc, p)
@@ -1627,10 +1633,7 @@ def _walk_tied(scores, order, has_order, o, m, t, wcap, values, kind, dmode, dis
         else:
             pos = float(p)
             if total > 0.0:
-                qv = max(size - total - offset, 0.0) / (size - offset)
-                f_prev = f
-                f = f * qv
-                contrib = (f_prev - f) / (pos + 1.0)
+                f, contrib = _rr_step(f, size, total, offset, pos)
             else:
                 contrib = 0.0 / (pos + 1.0)
         cum += _discounted(contrib, dmode, disc, p)
@@ -1782,10 +1785,8 @@ def _first_relevant(scores, order, has_order, o, m, values, dmode, disc):
     cum = 0.0
     for p in range(above, above + size):
         offset = float(p - above)
-        qv = max(sizef - total - offset, 0.0) / (sizef - offset)
-        f_prev = f
-        f = f * qv
-        cum += _discounted((f_prev - f) / (float(p) + 1.0), dmode, disc, p)
+        f, contrib = _rr_step(f, sizef, total, offset, float(p))
+        cum += _discounted(contrib, dmode, disc, p)
         if f == 0.0:  # every later term is (0 - 0) / rank
             break
     return cum
@@ -2111,10 +2112,7 @@ def _rr_whole(key, idx, c, values, stable, dmode, disc):
             for p in range(g0, g1):
                 if before == 0.0 and total > 0.0:
                     offset = float(p - g0)
-                    qv = max(size - total - offset, 0.0) / (size - offset)
-                    f_prev = f
-                    f = f * qv
-                    contrib = (f_prev - f) / (float(p) + 1.0)
+                    f, contrib = _rr_step(f, size, total, offset, float(p))
                 else:
                     contrib = 0.0 / (float(p) + 1.0)
                 cum += _discounted(contrib, dmode, disc, p)
