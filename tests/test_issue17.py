@@ -89,6 +89,27 @@ def test_issue17_item3_mixed_or_foreign_qids_raise_type_error(bad):
     ids[:] = bad
     with pytest.raises(TypeError, match="qid"):
         rm.ndcg([1, 0], [0.1, 0.2], ids)
+    if not isinstance(bad[0], tuple):  # a list of tuples is a 2-D array (a ValueError)
+        for seq in (list(bad), tuple(bad)):  # numpy would coerce these to one kind
+            with pytest.raises(TypeError, match="qid"):
+                rm.ndcg([1, 0], [0.1, 0.2], seq)
+            with pytest.raises(TypeError, match="qid"):
+                QueryPlan([1, 0], seq)
+
+
+def test_issue17_item3_qid_lists_follow_the_object_rule():
+    """A Python list of ids is grouped as the same ids in an object array are: numpy's own
+    conversion would make [1, "1"] two strings (one query) and [2**53 + 1, 2.0**53] two
+    equal floats (one query)."""
+    y, s = [1, 0, 0, 1], [0.1, 0.2, 0.3, 0.4]
+    with pytest.raises(TypeError, match="qid"):
+        rm.ndcg(y, s, [2**53 + 1, 2**53 + 1, 2.0**53, 2.0**53])
+    with pytest.raises(TypeError, match="qid"):
+        rm.ndcg(y, s, [1, 1, "1", "1"])
+    for ids in ([1, 1, 2.0, 2.0], [1.5, 1.5, 2, 2], [np.int8(1), 1, np.float32(2.0), 2.0]):
+        plan = QueryPlan(y, ids)
+        assert plan.n_queries == 2
+        np.testing.assert_array_equal(rm.ndcg(y, s, ids), rm.ndcg(y, s, [0, 0, 1, 1]))
 
 
 @pytest.mark.parametrize("missing", [None, float("nan"), np.nan, "NA", "NaT"])

@@ -275,14 +275,20 @@ def check_qid(qid: ArrayLike, n: int, name: str = "qid") -> np.ndarray:
     """Query ids as a 1-D array whose ``np.unique`` order and equality are the ids' own.
 
     Integer (any width, signed or unsigned), float, bool, string, bytes and datetime arrays are
-    kept as they are. An object array (pandas object/string columns, Python lists mixing types)
-    is converted by one rule: all strings -> str array; all bytes -> bytes array; all integers
+    kept as they are. An object array (pandas object/string columns), or a Python list or tuple
+    whose ids are not all of one type (numpy would coerce them to one kind), is converted by
+    one rule: all strings -> str array; all bytes -> bytes array; all integers
     -> int64 (uint64, or Python ints, beyond int64); integers and floats mixed -> float64,
     grouped by numeric value as Python's ``==`` does (``1`` and ``1.0`` are one query), when
     every integer is exactly a float64. Anything else (strings mixed with numbers, other
     objects) raises TypeError, and missing ids (None, NaN, pandas.NA, NaT) raise ValueError.
     """
     q = _asarray(qid, name)
+    if (isinstance(qid, (list, tuple)) and q.dtype.kind in "USf"
+            and len(set(map(type, qid))) > 1):
+        # numpy turns [1, "1"] into strings and [2**53 + 1, 2.0**53] into floats, which
+        # merges queries silently; such a list takes the object array's rule instead
+        q = np.asarray(qid, dtype=object)
     if q.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {q.shape}")
     if q.shape[0] != n:
