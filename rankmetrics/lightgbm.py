@@ -65,7 +65,7 @@ from .core.validation import (
     check_ties,
     check_weights,
 )
-from .measures.grammar import Measure, parse_measure, parse_measures
+from .measures.grammar import measure_items, parse_measure, parse_measures
 from .measures.registry import REGISTRY
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -190,7 +190,7 @@ def _expand(metrics: Any, k: Any) -> list[str]:
     A name with its own cutoff (``"map@5"``) keeps it; the others get every cutoff of ``k``
     (None: the whole list), so a cutoff comes only from the name or from ``k``.
     """
-    given = [metrics] if isinstance(metrics, (str, Measure)) else list(metrics)
+    given = measure_items(metrics)
     if not given:
         raise ValueError("metrics must name at least one metric, e.g. 'ndcg@10' or 'map@10'")
     ks = [None] if k is None else check_ks(k)

@@ -349,3 +349,44 @@ def test_overflowed_sums_refused_when_normalised(backend_name: str) -> None:
         assert backend.divide_ideal(vals, np.array([2.0, 1.0, 0.0, 4.0]), 0.0) == (1, True)
         assert vals[0] == 0.5 and vals[2] == 0.0 and vals[3] == 1.0
         assert backend.divide_ideal(np.ones(3), np.ones(3), 0.0) == (0, False)
+
+
+def test_cutoffs_past_int64_refused_everywhere() -> None:
+    """A cutoff or depth above 2**62 (past every list; the kernels hold ranks in int64) is a
+    ValueError naming it, from every entry point that takes one; 2**62 itself still reads the
+    whole list (P@k still divides by k)."""
+    from rankmetrics.lightgbm import make_feval
+    from rankmetrics.sklearn import make_ranking_scorer
+
+    huge = 2**63
+    plan = QueryPlan(Y, Q)
+    calls = [
+        lambda: rm.ndcg(Y, S, Q, k=huge),
+        lambda: plan.precision(S, k=huge),
+        lambda: rm.ndcg_curve(Y, S, Q, depth=huge),
+        lambda: plan.rank(S, depth=huge),
+        lambda: make_feval("ndcg", k=huge),
+        lambda: make_ranking_scorer("ndcg", k=huge),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"(k|depth) must be at most 2\*\*62"):
+            call()
+    for name in (f"ndcg@{huge}", f"P_{huge}", f"ndcg_cut.{huge}"):
+        with pytest.raises(ValueError, match=r"must be at most 2\*\*62"):
+            plan.evaluate(S, [name])
+    np.testing.assert_array_equal(rm.ndcg(Y, S, Q, k=2**62), rm.ndcg(Y, S, Q))
+    np.testing.assert_array_equal(plan.precision(S, k=2**62), plan.precision(S) * 2 / 2**62)
+
+
+def test_plan_methods_refuse_none_scores_and_metrics() -> None:
+    plan = QueryPlan(Y, Q)
+    for call in (lambda: plan.ndcg(None), lambda: plan.evaluate(None, "ndcg"),
+                 lambda: plan.rank(None), lambda: plan.reciprocal_rank(None)):
+        with pytest.raises(TypeError, match="y_score must be array-like, got None"):
+            call()
+    from rankmetrics.lightgbm import make_feval
+
+    for call in (lambda: plan.evaluate(S, None), lambda: make_feval(None),
+                 lambda: plan.evaluate(S, 5)):
+        with pytest.raises(TypeError, match="metrics must be a measure name"):
+            call()

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..core.validation import check_choice, check_qid
-from ..measures.grammar import parse_avg_pos
+from ..measures.grammar import measure_items, parse_avg_pos
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -991,7 +991,7 @@ def compare_runs(
     ValueError, OSError, ImportError
         As :func:`per_query_scores` and :func:`compare`.
     """
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    metric_list = measure_items(metrics)
     test_list = [tests] if isinstance(tests, str) else list(tests)
     for t in test_list:
         _test_name(t)

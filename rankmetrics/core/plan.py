@@ -504,7 +504,8 @@ class QueryPlan:
     def _scores(self, y_score: ArrayLike, finite: bool = True) -> np.ndarray:
         """Validated 1-D scores, one per row; ``finite=False``: NaN and inf not looked for yet
         (then only for :meth:`_fused`, which finds them)."""
-        if y_score is self._checked:  # the one-call functions' (flatten_inputs checked them)
+        # the one-call functions' scores (flatten_inputs checked them); None is never those
+        if y_score is not None and y_score is self._checked:
             scores = y_score
             if finite and not self._checked_finite:
                 check_finite(scores)

@@ -451,14 +451,20 @@ def check_weights(weights: ArrayLike, shape: tuple[int, ...], name: str,
     return w
 
 
+#: The largest cutoff or depth taken (a rank past every list: the kernels hold ranks in int64).
+MAX_CUTOFF = 1 << 62
+
+
 def check_k(k: Any, name: str = "k") -> int | None:
-    """``None`` (whole list) or a positive int."""
+    """``None`` (whole list) or a positive int of at most :data:`MAX_CUTOFF` (2**62)."""
     if k is None:
         return None
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"{name} must be a positive int or None; got {k!r}")
     if k <= 0:
         raise ValueError(f"{name} must be a positive int or None; got {k}")
+    if int(k) > MAX_CUTOFF:
+        raise ValueError(f"{name} must be at most 2**62 (None reads the whole list); got {k}")
     return int(k)
 
 

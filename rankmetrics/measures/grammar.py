@@ -31,6 +31,7 @@ from typing import Any
 
 from ..core.gains import DISCOUNTS
 from ..core.options import DENOMINATORS
+from ..core.validation import MAX_CUTOFF
 from .registry import BY_NAME, REGISTRY
 
 GAIN_KINDS = ("ndcg", "dcg", "cg", "ncg")
@@ -254,6 +255,8 @@ def _cutoff(kind: str, cut: str | None, name: str) -> tuple[int | None, float | 
         raise ValueError(f"{name!r}: {kind} takes no cutoff")
     if not re.fullmatch(r"[0-9]+", cut) or int(cut) < 1:
         raise ValueError(f"cutoff of {name!r} must be a positive integer; got {cut!r}")
+    if int(cut) > MAX_CUTOFF:
+        raise ValueError(f"cutoff of {name!r} must be at most 2**62; got {cut!r}")
     return int(cut), None
 
 
@@ -444,6 +447,26 @@ def parse_measure(name: str | Measure) -> list[Measure]:
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
 
 
+def measure_items(names: Any, arg: str = "metrics") -> list[Any]:
+    """``names`` as a list of its items: a string or measure object is one item, any other
+    iterable gives its items (not yet parsed).
+
+    Raises
+    ------
+    TypeError
+        ``names`` is neither a string, a measure object nor an iterable (the message names
+        ``arg``).
+    """
+    if isinstance(names, (str, Measure)):
+        return [names]
+    try:
+        return list(names)
+    except TypeError:
+        raise TypeError(
+            f"{arg} must be a measure name, a Measure or an iterable of them; got {names!r}"
+        ) from None
+
+
 def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse measure names (a string, a measure object or an iterable of them); column names
     must be unique.
@@ -453,9 +476,9 @@ def parse_measures(names: str | Measure | Iterable[str | Measure]) -> list[Measu
     ValueError
         No measure, an unknown or malformed measure, or the same column twice.
     TypeError
-        An item that is neither a string nor a measure object.
+        ``names`` or an item of it is neither a string nor a measure object.
     """
-    items = [names] if isinstance(names, (str, Measure)) else list(names)
+    items = measure_items(names)
     out = [m for item in items for m in parse_measure(item)]
     if not out:
         raise ValueError("metrics must name at least one measure, e.g. ['nDCG@10', 'AP']")
@@ -498,6 +521,6 @@ def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
     if m is None:
         return None
     start, k = int(m.group(2) or 1), int(m.group(3))
-    if not 1 <= start <= k:
-        raise ValueError(f"{metric!r}: the rank range must satisfy 1 <= start <= k")
+    if not 1 <= start <= k <= MAX_CUTOFF:
+        raise ValueError(f"{metric!r}: the rank range must satisfy 1 <= start <= k <= 2**62")
     return m.group(1).lower(), start, k
