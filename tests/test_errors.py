@@ -390,3 +390,24 @@ def test_plan_methods_refuse_none_scores_and_metrics() -> None:
                  lambda: plan.evaluate(S, 5)):
         with pytest.raises(TypeError, match="metrics must be a measure name"):
             call()
+
+
+@pytest.mark.parametrize("backend_name", ["numba", "numpy"])
+def test_rbp_graded_sums_that_overflow_refused(backend_name: str) -> None:
+    """RBP's graded gains are the labels themselves: sums past float64 are the ValueError that
+    DCG gives (they were NaN or inf), with no numpy overflow warning first."""
+    import warnings
+
+    previous = rm.get_backend()
+    rm.set_backend(backend_name)
+    try:
+        y, s = [1e308, 1e308, 0], [0.3, 0.2, 0.1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for call in (lambda: rm.rbp(y, s), lambda: rm.rbp(y, s, k=2),
+                         lambda: QueryPlan(y).evaluate(s, ["RBP", "RBP@2"])):
+                with pytest.raises(ValueError, match="sums overflow float64"):
+                    call()
+            np.testing.assert_allclose(rm.rbp([3, 1, 0], s), [0.2 * 3 + 0.16 * 1])
+    finally:
+        rm.set_backend(previous)

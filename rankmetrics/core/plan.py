@@ -828,7 +828,10 @@ class QueryPlan:
         else:
             table = self._label_table(gains)
             values = self._gain_ext(table)
-            vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", values, ties, ks, disc)
+            with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
+                vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", values, ties, ks,
+                                           disc)
+            _check_finite_sums(vals)  # graded gains (the labels themselves) may overflow
             g = apply_gain(table, self.labels)
             gb = g if self._base_layout is self.layout else apply_gain(table, self._base_labels)
             none = ~self._per_query_any(g > 0, gb > 0)
