@@ -195,3 +195,48 @@ def test_array_ids_are_checked():
     assert run_from_arrays([1.0, 2.0], [1, 2])["qid"].tolist() == ["1", "2"]
     assert run_from_arrays(np.array([3, 4], dtype=np.uint8), [1, 2], docno=[10, 11]) \
         ["docid"].tolist() == ["10", "11"]
+
+
+def test_in_memory_run_scores_follow_the_core_rule():
+    """A run given as a dict, DataFrame or arrow table takes the core's score rule: integers
+    past 2**53 (float64 would tie them with their neighbours), strings, complex numbers and
+    dates are refused with the source named; in-range integers and floats are scores."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from rankmetrics.trec import evaluate, read_run
+
+    qrels = {"1": {"a": 1, "b": 0}}
+    big = np.array([2**60 + 1, 2**60], dtype=np.int64)
+
+    def frame(col):
+        return pd.DataFrame({"qid": ["1", "1"], "docid": ["a", "b"], "score": col})
+
+    def table(col):
+        return pa.table({"qid": ["1", "1"], "docid": ["a", "b"], "score": col})
+
+    for run in ({"1": {"a": 2**60 + 1, "b": 2**60}}, frame(big), table(pa.array(big))):
+        with pytest.raises(ValueError, match=r"run .*score has integers beyond 2\*\*53"):
+            evaluate(qrels, run, ["RR"])
+    bad = [{"1": {"a": "1_0", "b": " 9 "}}, frame(["0.5", "0.7"]), frame([1 + 0j, 2 + 9j]),
+           frame(pd.to_datetime(["2024-01-01", "2024-01-02"])), table(pa.array(["0.5", "0.7"]))]
+    for run in bad:
+        with pytest.raises(TypeError, match=r"run .*score must be"):
+            read_run(run)
+    for run in ({"1": {"a": 3, "b": 2.5}}, frame(np.array([3, 2], np.int32)),
+                table(pa.array([3, 2], pa.int8())), frame(np.array([3.0, 2.0], np.float32))):
+        assert evaluate(qrels, run, ["RR"]).per_query["RR"].tolist() == [1.0]
+
+
+def test_dict_missing_document_ids_refused():
+    """A None / NaN / pd.NA document id in a dict is an error (it became the document "None"
+    and matched a run document of that name), as in a DataFrame."""
+    import pandas as pd
+
+    from rankmetrics.trec import evaluate
+
+    for missing in (None, float("nan"), pd.NA):
+        with pytest.raises(ValueError, match="missing document id"):
+            evaluate({"1": {"a": 1, missing: 1}}, {"1": {"a": 0.5, "None": 0.7}}, ["AP"])
+        with pytest.raises(ValueError, match="missing document id"):
+            evaluate({"1": {"a": 1}}, {"1": {"a": 0.5, missing: 0.7}}, ["AP"])

@@ -142,8 +142,9 @@ def test_dataframes_with_common_column_names():
     with pytest.raises(ValueError, match=r"run DataFrame needs a score column named one of "
                                          r"score, sim, similarity; got columns"):
         read_run(run.rename(columns={"score": "value"}))
-    with pytest.raises(ValueError, match=r"run DataFrame column 'score': score 'x' is not a "
-                                         r"number"):
+    # the core's score rule: a string among the scores is a TypeError, as in rm.ndcg
+    with pytest.raises(TypeError, match=r"run DataFrame column 'score': score must be numeric; "
+                                        r"found a str value"):
         read_run(run.assign(score=["x", 1.0]))
     with pytest.raises(ValueError, match="score must be finite"):
         read_run(run.assign(score=[np.nan, 1.0]))

@@ -63,3 +63,22 @@ def test_agrees_with_pytrec_eval(seed, threshold):
         for trec_name, our_name in PAIRS:
             assert ours.loc[qid, our_name] == pytest.approx(row[trec_name], abs=1e-12), (
                 qid, trec_name)
+
+
+def test_docno_ties_of_scores_beyond_float32_agree_with_pytrec_eval(tmp_path):
+    """trec_eval keeps scores as C floats: every score past float32's range is inf there, tied
+    with the others of its sign (then ordered by docno). Such finite float64 scores were
+    refused as non-finite; now each gives pytrec_eval's number, from a dict and a file."""
+    pytrec_eval = require("pytrec_eval")
+    qrels = {"1": {"a": 1, "b": 0, "c": 1}}
+    runs = [{"a": 1e308, "b": 1e300, "c": 1.0}, {"a": 1e39, "b": 1e38, "c": 2.0},
+            {"a": -1e308, "b": -1e300, "c": 0.5}, {"a": 3e38, "b": 4e38, "c": -1e39}]
+    for i, scores in enumerate(runs):
+        run = {"1": scores}
+        theirs = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "map"}).evaluate(run)["1"]
+        path = tmp_path / f"run{i}"
+        path.write_text("".join(f"1 Q0 {d} 0 {s!r} t\n" for d, s in scores.items()))
+        for src in (run, str(path)):
+            ours = evaluate(qrels, src, ["recip_rank", "map"], ties="docno").per_query
+            assert ours["recip_rank"].tolist() == pytest.approx([theirs["recip_rank"]], abs=1e-12)
+            assert ours["map"].tolist() == pytest.approx([theirs["map"]], abs=1e-12)

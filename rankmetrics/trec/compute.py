@@ -38,6 +38,19 @@ Cut = int | None
 PARALLEL_ROWS = 200_000
 
 
+def c_float_scores(scores: NDArray[np.float64]) -> NDArray[np.float64]:
+    """trec_eval's scores (C floats) as finite float64 of the same order and ties: a score
+    beyond float32's range is inf as a C float, tied with every other such score of its sign
+    and above (below) every finite one; here it is +-2 * FLT_MAX (the kernels rank finite
+    scores only). ``scores``: finite float64, shape (n,); returns a new array."""
+    with np.errstate(over="ignore"):
+        out = scores.astype(np.float32).astype(np.float64)
+    big = np.isinf(out)
+    if big.any():
+        out[big] = np.copysign(2.0 * float(np.finfo(np.float32).max), out[big])
+    return out
+
+
 # ------------------------------------------------------------------------------ core adapter
 class _Core:
     """The kernel calls of one evaluation, with caches keyed by (kind, values, cutoff)."""
@@ -47,7 +60,7 @@ class _Core:
         self.plan = QueryPlan(m.run_labels, qid=m.run_qidx,
                               recall_base=(m.base_labels, m.base_qidx))
         # trec_eval keeps scores as C floats: docno order compares them in single precision
-        scores = m.run_scores.astype(np.float32) if ties == "docno" else m.run_scores
+        scores = c_float_scores(m.run_scores) if ties == "docno" else m.run_scores
         self.ranking = self.plan.rank(scores, depth=depth, ties=self.ties)
         self.width = int(self.plan.sizes.max())
         self._sums: dict[Any, Values] = {}

@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from ..core.validation import check_string_ids
+from ..core.validation import check_scores, check_string_ids
 
 Source = str | os.PathLike | pd.DataFrame | Mapping
 
@@ -628,6 +628,9 @@ def _string_array(values: Any) -> pa.ChunkedArray:
 
 def _value_array(values: Any, kind: str, where: str) -> np.ndarray:
     vname = VALUE_NAME[kind]
+    if kind == "run":  # the core's rule for scores: no string, complex, date or bool-like
+        # text, and no integer past 2**53 (float64 would tie it with its neighbours)
+        return check_scores(values, f"{where}: {vname}").astype(np.float64, copy=False)
     try:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -697,12 +700,16 @@ def from_arrow(tb: pa.Table, kind: str, where: str | None = None) -> pa.Table:
     vcol = tb.column(vc)
     if vcol.null_count:
         raise ValueError(f"{where}: {VALUE_NAME[kind]} column {vc!r} has missing values")
-    try:
-        values = vcol.cast(pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise ValueError(f"{where}: {VALUE_NAME[kind]} column {vc!r} must be numeric; got "
-                         f"{vcol.type}") from None
-    _value_array(values.to_numpy(), kind, f"{where}, column {vc!r}")
+    if kind == "run":  # the core's score rule, on the column as it is (before any cast)
+        values = pa.chunked_array([pa.array(
+            _value_array(vcol.to_numpy(), kind, f"{where}, column {vc!r}"), pa.float64())])
+    else:
+        try:
+            values = vcol.cast(pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            raise ValueError(f"{where}: {VALUE_NAME[kind]} column {vc!r} must be numeric; got "
+                             f"{vcol.type}") from None
+        _value_array(values.to_numpy(), kind, f"{where}, column {vc!r}")
     return pa.table({"qid": _ids_as_text(tb.column(qc), where, "query id"),
                      "docid": _ids_as_text(tb.column(dc), where, "document id"),
                      VALUE_NAME[kind]: values})
@@ -722,6 +729,8 @@ def from_mapping(src: Mapping, kind: str, where: str | None = None) -> pa.Table:
             )
         qs = str(q)
         for d, v in inner.items():
+            if d is None or d is pd.NA or (isinstance(d, float) and math.isnan(d)):
+                raise ValueError(f"{where}: query {q!r} has a missing document id ({d!r})")
             qids.append(qs)
             docs.append(str(d))
             vals.append(v)

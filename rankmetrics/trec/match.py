@@ -286,7 +286,8 @@ def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
     lists each query's documents best first); only rows whose key is shared, the ties, are then
     sorted by document id with pyarrow.
     """
-    s32 = scores.astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float32's range: inf, as trec_eval's C floats
+        s32 = scores.astype(np.float32)
     s32 += np.float32(0.0)  # -0.0 == 0.0 for C floats too
     key = s32.view(np.uint32).astype(np.int64)
     del s32
