@@ -223,6 +223,12 @@ def test_in_memory_run_scores_follow_the_core_rule():
     for run in bad:
         with pytest.raises(TypeError, match=r"run .*score must be"):
             read_run(run)
+    from rankmetrics.trec import run_from_arrays
+
+    with pytest.raises(TypeError, match=r"run: score must be numeric"):
+        run_from_arrays(["1", "1"], ["0.5", "0.7"])
+    with pytest.raises(ValueError, match=r"run: score has integers beyond 2\*\*53"):
+        run_from_arrays(["1", "1"], [2**60 + 1, 2**60])
     for run in ({"1": {"a": 3, "b": 2.5}}, frame(np.array([3, 2], np.int32)),
                 table(pa.array([3, 2], pa.int8())), frame(np.array([3.0, 2.0], np.float32))):
         assert evaluate(qrels, run, ["RR"]).per_query["RR"].tolist() == [1.0]

@@ -849,10 +849,13 @@ def from_arrays(qid: Any, value: Any, docno: Any = None, *, kind: str) -> pa.Tab
     """A (qid, docid, label|score) table from per-row arrays; docnos ``d0, d1, ...`` (the row
     number) when ``docno`` is None."""
     vname = VALUE_NAME[kind]
-    try:
-        values = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{vname} must be numeric") from None
+    if kind == "run":  # the core's score rule (numpy's own cast would parse strings)
+        values = _value_array(value, kind, "run")
+    else:
+        try:
+            values = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{vname} must be numeric") from None
     if values.ndim != 1:
         raise ValueError(f"{vname} must be one-dimensional; got shape {values.shape}")
     n = values.shape[0]
