@@ -38,13 +38,15 @@ def require(module_name: str) -> ModuleType:
         raise
 
 
-def call_unskipped(what: str, fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)``; a ``unittest.SkipTest`` it raises (how a library's own checks skip, e.g.
-    scikit-learn's estimator checks) fails the test naming ``what``, in CI and outside it: a
-    check the library skipped is a check not made. Other exceptions pass through."""
+def call_unskipped(what: str, fn: Callable[..., Any], *args: Any,
+                   skip_type: type[BaseException] = unittest.SkipTest) -> Any:
+    """``fn(*args)``; a ``skip_type`` it raises (default ``unittest.SkipTest``: how a library's
+    own checks skip, e.g. scikit-learn's estimator checks) fails the test naming ``what``, in
+    CI and outside it: a check the library skipped is a check not made. Other exceptions pass
+    through. (``skip_type`` lets the conversion be tested without any test raising a skip.)"""
     try:
         return fn(*args)
-    except unittest.SkipTest as exc:
+    except skip_type as exc:
         pytest.fail(f"{what} skipped, so it was not checked: {exc}")
 
 

@@ -15,6 +15,7 @@ outside CI."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import subprocess
 import sys
@@ -128,16 +129,22 @@ def test_fail_under_ci_leaves_other_outcomes(monkeypatch) -> None:
 def test_call_unskipped_fails_a_check_the_library_skipped() -> None:
     # how test_sklearn.py runs scikit-learn's estimator checks, which skip by raising
     # unittest's skip exception: a check skipped is a check not made, so the test fails, in
-    # CI and outside it. Anything else escaping call_unskipped fails this test too (it never
-    # reaches pytest as a skip).
-    def check() -> None:
-        raise unittest.SkipTest("not applicable")
+    # CI and outside it. The conversion is driven with a stand-in exception type (so that no
+    # test here raises a skip), and the default type is checked to be unittest's; anything
+    # else escaping call_unskipped fails this test too.
+    class LibrarySkip(Exception):
+        pass
 
+    def check() -> None:
+        raise LibrarySkip("not applicable")
+
+    default = inspect.signature(call_unskipped).parameters["skip_type"].default
+    assert default is unittest.SkipTest
     try:
-        call_unskipped("scikit-learn's check_x", check)
+        call_unskipped("scikit-learn's check_x", check, skip_type=LibrarySkip)
     except pytest.fail.Exception as exc:
         assert "scikit-learn's check_x skipped, so it was not checked: not applicable" in str(exc)
-    except BaseException as exc:  # noqa: BLE001 - the skip exception itself must not escape
+    except BaseException as exc:  # noqa: BLE001 - the stand-in itself must not escape
         pytest.fail(f"call_unskipped let {exc!r} through")
     else:
         pytest.fail("call_unskipped returned instead of failing")
