@@ -2089,10 +2089,13 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
 @_jit()
 def _rr_whole(key, idx, c, values, stable, dmode, disc):
     """Whole-list RR (x discount) of a list whose c rows are all ranked in (key, idx)[:c],
-    under the tie average (``stable``: every row its own group): :func:`_walk`'s operations
-    for ``KIND_RR`` without its cutoff stores (a call with a third of the general walk's
-    arguments, which cost more than the one or two groups read before the first relevant
-    row)."""
+    under the tie average (McSherry & Najork 2008, section 3: the expected reciprocal rank of
+    the first relevant row over the orderings of its tie group; ``stable``: every row its own
+    group): :func:`_walk`'s operations for ``KIND_RR`` without its cutoff stores (a call with a
+    third of the general walk's arguments, which cost more than the one or two groups read
+    before the first relevant row). ``key`` (c,) scores or kept key bits, ranked; ``idx`` (c,)
+    their rows; ``values`` (n_rows,) relevance (uint8 or float64); ``disc`` the discount table
+    (read when ``dmode`` is ``DISC_TABLE``). Returns a float64 scalar; raises nothing."""
     cz = 0.0
     cum = 0.0
     f = 1.0
