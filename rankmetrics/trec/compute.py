@@ -38,17 +38,20 @@ Cut = int | None
 PARALLEL_ROWS = 200_000
 
 
-def c_float_scores(scores: NDArray[np.float64]) -> NDArray[np.float64]:
-    """trec_eval's scores (C floats) as finite float64 of the same order and ties: a score
-    beyond float32's range is inf as a C float, tied with every other such score of its sign
-    and above (below) every finite one; here it is +-2 * FLT_MAX (the kernels rank finite
-    scores only). ``scores``: finite float64, shape (n,); returns a new array."""
+def c_float_scores(scores: NDArray[np.float64]) -> NDArray[np.floating[Any]]:
+    """trec_eval's scores (C floats) with the same order and ties, finite: float32 when every
+    score is in its range ([mem] 4 bytes per row); else float64 where a score beyond the range,
+    inf as a C float (tied with every other such score of its sign, above or below every
+    finite one), is +-2 * FLT_MAX (the kernels rank finite scores only). ``scores``: finite
+    float64, shape (n,); returns a new array."""
     with np.errstate(over="ignore"):
-        out = scores.astype(np.float32).astype(np.float64)
+        out = scores.astype(np.float32)
     big = np.isinf(out)
-    if big.any():
-        out[big] = np.copysign(2.0 * float(np.finfo(np.float32).max), out[big])
-    return out
+    if not big.any():
+        return out
+    wide = out.astype(np.float64)
+    wide[big] = np.copysign(2.0 * float(np.finfo(np.float32).max), wide[big])
+    return wide
 
 
 # ------------------------------------------------------------------------------ core adapter
