@@ -4,6 +4,7 @@ the same kind found while fixing them. Each test fails on the code before the fi
 
 from __future__ import annotations
 
+import datetime
 import pickle
 import sys
 from decimal import Decimal
@@ -123,6 +124,53 @@ def test_issue17_item3_missing_qids_raise_value_error(missing):
         rm.ndcg([1, 0, 1], [0.1, 0.2, 0.3], pd.array(["a", None, "a"], dtype="string"))
     with pytest.raises(ValueError, match="qid"):
         rm.ndcg([1, 0, 1], [0.1, 0.2, 0.3], pd.array([1, None, 1], dtype="Int64"))
+
+
+_UTC = datetime.timezone.utc
+_PLUS1 = datetime.timezone(datetime.timedelta(hours=1))
+
+
+@pytest.mark.parametrize("ids, n_queries", [
+    ([datetime.date(2024, 1, 2), datetime.date(2024, 1, 1), datetime.date(2024, 1, 2)], 2),
+    ([datetime.datetime(2024, 1, 1, 5), datetime.datetime(2024, 1, 1),
+      datetime.datetime(2024, 1, 1, 5)], 2),
+    # equal instants in two time zones are one id, as Python's == says
+    ([datetime.datetime(2024, 1, 1, 1, tzinfo=_PLUS1), datetime.datetime(2024, 1, 2, tzinfo=_UTC),
+      datetime.datetime(2024, 1, 1, tzinfo=_UTC)], 2),
+    ([pd.Timestamp("2024-01-01"), datetime.datetime(2024, 1, 1),
+      pd.Timestamp("2024-01-01 00:00:00.000000001")], 2),
+    ([datetime.timedelta(2), datetime.timedelta(1), datetime.timedelta(2)], 2),
+    ([np.timedelta64(2, "D"), np.timedelta64(48, "h"), np.timedelta64(1, "D")], 2),
+])
+def test_issue17_date_and_time_qids_group_as_python_compares_them(ids, n_queries):
+    """Lists and object arrays (pandas object columns, tz-aware Timestamp columns) of dates,
+    datetimes or durations are query ids, as the README says; the values and the grouping are
+    those of the same queries numbered by Python's own order."""
+    y, s = [1, 0, 1], [0.2, 0.3, 0.1]
+    key = sorted(set(ids))
+    dense = [key.index(x) for x in ids]
+    want = rm.ndcg(y, s, dense)
+    for q in (ids, np.array(ids, dtype=object), pd.Series(ids, dtype=object)):
+        plan = QueryPlan(y, q)
+        assert plan.n_queries == n_queries == len(key)
+        np.testing.assert_array_equal(rm.ndcg(y, s, q), want)
+    stamps = pd.Series(pd.to_datetime(["2024-01-02", "2024-01-01", "2024-01-02"]))
+    for col in (stamps, stamps.dt.tz_localize("UTC"), stamps.dt.tz_localize("Europe/Paris")):
+        np.testing.assert_array_equal(rm.ndcg(y, s, col), rm.ndcg(y, s, [1, 0, 1]))
+
+
+@pytest.mark.parametrize("bad, error", [
+    ([datetime.date(2024, 1, 1), datetime.datetime(2024, 1, 1)], TypeError),
+    ([datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 1, tzinfo=_UTC)], TypeError),
+    ([datetime.date(2024, 1, 1), "2024-01-01"], TypeError),
+    ([datetime.date(2024, 1, 1), np.datetime64("2024-01-01")], TypeError),
+    ([pd.Timestamp("2024-01-01"), pd.NaT], ValueError),
+    ([datetime.timedelta(1), None], ValueError),
+])
+def test_issue17_date_qids_of_mixed_kinds_or_missing_raise(bad, error):
+    for q in (bad, np.array(bad, dtype=object)):
+        with pytest.raises(error, match="qid"):
+            rm.ndcg([1, 0], [0.1, 0.2], q)
 
 
 def test_issue17_item3_datetime_and_complex_qids():

@@ -8,6 +8,7 @@ the scores; every other path checks them here (:func:`check_finite`).
 
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 from collections.abc import Sequence
@@ -280,8 +281,10 @@ def check_qid(qid: ArrayLike, n: int, name: str = "qid") -> np.ndarray:
     one rule: all strings -> str array; all bytes -> bytes array; all integers
     -> int64 (uint64, or Python ints, beyond int64); integers and floats mixed -> float64,
     grouped by numeric value as Python's ``==`` does (``1`` and ``1.0`` are one query), when
-    every integer is exactly a float64. Anything else (strings mixed with numbers, other
-    objects) raises TypeError, and missing ids (None, NaN, pandas.NA, NaT) raise ValueError.
+    every integer is exactly a float64; all dates -> datetime64[D]; all datetimes (naive, or
+    all timezone-aware), all durations -> kept as objects (Python's order and equality).
+    Anything else (strings mixed with numbers, dates with datetimes, other objects) raises
+    TypeError, and missing ids (None, NaN, pandas.NA, NaT) raise ValueError.
     """
     q = _asarray(qid, name)
     if (isinstance(qid, (list, tuple)) and q.dtype.kind in "USf"
@@ -335,8 +338,8 @@ def check_id_types(items: Sequence[Any], name: str) -> str:
         return "real"
     shown = ", ".join(sorted(t.__name__ for t in types))
     raise TypeError(
-        f"{name} values must be all numbers or all strings (ids of different types cannot be "
-        f"ordered or matched); found types {shown}"
+        f"{name} values must be all numbers, all strings, all bytes or all dates (ids of "
+        f"different types cannot be ordered or matched); found types {shown}"
     )
 
 
@@ -371,10 +374,48 @@ def check_string_ids(items: Sequence[Any], name: str) -> None:
             )
 
 
+def _time_qid(items: list[Any], name: str) -> np.ndarray | None:
+    """Dates, datetimes or durations of one kind as ids ordered and compared as Python (or
+    numpy, for its own scalars) orders and compares them; None when ``items`` are not all of
+    such a kind. Python dates -> datetime64[D]; datetimes (pandas Timestamps too), all naive
+    or all timezone-aware (equal instants are one query) -> the objects themselves;
+    ``timedelta`` -> the objects; numpy datetime64 / timedelta64 scalars -> their array."""
+    if all(isinstance(x, np.datetime64) for x in items) or all(
+            isinstance(x, np.timedelta64) for x in items):
+        return np.array(items)
+    if all(isinstance(x, datetime.timedelta) for x in items):
+        out = np.empty(len(items), dtype=object)
+        out[:] = items
+        return out
+    if not all(isinstance(x, datetime.date) for x in items):
+        return None
+    stamps = [isinstance(x, datetime.datetime) for x in items]
+    if not any(stamps):
+        return np.array(items, dtype="datetime64[D]")
+    if not all(stamps):  # Python neither orders nor equates a date and a datetime
+        raise TypeError(f"{name} mixes dates and datetimes; give query ids of one type")
+    aware = {x.utcoffset() is not None for x in items}
+    if len(aware) > 1:  # Python cannot order them either
+        raise TypeError(
+            f"{name} mixes timezone-aware and naive datetimes; give query ids of one type"
+        )
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
 def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
     if q.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     items = q.tolist()
+    missing = [x for x in items if _is_missing(x)]
+    if missing:  # NaT is a datetime to isinstance
+        raise ValueError(
+            f"{name} has missing values ({missing[0]!r}); every row needs a query id"
+        )
+    times = _time_qid(items, name)
+    if times is not None:
+        return times
     kind = check_id_types(items, name)
     if kind == "str":
         return np.array(items, dtype=str)
