@@ -8,6 +8,9 @@ recall levels as ``int(x R + 0.9)``: that is ``IPrec(rule=trec9)`` here.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 from _extras import require
@@ -82,3 +85,26 @@ def test_docno_ties_of_scores_beyond_float32_agree_with_pytrec_eval(tmp_path):
             ours = evaluate(qrels, src, ["recip_rank", "map"], ties="docno").per_query
             assert ours["recip_rank"].tolist() == pytest.approx([theirs["recip_rank"]], abs=1e-12)
             assert ours["map"].tolist() == pytest.approx([theirs["map"]], abs=1e-12)
+
+
+def test_fractional_labels_differ_from_pytrec_eval_and_say_so(tmp_path):
+    """trec_eval reads qrels labels as integers (atol: 1.5 is 1, -0.5 is 0) and pytrec_eval
+    takes integers; rankmetrics uses fractional labels as they are. The numbers then differ
+    on purpose, so the difference is announced (UserWarning naming the source, the first such
+    label, its query, document and line); integer labels give pytrec_eval's number, silently."""
+    pytrec_eval = require("pytrec_eval")
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    frac = {"1": {"a": 0.5, "b": 1, "c": 2}}
+    truncated = {"1": {"a": 0, "b": 1, "c": 2}}
+    theirs = pytrec_eval.RelevanceEvaluator(truncated, {"ndcg"}).evaluate(run)["1"]["ndcg"]
+    with pytest.warns(UserWarning, match=r"1 label\(s\) are not integers .*0\.5.*'a'"):
+        ours = evaluate(frac, run, ["ndcg"], ties="docno").mean["ndcg"]
+    assert ours != pytest.approx(theirs, abs=1e-6)  # the difference the warning announces
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        same = evaluate(truncated, run, ["ndcg"], ties="docno").mean["ndcg"]
+    assert same == pytest.approx(theirs, abs=1e-12)
+    path = tmp_path / "qrels"
+    path.write_text("1 0 b 1\n1 0 c 2\n1 0 a -0.5\n")
+    with pytest.warns(UserWarning, match=re.escape(str(path)) + r": 1 label.*-0\.5.*line 3"):
+        evaluate(str(path), run, ["ndcg"])

@@ -17,6 +17,7 @@ binary-searched by key. The matched rows keep the run's order where it already i
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,10 +85,33 @@ def _array(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
 
 
 def prepare_qrels(src: Any, threads: int | None = None) -> QrelsSide:
-    """Read qrels (any accepted source)."""
+    """Read qrels (any accepted source); warns (UserWarning) when a label is not an integer."""
     tb = to_table(src, "qrels", threads=threads)
-    return QrelsSide(_array(tb.column("qid")), _array(tb.column("docid")),
-                     tb.column("label").to_numpy(), src)
+    labels = tb.column("label").to_numpy()
+    frac = labels != np.trunc(labels)
+    if frac.any():
+        _warn_fractional(src, tb, int(np.argmax(frac)), int(np.count_nonzero(frac)))
+    return QrelsSide(_array(tb.column("qid")), _array(tb.column("docid")), labels, src)
+
+
+def _warn_fractional(src: Any, tb: pa.Table, i: int, n: int) -> None:
+    """The difference from trec_eval that fractional labels make, impossible to miss: trec_eval
+    reads a label with ``atol`` (an integer, truncated), pytrec_eval takes integers."""
+    qid, docid = str(tb.column("qid")[i]), str(tb.column("docid")[i])
+    where = _where(src)
+    at = ""
+    if where:
+        lines = find_lines(where, "qrels", qid, docid)
+        at = f" at line {lines[0]}" if lines else ""
+    value = float(tb.column("label")[i].as_py())
+    warnings.warn(
+        f"{where or 'qrels'}: {n} label(s) are not integers (the first: {value!r} for query "
+        f"{qid!r}, document {docid!r}{at}); rankmetrics uses them as they are, while trec_eval "
+        f"and pytrec_eval read labels as integers ({value!r} as {int(value)}), so graded "
+        "measures (nDCG, ERR, graded RBP), relevance thresholds between the two and negative "
+        "fractions (judged there, unjudged here) differ from theirs",
+        UserWarning, stacklevel=5,
+    )
 
 
 def prepare(qrels: Any, run: Any, docno_order: bool, threads: int | None = None
