@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import dask.dataframe as dd
     import pandas as pd
 
+    from .xgboost import CustomMetric
+
 __all__ = ["DaskEvalMetric", "DaskEvalResult", "GlobalSync", "XGBoostGlobalMetric",
            "early_stopping", "evaluate", "make_eval_metric", "make_xgboost_metric"]
 
@@ -471,7 +473,7 @@ class _DaskEarlyStopping(EarlyStopping):
 
 def make_eval_metric(
     metrics: str | Iterable[str] = "ndcg",
-    k: int | None | Sequence[int | None] = 10,
+    k: int | None | Sequence[int | None] = None,
     *,
     ties: str = "average",
     gain: GainLike = "exponential",
@@ -481,7 +483,7 @@ def make_eval_metric(
     threshold: float = 1,
     beta: float = 1.0,
     empty: float | str = 1.0,
-    denominator: str = "relevant",
+    denominator: str = "min_k_relevant",
     query_weight: str = "mean",
     prefix: str = "",
     timeout: float = 120.0,
@@ -492,7 +494,8 @@ def make_eval_metric(
     ----------
     metrics, k, ties, gain, label_gain, discount, log_base, threshold, beta, empty, \
 denominator, query_weight, prefix
-        As in :func:`rankmetrics.lightgbm.make_eval_metric`.
+        As in :func:`rankmetrics.lightgbm.make_eval_metric`, with its defaults (LightGBM's
+        conventions: ``map@k`` divides by min(k, R), a query without relevant rows scores 1).
     timeout : float, default 120
         Seconds each worker waits for the others' sums in a round (then ``TimeoutError``).
 
@@ -593,8 +596,8 @@ class XGBoostGlobalMetric:
     the mean over the whole evaluation set, so XGBoost's early stopping agrees everywhere.
     """
 
-    def __init__(self, metric: EvalMetric) -> None:
-        self._metric = metric
+    def __init__(self, metric: CustomMetric) -> None:
+        self._metric = metric  # XGBoost's rules, as rankmetrics.xgboost applies them
         self.names = metric.names
 
     def __repr__(self) -> str:
@@ -622,21 +625,15 @@ class XGBoostGlobalMetric:
         """
         from xgboost import collective
 
-        labels = np.asarray(dmatrix.get_label(), dtype=np.float64)
         sums = np.zeros(2 * len(self.names))
-        if labels.shape[0]:
-            ptr = np.asarray(dmatrix.get_uint_info("group_ptr"), dtype=np.int64)
-            if ptr.shape[0] < 2:
-                raise ValueError("the evaluation DMatrix has no query groups (qid= or group=)")
-            weight = np.asarray(dmatrix.get_weight(), dtype=np.float64)
-            per_query, entry = self._metric._per_query(
-                labels, np.asarray(predt).reshape(labels.shape[0], -1)[:, 0],
-                np.diff(ptr), None)
-            w = weight if weight.size == entry.plan.n_queries else np.ones(entry.plan.n_queries)
+        if dmatrix.num_row():
+            # the local part read and evaluated as rankmetrics.xgboost's custom metric does
+            per_query = self._metric.per_query(predt, dmatrix)
+            weight = self._metric.query_weights(dmatrix)
             for i, n in enumerate(self.names):
                 v = per_query[n]
                 keep = ~np.isnan(v)
-                sums[2 * i], sums[2 * i + 1] = np.dot(v[keep], w[keep]), w[keep].sum()
+                sums[2 * i], sums[2 * i + 1] = np.dot(v[keep], weight[keep]), weight[keep].sum()
         if collective.is_distributed():
             sums = collective.allreduce(sums, collective.Op.SUM)
         return [(n, float(sums[2 * i] / sums[2 * i + 1]) if sums[2 * i + 1] > 0 else math.nan)
@@ -645,24 +642,29 @@ class XGBoostGlobalMetric:
 
 def make_xgboost_metric(
     metrics: str | Iterable[str] = "ndcg",
-    k: int | None | Sequence[int | None] = 10,
+    k: int | None | Sequence[int | None] = None,
     *,
     ties: str = "average",
     gain: GainLike = "exponential",
+    label_gain: Sequence[float] | None = None,
     discount: DiscountLike = "log",
     log_base: float = 2,
     threshold: float = 1,
     beta: float = 1.0,
-    empty: float | str = 1.0,
-    denominator: str = "relevant",
+    empty: float | str | None = None,
+    denominator: str = "min_k_relevant",
+    precision_denominator: str = "min_k_size",
     prefix: str = "",
 ) -> XGBoostGlobalMetric:
     """A global tie-aware ``custom_metric`` for ``xgboost.dask.train`` (ranking objectives).
 
     Parameters
     ----------
-    metrics, k, ties, gain, discount, log_base, threshold, beta, empty, denominator, prefix
-        As in :func:`rankmetrics.lightgbm.make_eval_metric`. XGBoost's per-query weights
+    metrics, k, ties, gain, label_gain, discount, log_base, threshold, beta, empty, \
+denominator, precision_denominator, prefix
+        As in :func:`rankmetrics.xgboost.make_custom_metric`, with its defaults (XGBoost's
+        conventions: ``map@k`` divides by min(k, R), ``pre@k`` by min(k, n); a query without
+        relevant rows scores 1, but 0 for precision). XGBoost's per-query weights
         (``DMatrix(weight=...)`` with one weight per group) weight the mean.
 
     Returns
@@ -688,7 +690,10 @@ def make_xgboost_metric(
     >>> make_xgboost_metric("ndcg", k=(5, 10)).names
     ['ndcg@5', 'ndcg@10']
     """
-    metric = EvalMetric(metrics, k, ties=ties, gain=gain, discount=discount, log_base=log_base,
-                        threshold=threshold, beta=beta, empty=empty, denominator=denominator,
-                        prefix=prefix)
+    from .xgboost import make_custom_metric
+
+    metric = make_custom_metric(metrics, k, ties=ties, gain=gain, label_gain=label_gain,
+                                discount=discount, log_base=log_base, threshold=threshold,
+                                beta=beta, empty=empty, denominator=denominator,
+                                precision_denominator=precision_denominator, prefix=prefix)
     return XGBoostGlobalMetric(metric)

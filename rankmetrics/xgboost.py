@@ -263,6 +263,14 @@ class CustomMetric(_XGBoostMetric):
         entry = self._dcache.get(dmatrix)
         return self._values(entry.plan, predt, "predt")
 
+    def query_weights(self, dmatrix: xgboost.DMatrix) -> NDArray[np.float64]:
+        """The weight of each query of ``dmatrix`` in the mean, shape (n_queries,), float64:
+        its per-query weights, else ones."""
+        entry = self._dcache.get(dmatrix)
+        if entry.query_weight is None:
+            return np.ones(entry.plan.n_queries)
+        return entry.query_weight
+
     def __call__(self, predt: ArrayLike, dmatrix: xgboost.DMatrix) -> list[tuple[str, float]]:
         """Evaluate one round's predictions on one evaluation DMatrix.
 

@@ -296,3 +296,38 @@ def test_xgboost_dask_train_metric_is_global(client):
         preds = booster.predict(xgboost.DMatrix(valid.X), iteration_range=(0, it + 1))
         core = float(np.mean(plan.ndcg(preds, k=10, empty=1.0)))
         assert curve[it] == pytest.approx(core, abs=1e-6)  # XGBoost logs "%f"
+
+
+def test_dask_metric_factories_take_their_lenders_defaults():
+    """The Dask factories borrow LightGBM's and XGBoost's metric names: with their defaults
+    they gave AP / R and k=10 (and, for XGBoost, precision over k with empty queries at 1),
+    not LightGBM's / XGBoost's map@k (over min(k, R)) and pre@k (over min(k, n), empty 0).
+    Their defaults are now those of rankmetrics.lightgbm / rankmetrics.xgboost, and the XGBoost
+    metric equals XGBoost's built-in metrics on a DMatrix without ties."""
+    import inspect
+
+    import rankmetrics.lightgbm as rlgb
+    import rankmetrics.xgboost as rxgb
+
+    def defaults(f, skip=()):
+        return {n: p.default for n, p in inspect.signature(f).parameters.items()
+                if n not in skip}
+
+    lgb_own = defaults(rlgb.make_eval_metric, ("bounds", "cache_size"))
+    assert defaults(rdask.make_eval_metric, ("timeout",)) == lgb_own
+    xgb_own = defaults(rxgb.make_custom_metric, ("bounds", "cache_size"))
+    assert defaults(rdask.make_xgboost_metric) == xgb_own
+
+    xgboost = require("xgboost")
+    rng = np.random.default_rng(3)
+    sizes = np.array([12, 12, 12, 12, 3])
+    qid = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, 2, sizes.sum()).astype(float)
+    y[36:48] = 0.0  # a query without relevant rows
+    s = rng.permutation(sizes.sum()).astype(float)  # no ties
+    dm = xgboost.DMatrix(np.zeros((sizes.sum(), 1)), label=y, qid=qid)
+    ours = dict(rdask.make_xgboost_metric(["map@3", "precision@3", "ndcg@3"])(s, dm))
+    assert ours == dict(rxgb.make_custom_metric(["map@3", "precision@3", "ndcg@3"])(s, dm))
+    theirs = rxgb.builtin_metric(y, s, qid, ["map@3", "pre@3", "ndcg@3"])
+    for mine, lender in [("map@3", "map@3"), ("precision@3", "pre@3"), ("ndcg@3", "ndcg@3")]:
+        assert ours[mine] == pytest.approx(theirs[lender], abs=1e-12), mine
