@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core.plan import QueryPlan
-from .core.validation import check_ties
+from .core.validation import check_string_ids, check_ties
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -90,9 +90,17 @@ def _check_not_null(pdf: pd.DataFrame, col: str, role: str, qid: str, part: Any)
         )
 
 
-def _qid_array(s: pd.Series) -> np.ndarray:
+def _qid_array(s: pd.Series, part: Any = None) -> np.ndarray:
+    """Query ids of a partition: numeric as they are, others as strings (the same type in
+    every partition); ids of mixed types must not merge (``1``, ``"1"``) or split (``1``,
+    ``1.0``) in that conversion (ValueError naming the partition)."""
     if s.dtype.kind in "iuf":
         return s.to_numpy()
+    if s.dtype.kind == "O" or str(s.dtype) == "category":
+        try:
+            check_string_ids(s.tolist(), "qid")
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"column qid={s.name!r}{_where(part)}: {exc}") from None
     return s.astype(str).to_numpy(dtype=object).astype(str)
 
 
@@ -122,7 +130,7 @@ def evaluate_frame(
     _check_not_null(pdf, score, "score", qid, part)
     if weight is not None:
         _check_not_null(pdf, weight, "weight", qid, part)
-    q = _qid_array(pdf[qid])
+    q = _qid_array(pdf[qid], part)
     try:
         plan = QueryPlan(pdf[label].to_numpy(dtype=np.float64), q)
         values = plan.evaluate(pdf[score].to_numpy(), list(names), ties=ties, **options)

@@ -331,3 +331,23 @@ def test_dask_metric_factories_take_their_lenders_defaults():
     theirs = rxgb.builtin_metric(y, s, qid, ["map@3", "pre@3", "ndcg@3"])
     for mine, lender in [("map@3", "map@3"), ("precision@3", "pre@3"), ("ndcg@3", "ndcg@3")]:
         assert ours[mine] == pytest.approx(theirs[lender], abs=1e-12), mine
+
+
+@pytest.mark.parametrize("ids", [[1, 1, 1.0, 1.0], [1, 1, "1", "1"]])
+def test_object_qids_of_mixed_types_raise_instead_of_merging_or_splitting(ids):
+    """An object qid column (Dask keeps one with ``dataframe.convert-string`` off) was turned
+    into strings: 1 and 1.0 became two queries, 1 and "1" one. Now a ValueError / TypeError
+    naming the column and partition; one-type object ids still work."""
+    import dask
+
+    pdf = pd.DataFrame({"qid": pd.Series(ids, dtype=object), "label": [1, 0, 0, 1],
+                        "score": [0.9, 0.1, 0.5, 0.3]})
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(pdf, npartitions=1)
+        assert ddf["qid"].dtype == object
+        with pytest.raises((ValueError, TypeError), match=r"qid='qid' in partition 0: qid"):
+            rdask.evaluate(ddf, "ndcg")
+        same = pdf.assign(qid=pd.Series([7, 7, 8, 8], dtype=object))
+        got = rdask.evaluate(dd.from_pandas(same, npartitions=1), "ndcg").mean["ndcg"]
+    assert got == pytest.approx(float(np.mean(QueryPlan(same["label"], [7, 7, 8, 8]).ndcg(
+        same["score"].to_numpy()))), abs=1e-12)
