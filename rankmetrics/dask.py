@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 from . import _frames
 from .core.gains import DiscountLike, GainLike
 from .core.validation import check_ties
-from .lightgbm import EarlyStopping, EvalMetric
+from .lightgbm import LIGHTGBM_THRESHOLD, EarlyStopping, EvalMetric
 
 if TYPE_CHECKING:  # pragma: no cover
     import dask.dataframe as dd
@@ -480,7 +480,7 @@ def make_eval_metric(
     label_gain: Sequence[float] | None = None,
     discount: DiscountLike = "log",
     log_base: float = 2,
-    threshold: float = 1,
+    threshold: float = LIGHTGBM_THRESHOLD,
     beta: float = 1.0,
     empty: float | str = 1.0,
     denominator: str = "min_k_relevant",

@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import lightgbm
 
 __all__ = [
+    "LIGHTGBM_THRESHOLD",
     "EarlyStopping",
     "EvalMetric",
     "Feval",
@@ -84,6 +85,11 @@ __all__ = [
 
 EvalTuple = tuple[str, float, bool]
 _BOUNDS = ("optimistic", "pessimistic")
+#: The default ``threshold``: LightGBM's ``map@k`` counts a row relevant when its label, held
+#: as a C float, is > 0.5 (``map_metric.hpp``); as ``label >= threshold`` on float64 labels that
+#: is the least float64 whose float32 rounding exceeds 0.5 (0.5 + 2**-25 itself rounds to 0.5,
+#: the even neighbour). Integer labels: the same rows as a threshold of 1.
+LIGHTGBM_THRESHOLD = float(np.nextafter(0.5 + 2.0**-25, 1.0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,7 +234,7 @@ class _TieAwareMetric:
         label_gain: Sequence[float] | None = None,
         discount: DiscountLike = "log",
         log_base: float = 2,
-        threshold: float = 1,
+        threshold: float = LIGHTGBM_THRESHOLD,
         beta: float = 1.0,
         empty: float | str = 1.0,
         denominator: str = "min_k_relevant",
@@ -492,8 +498,9 @@ _FACTORY_DOC = """
         use it instead of ``gain`` to match a model trained with a custom ``label_gain``.
     discount, log_base : default "log", 2
         Rank discount; the default ``1 / log2(rank + 1)`` is LightGBM's.
-    threshold : float, default 1
-        Binary metrics: relevant iff ``label >= threshold``.
+    threshold : float, default ``LIGHTGBM_THRESHOLD`` (0.5 + 2**-25, rounded up)
+        Binary metrics: relevant iff ``label >= threshold``. The default is LightGBM's rule for
+        ``map@k``, ``label > 0.5`` on labels held as float32 (integer labels: ``label >= 1``).
     beta : float, default 1.0
         For ``"fbeta"``.
     empty : float, "skip" or "error", default 1.0
@@ -549,7 +556,7 @@ def make_feval(
     label_gain: Sequence[float] | None = None,
     discount: DiscountLike = "log",
     log_base: float = 2,
-    threshold: float = 1,
+    threshold: float = LIGHTGBM_THRESHOLD,
     beta: float = 1.0,
     empty: float | str = 1.0,
     denominator: str = "min_k_relevant",
@@ -604,7 +611,7 @@ def make_eval_metric(
     label_gain: Sequence[float] | None = None,
     discount: DiscountLike = "log",
     log_base: float = 2,
-    threshold: float = 1,
+    threshold: float = LIGHTGBM_THRESHOLD,
     beta: float = 1.0,
     empty: float | str = 1.0,
     denominator: str = "min_k_relevant",

@@ -183,6 +183,7 @@ class _XGBoostMetric(_TieAwareMetric):
         if self._xgboost_empty:
             options["empty"] = 1.0
         options.setdefault("denominator", "min_k_relevant")
+        options.setdefault("threshold", 1.0)  # XGBoost's map / pre take binary labels only
         cache_size = options.get("cache_size", 16)
         super().__init__(metrics, k, **options)
         self._zero_empty = [m for m in self.metrics if parse_metric(m)[0] == "precision"] \

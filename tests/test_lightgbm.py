@@ -441,3 +441,30 @@ def test_early_stopping_argument_errors() -> None:
         early_stopping(3, metric="x", min_delta=-1)
     with pytest.raises(TypeError, match=r"metric must be a metric name"):
         early_stopping(3, metric="")
+
+
+def test_map_counts_lightgbms_relevant_rows_on_fractional_labels():
+    """LightGBM's map@k counts a row relevant when its label, a C float, is > 0.5; the feval
+    counted label >= 1, so fractional labels (objectives such as cross_entropy take them) gave
+    another number (0.8 alone in a query: LightGBM 0.25, ours 1.0 as an empty query). The
+    default threshold is now LightGBM's rule, float32 rounding included."""
+    from rankmetrics.lightgbm import LIGHTGBM_THRESHOLD
+
+    above = float(np.nextafter(np.float32(0.5), np.float32(1)))  # the least float32 > 0.5
+    rng = np.random.default_rng(5)
+    levels = np.array([0.0, 0.3, 0.5, 0.5 + 2.0**-26, above, 0.8, 1.0, 2.0])
+    sizes = np.array([4, 7, 1, 9, 12, 6])
+    y = levels[rng.integers(0, levels.size, sizes.sum())]
+    y[:4] = [0.8, 0.0, 0.0, 0.0]
+    s = rng.permutation(sizes.sum()).astype(float)  # no ties
+    params = {"objective": "regression", "metric": "map", "eval_at": [1, 3, 4, 10],
+              "verbose": -1, "num_threads": 1}
+    data = lgb.Dataset(np.zeros((y.size, 1)), label=y, group=sizes, init_score=s,
+                       params=params, free_raw_data=False)
+    theirs = {r[1]: r[2] for r in lgb.Booster(params, data).eval_train()}
+    assert theirs["map@4"] != 1.0
+    feval = make_feval(["map@1", "map@3", "map@4", "map@10"], ties="stable")
+    ours = {name: value for name, value, _ in feval(s, data)}
+    for name, value in theirs.items():
+        assert ours[name] == pytest.approx(value, abs=1e-12), name
+    assert np.float32(LIGHTGBM_THRESHOLD) > 0.5 >= np.float32(np.nextafter(LIGHTGBM_THRESHOLD, 0))
