@@ -561,8 +561,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     group_param : str, default "group"
         Name of the keyword of ``estimator.fit`` that receives the grouping.
     group_format : {"sizes", "qid"}, default "sizes"
-        Pass group sizes in row order (LightGBM ``group``, XGBoost ``group``) or the per-row
-        query ids of the grouped rows (XGBoost ``qid``, CatBoost ``group_id``).
+        Pass group sizes in row order (LightGBM ``group``, XGBoost ``group``) or a per-row
+        query number of the grouped rows, ``0, 0, 1, ...`` (XGBoost ``qid``, which takes
+        ascending integers only, CatBoost ``group_id``), whatever the type of the query ids.
     early_stopping : bool, default False
         Hold out ``validation_fraction`` of the queries (whole queries, drawn with
         ``random_state``) inside ``fit``, train the inner LightGBM or XGBoost ranker on the rest
@@ -770,8 +771,11 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         if self.early_stopping:
             X, y, q, sizes, sample_weight, estimator, fit_params, finish = self._hold_out(
                 estimator, X, y, q, sizes, sample_weight, fit_params)
+        # "qid": each row's query number in the grouped layout (ascending integers, which
+        # XGBoost's qid= needs: it rejects string ids and unsorted ones)
         fit_kwargs: dict[str, Any] = {
-            self.group_param: sizes if self.group_format == "sizes" else q
+            self.group_param: sizes if self.group_format == "sizes"
+            else np.repeat(np.arange(sizes.shape[0], dtype=np.int64), sizes)
         }
         if sample_weight is not None:
             fit_kwargs["sample_weight"] = sample_weight

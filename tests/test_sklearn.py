@@ -448,7 +448,22 @@ def test_wrapper_group_format_qid():
     q = np.array(["b", "a", "b", "c", "a"])
     ranker = QueryGroupRanker(QidRanker(), group_param="qid", group_format="qid")
     ranker.fit(X, [0, 1, 2, 0, 1], qid=q)
-    assert ranker.estimator_.qid_seen_.tolist() == ["a", "a", "b", "b", "c"]
+    # the grouped rows' query numbers ("a", "a", "b", "b", "c"): XGBoost takes integers only
+    assert ranker.estimator_.qid_seen_.tolist() == [0, 0, 1, 1, 2]
+
+
+def test_wrapper_group_format_qid_fits_xgboost_with_string_ids(data):
+    """XGBRanker(qid=) rejects string ids ("Unicode-3 is not supported"); the wrapper passed
+    them through. The model is the one fitted on integer ids of the same queries."""
+    xgboost = require("xgboost")
+    X, y, q = data
+    names = np.array([f"query-{i:03d}" for i in range(int(q.max()) + 1)])[q]
+
+    def fitted(ids):
+        inner = xgboost.XGBRanker(n_estimators=5, max_depth=2, nthread=1, random_state=0)
+        return QueryGroupRanker(inner, group_param="qid", group_format="qid").fit(X, y, qid=ids)
+
+    np.testing.assert_array_equal(fitted(names).predict(X), fitted(q).predict(X))
 
 
 def test_wrapper_passes_dataframes_through(data):
