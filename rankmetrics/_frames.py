@@ -138,7 +138,14 @@ def evaluate_frame(
         raise type(exc)(
             f"columns label={label!r}, score={score!r}{_where(part)}: {exc}"
         ) from exc
-    out = pd.DataFrame({qid: plan.qids})
+    col = pdf[qid]
+    if col.dtype.kind in "iuf":
+        ids = pd.Series(plan.qids).astype(col.dtype)
+    else:  # grouped as strings: each query's first id as given (the column's dtype, as the
+        # declared Dask meta and Spark schema say; a tz-aware timestamp is no string to Arrow)
+        _, first = np.unique(q, return_index=True)
+        ids = col.iloc[first].reset_index(drop=True)
+    out = pd.DataFrame({qid: ids})
     for n in names:
         out[n] = values[n]
     if weight is not None:

@@ -56,6 +56,14 @@ class SparkEvalResult:
         return list(self.mean)
 
 
+def _column(name: str) -> Any:
+    """The column named exactly ``name``: quoted, since Spark reads a bare ``a.b`` as field
+    ``b`` of a struct ``a``."""
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
 def _spark_schema(df: Any, qid: str, names: list[str], weighted: bool) -> Any:
     from pyspark.sql.types import DoubleType, StructField, StructType
 
@@ -145,8 +153,12 @@ def evaluate(
     from pyspark.sql import functions as F
 
     cols = [c for c in (qid, label, score, weight) if c is not None]
-    data = df.select(*cols)
-    data = (data.repartition(num_partitions, qid) if num_partitions else data.repartition(qid))
+    # plain aliases on the Spark side (mapInPandas reads its input columns by unquoted name:
+    # "a.b" or a backtick would not parse); the given names again in pandas
+    inner = [f"_rm{i}" for i in range(len(cols))]
+    data = df.select(*[_column(c).alias(a) for c, a in zip(cols, inner, strict=True)])
+    data = (data.repartition(num_partitions, inner[0]) if num_partitions
+            else data.repartition(inner[0]))
     weighted = weight is not None
 
     def per_partition(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
@@ -157,6 +169,7 @@ def evaluate(
         if not frames:
             return
         pdf = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        pdf.columns = cols
         ctx = TaskContext.get()
         part = None if ctx is None else ctx.partitionId()
         yield _frames.evaluate_frame(pdf, names, qid=qid, label=label, score=score,
@@ -166,7 +179,7 @@ def evaluate(
     w = F.col(_frames.WEIGHT) if weighted else F.lit(1.0)
     aggs = []
     for i, n in enumerate(names):
-        c = F.col(f"`{n}`")
+        c = _column(n)
         ok = c.isNotNull() & ~F.isnan(c)
         aggs += [F.sum(F.when(ok, c * w)).alias(f"s{i}"), F.sum(F.when(ok, w)).alias(f"w{i}")]
     row = values.agg(*aggs).collect()[0].asDict()

@@ -345,9 +345,11 @@ def test_object_qids_of_mixed_types_raise_instead_of_merging_or_splitting(ids):
     with dask.config.set({"dataframe.convert-string": False}):
         ddf = dd.from_pandas(pdf, npartitions=1)
         assert ddf["qid"].dtype == object
+        # aligned: evaluated in place (Dask's own shuffle cannot move mixed object ids)
         with pytest.raises((ValueError, TypeError), match=r"qid='qid' in partition 0: qid"):
-            rdask.evaluate(ddf, "ndcg")
+            rdask.evaluate(ddf, "ndcg", aligned=True)
         same = pdf.assign(qid=pd.Series([7, 7, 8, 8], dtype=object))
-        got = rdask.evaluate(dd.from_pandas(same, npartitions=1), "ndcg").mean["ndcg"]
+        got = rdask.evaluate(dd.from_pandas(same, npartitions=1), "ndcg",
+                             aligned=True).mean["ndcg"]
     assert got == pytest.approx(float(np.mean(QueryPlan(same["label"], [7, 7, 8, 8]).ndcg(
         same["score"].to_numpy()))), abs=1e-12)

@@ -146,3 +146,26 @@ def test_cross_validator_picks_best_by_core(spark, tmp_path):
     cv.write().overwrite().save(str(tmp_path / "cv"))
     loaded = CrossValidator.load(str(tmp_path / "cv"))
     assert loaded.getEvaluator().getMetricName() == "ndcg@5"
+
+
+def test_timestamp_qids_and_dotted_column_names(spark):
+    """A TimestampType (time-zone aware) qid column crashed: its ids came back as strings,
+    which Arrow cannot put in the declared timestamp column; a column name with a dot
+    (``q.id``) was read by Spark as a struct field. Both now give the core's values, and each
+    query's id comes back as given."""
+    pdf = _pdf(n_queries=12)
+    stamps = pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(pdf["qid"], unit="h")
+    plan = QueryPlan(pdf["label"].to_numpy(), pdf["qid"].to_numpy())
+    want = plan.evaluate(pdf["prediction"].to_numpy(), ["ndcg@5", "map"])
+    frame = pdf.drop(columns="w").assign(qid=stamps).rename(
+        columns={"qid": "q.id", "label": "rel.grade", "prediction": "s`core"})
+    df = spark.createDataFrame(frame)
+    res = rspark.evaluate(df, ["ndcg@5", "map"], qid="q.id", label="rel.grade", score="s`core")
+    got = res.per_query.toPandas().sort_values("q.id")
+    # Spark hands timestamps to pandas as naive local times: compare the instants in UTC
+    back = pd.to_datetime(got["q.id"]).dt.tz_localize(
+        spark.conf.get("spark.sql.session.timeZone")).dt.tz_convert("UTC")
+    assert back.tolist() == sorted(set(stamps))
+    for m in ("ndcg@5", "map"):
+        np.testing.assert_allclose(got[m].to_numpy(), want[m], rtol=0, atol=1e-12)
+        assert res.mean[m] == pytest.approx(want[m].mean(), abs=1e-12)
