@@ -246,3 +246,19 @@ def test_dict_missing_document_ids_refused():
             evaluate({"1": {"a": 1, missing: 1}}, {"1": {"a": 0.5, "None": 0.7}}, ["AP"])
         with pytest.raises(ValueError, match="missing document id"):
             evaluate({"1": {"a": 1}}, {"1": {"a": 0.5, missing: 0.7}}, ["AP"])
+
+
+def test_float_id_columns_of_dataframes_read_as_arrow_tables_do():
+    """A pandas float qid column (an int column once a NaN passed through it) gave the queries
+    "7.0" and "8.0", which match no qrels "7": with complete=True every topic scored 0 where
+    the same frame as an arrow table scored 1. Integral floats are now integers, as in arrow
+    tables and files; a fractional id is refused."""
+    import pyarrow as pa
+
+    qrels = {"7": {"a": 1}, "8": {"b": 1}}
+    df = pd.DataFrame({"qid": [7.0, 8.0], "docid": ["a", "b"], "score": [1.0, 1.0]})
+    for frame in (df, df.astype({"qid": "Float64"})):
+        assert evaluate(qrels, frame, ["AP"], complete=True).mean == {"AP": 1.0}
+    assert evaluate(qrels, pa.Table.from_pandas(df), ["AP"], complete=True).mean == {"AP": 1.0}
+    with pytest.raises(ValueError, match="query id column must hold text or integers"):
+        evaluate(qrels, df.assign(qid=[7.5, 8.0]), ["AP"])

@@ -668,8 +668,19 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
     values = _value_array(df[vc].to_numpy(), kind, f"{kind} DataFrame column {vc!r}")
     if len(df) == 0:
         raise ValueError(f"{kind} DataFrame is empty")
-    return pa.table({"qid": _string_array(df[qc]), "docid": _string_array(df[dc]),
+    where = f"{kind} DataFrame"
+    return pa.table({"qid": _frame_ids(df[qc], where, "query id"),
+                     "docid": _frame_ids(df[dc], where, "document id"),
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
+
+
+def _frame_ids(col: pd.Series, where: str, what: str) -> pa.ChunkedArray:
+    """A DataFrame's id column as text: a float column (pandas' int column once a NaN passed
+    through it) by the arrow tables' rule, integral values as integers (7.0 is "7", as a
+    file's "7"), others refused; every other column with ``str``."""
+    if col.dtype.kind == "f":
+        return _ids_as_text(pa.chunked_array([pa.array(col)]), where, what)
+    return _string_array(col)
 
 
 def _ids_as_text(col: pa.ChunkedArray, where: str, what: str) -> pa.ChunkedArray:
@@ -685,7 +696,8 @@ def _ids_as_text(col: pa.ChunkedArray, where: str, what: str) -> pa.ChunkedArray
         values = col.to_numpy()
         if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
             return pa.chunked_array([pa.array(values.astype(np.int64)).cast(pa.string())])
-    raise ValueError(f"{where}: {what} column must hold text or integers; got {col.type}")
+    raise ValueError(f"{where}: {what} column must hold text or integers (floats only when "
+                     f"every one is integral); got {col.type}")
 
 
 def from_arrow(tb: pa.Table, kind: str, where: str | None = None) -> pa.Table:
