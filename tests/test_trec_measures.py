@@ -39,7 +39,7 @@ from rankmetrics.measures.grammar import (
         ("Rprec", "rprec", None, {}),
         ("Success@10", "success", 10, {}),
         ("success_1", "success", 1, {}),
-        ("IPrec@0.1", "iprec", None, {"level": 0.1}),
+        ("IPrec@0.1", "iprec", None, {"level": 0.1, "rule": "trec9"}),
         ("iprec_at_recall_0.10", "iprec", None, {"level": 0.1}),
         ("11pt_avg", "11pt", None, {}),
         ("NumRet", "numret", None, {}),

@@ -117,6 +117,8 @@ def measure(
         def at(x: float) -> float:
             if rule == "trec":
                 j = lround(x * R)
+            elif rule == "trec9":  # trec_eval 9 (pytrec_eval, ir_measures)
+                j = int(x * R + 0.9)
             else:
                 j = next(j for j in range(R + 1) if j / R >= x)
             if j > len(pos):
@@ -156,12 +158,13 @@ MEASURES = [
     ("NumRet", "numret", {}),
     ("NumRel", "numrel", {}),
     ("NumRelRet", "numrelret", {}),
-    ("IPrec@0.3", "iprec", {"level": 0.3}),
+    ("IPrec@0.3", "iprec", {"level": 0.3, "rule": "trec9"}),
+    ("iprec_at_recall_0.30", "iprec", {"level": 0.3}),
     ("IPrec(rule=recall)@0.5", "iprec", {"level": 0.5, "rule": "recall"}),
     ("11pt_avg", "11pt", {}),
     ("11pt_avg(rule=recall)", "11pt", {"rule": "recall"}),
 ]
-ORDER_ONLY = ("IPrec", "11pt")
+ORDER_ONLY = ("IPrec", "iprec", "11pt")
 
 
 def random_case(seed: int, n_queries: int = 5, max_docs: int = 8, n_scores: int = 3):

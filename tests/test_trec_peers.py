@@ -108,3 +108,18 @@ def test_fractional_labels_differ_from_pytrec_eval_and_say_so(tmp_path):
     path.write_text("1 0 b 1\n1 0 c 2\n1 0 a -0.5\n")
     with pytest.warns(UserWarning, match=re.escape(str(path)) + r": 1 label.*-0\.5.*line 3"):
         evaluate(str(path), run, ["ndcg"])
+
+
+def test_iprec_names_round_as_their_lenders():
+    """ir_measures' IPrec@x is pytrec_eval's (trec_eval 9: j = int(x R + 0.9)); trec_eval 10's
+    iprec_at_recall_x rounds j = lround(x R). IPrec@0.3 gave trec_eval 10's 1.0 where
+    ir_measures (and our provider) gives 0.375."""
+    pytrec_eval = require("pytrec_eval")
+    qrels = {"q": {d: 1 for d in "abcdefg"}}
+    run = {"q": {"a": 10.0, "b": 9.0, "n1": 8.0, "n2": 7.0, "n3": 6.0, "n4": 5.0, "n5": 4.0,
+                 "c": 3.0}}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)["q"]
+    res = evaluate(qrels, run, ["IPrec@0.3", "iprec_at_recall_0.30"], ties="docno").mean
+    assert res["IPrec@0.3"] == pytest.approx(theirs["iprec_at_recall_0.30"], abs=1e-12)
+    assert res["IPrec@0.3"] == pytest.approx(0.375, abs=1e-12)
+    assert res["iprec_at_recall_0.30"] == 1.0  # lround(2.1) = 2: the first two are relevant

@@ -110,8 +110,10 @@ class Measure:
         ``SetF(beta=x)`` uses trec_eval's ``set_F.x`` convention, (1 + x) P R / (x P + R).
     rule : {"trec", "trec9", "recall"}
         Interpolated precision: the count of relevant documents that reaches a recall level is
-        ``lround(level * R)`` (trec_eval 10), ``int(level * R + 0.9)`` (trec_eval 9 and
-        pytrec_eval) or the least j with ``j / R >= level`` (textbook).
+        ``lround(level * R)`` (trec_eval 10: the default of ``iprec_at_recall_x`` and
+        ``11pt_avg``), ``int(level * R + 0.9)`` (trec_eval 9 and pytrec_eval, hence
+        ir_measures: the default of ``IPrec@x``) or the least j with ``j / R >= level``
+        (textbook).
     levels : tuple of float or None
         Recall levels averaged by ``11pt_avg`` (None: 0, 0.1, ..., 1).
     ties, gain, discount, log_base, empty, denominator
@@ -444,6 +446,8 @@ def parse_measure(name: str | Measure) -> list[Measure]:
             raise ValueError(f"parameter {key!r} given twice in {name!r}")
         seen.add(key)
         _set_param(key, value, kind, name, opts)
+    if kind == "iprec":  # ir_measures' IPrec@x is pytrec_eval's (trec_eval 9) rounding
+        opts.setdefault("rule", "trec9")
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
 
 
