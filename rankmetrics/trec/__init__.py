@@ -438,7 +438,8 @@ def _check_options(ties: Any, threshold: Any, max_depth: Any, beta: Any, empty: 
     if not math.isfinite(threshold) or threshold <= 0:
         raise ValueError(
             f"threshold must be a finite number > 0 (labels <= 0 and unjudged documents are "
-            f"never relevant, as in trec_eval); got {threshold!r}"
+            f"never relevant here; trec_eval's -l 0 would count judged label-0 documents "
+            f"relevant, which rankmetrics does not offer); got {threshold!r}"
         )
     if max_depth is not None and (isinstance(max_depth, bool)
                                   or not isinstance(max_depth, numbers.Integral)):
@@ -530,7 +531,9 @@ def evaluate(
     ties : {"average", "optimistic", "pessimistic", "stable", "docno"}, default "average"
         Order of documents with equal scores. "average": the exact mean over all orderings
         (McSherry & Najork 2008); "optimistic"/"pessimistic": the best/worst ordering; "stable":
-        run order; "docno": document id descending (byte order), as trec_eval does.
+        run order; "docno": document id descending (byte order), as trec_eval does, the
+        scores compared as C floats (trec_eval 9.x, pytrec_eval; trec_eval 10.0 compares
+        doubles, so scores equal in single precision only are ordered by score there).
         IPrec and 11pt_avg are maxima over ranks with no exact tie average: they raise under
         "average".
     gain : {"linear", "exponential"}, sequence, mapping or callable, default "linear"
