@@ -30,28 +30,12 @@ from ..core.kernel import padded
 from ..core.plan import QueryPlan
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
 from .judged import bpref as _bpref
-from .match import Matched
+from .match import Matched, c_float_scores
 
 Values = NDArray[np.float64]
 Cut = int | None
 #: evaluations with at least this many retrieved rows may compute their kernel sums in threads
 PARALLEL_ROWS = 200_000
-
-
-def c_float_scores(scores: NDArray[np.float64]) -> NDArray[np.floating[Any]]:
-    """trec_eval's scores (C floats) with the same order and ties, finite: float32 when every
-    score is in its range ([mem] 4 bytes per row); else float64 where a score beyond the range,
-    inf as a C float (tied with every other such score of its sign, above or below every
-    finite one), is +-2 * FLT_MAX (the kernels rank finite scores only). ``scores``: finite
-    float64, shape (n,); returns a new array."""
-    with np.errstate(over="ignore"):
-        out = scores.astype(np.float32)
-    big = np.isinf(out)
-    if not big.any():
-        return out
-    wide = out.astype(np.float64)
-    wide[big] = np.copysign(2.0 * float(np.finfo(np.float32).max), wide[big])
-    return wide
 
 
 # ------------------------------------------------------------------------------ core adapter

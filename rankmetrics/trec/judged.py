@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .match import Matched
+from .match import Matched, c_float_scores
 
 Values = NDArray[np.float64]
 
@@ -71,7 +71,7 @@ def judged_only(m: Matched, ties: str, max_depth: int | None) -> Matched:
 def rank_order(m: Matched, ties: str) -> NDArray[np.int64]:
     """Row order by query, then score descending; equal scores keep the matched order (which is
     trec_eval's docno order for ``ties="docno"``, whose scores compare as C floats)."""
-    scores = m.run_scores.astype(np.float32) if ties == "docno" else m.run_scores
+    scores = c_float_scores(m.run_scores) if ties == "docno" else m.run_scores
     return np.lexsort((-scores, m.run_qidx)).astype(np.int64)
 
 
@@ -81,7 +81,7 @@ def _groups(m: Matched, order: NDArray[np.int64], ties: str,
     every row its own group, after sorting each tie group by ``key`` (descending for
     "optimistic", ascending for "pessimistic")."""
     q = m.run_qidx[order]
-    s = (m.run_scores.astype(np.float32) if ties == "docno" else m.run_scores)[order]
+    s = (c_float_scores(m.run_scores) if ties == "docno" else m.run_scores)[order]
     new = np.ones(order.size, dtype=bool)
     if order.size:
         new[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])

@@ -300,6 +300,22 @@ def _sorted(key: NDArray[np.int64]) -> bool:
     return bool(np.all(key[1:] >= key[:-1]))
 
 
+def c_float_scores(scores: NDArray[np.float64]) -> NDArray[np.floating[Any]]:
+    """trec_eval's scores (C floats) with the same order and ties, finite: float32 when every
+    score is in its range ([mem] 4 bytes per row); else float64 where a score beyond the range,
+    inf as a C float (tied with every other such score of its sign, above or below every
+    finite one), is +-2 * FLT_MAX (the kernels rank finite scores only). ``scores``: finite
+    float64, shape (n,); returns a new array."""
+    with np.errstate(over="ignore"):
+        out = scores.astype(np.float32)
+    big = np.isinf(out)
+    if not big.any():
+        return out
+    wide = out.astype(np.float64)
+    wide[big] = np.copysign(2.0 * float(np.finfo(np.float32).max), wide[big])
+    return wide
+
+
 def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
                  docs: pa.ChunkedArray) -> _Order:
     """trec_eval's order within a query: score (a C float) descending, then docno descending
