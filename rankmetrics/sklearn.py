@@ -190,6 +190,7 @@ def _ranking_score(
     *,
     qid: ArrayLike | None = None,
     groups: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
     metric: Measure,
     name: str | None = None,
     **options: Any,
@@ -198,7 +199,9 @@ def _ranking_score(
 
     ``qid`` / ``groups`` are the routed per-row query ids of the evaluated rows; ``metric`` is a
     parsed measure, ``name`` the user's name for messages and ``options`` the keyword options of
-    :meth:`rankmetrics.QueryPlan.evaluate`.
+    :meth:`rankmetrics.QueryPlan.evaluate`. ``sample_weight`` (per row, non-negative): a query
+    weighs the mean of its rows' weights (LightGBM's rule, as the LightGBM adapter) in a
+    weighted mean over queries.
     """
     label = metric.name if name is None else name
     who = f"ranking scorer {label!r}"
@@ -224,15 +227,20 @@ def _ranking_score(
             RankingCVWarning,
             stacklevel=2,
         )
-    return _mean(metric, y_true, scores, q, options)
+    qw = None
+    if sample_weight is not None:
+        w = check_weights(sample_weight, (q.shape[0],), "sample_weight")
+        inv = np.unique(q, return_inverse=True)[1].ravel()
+        qw = np.bincount(inv, weights=w, minlength=sizes.size) / sizes
+    return _mean(metric, y_true, scores, q, options, qw)
 
 
 def _mean(metric: Measure, y_true: ArrayLike, y_score: ArrayLike, q: ArrayLike | None,
-          options: dict[str, Any]) -> float:
+          options: dict[str, Any], query_weight: np.ndarray | None = None) -> float:
     labels, scores, qq = flatten_inputs(y_true, y_score, q)
     plan = QueryPlan._from_checked(labels, qq)  # validated once; the plan lives for this call
     values = plan.evaluate(scores, [metric], **options)[metric.name]
-    return weighted_mean(values, None, plan.n_queries)
+    return weighted_mean(values, query_weight, plan.n_queries, "sample_weight")
 
 
 def _training_layout(estimator: Any) -> tuple[np.ndarray, np.ndarray] | None:
@@ -302,6 +310,15 @@ if _Scorer is not None:
             if q is not None:
                 _check_split_queries(estimator, q, self._display_name, self._split_queries)
             return super()._score(method_caller, estimator, X, y_true, **kwargs)
+
+        def set_score_request(self, **kwargs: Any) -> Any:
+            """As scikit-learn's, but adding to the requests already set (``qid``, ``groups``)
+            instead of replacing them: ``set_score_request(sample_weight=True)`` alone would
+            stop routing the query ids, and every call would then fail for want of them."""
+            current = getattr(self, "_metadata_request", None)
+            kept = {} if current is None else {
+                p: a for p, a in current.score.requests.items() if p not in kwargs}
+            return super().set_score_request(**kept, **kwargs)
 
         def __repr__(self) -> str:
             shown = {k: v for k, v in self._kwargs.items() if k not in ("metric", "name", "k")}

@@ -369,6 +369,29 @@ def test_ndcg_score_and_dcg_score_give_sklearns_number(seed, k):
         rm.ndcg(y, s, k=k).mean(), abs=1e-15)
 
 
+def test_ndcg_score_takes_sklearns_ignore_ties_and_names_sample_weight():
+    """scikit-learn's ``ignore_ties`` was a TypeError naming ``ndcg`` (not a parameter), and a
+    wrong-length ``sample_weight`` was reported as ``query_weight``."""
+    skm = require("sklearn.metrics")
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 4, (5, 8))
+    s = rng.normal(size=(5, 8))  # no ties: both switches give sklearn's number
+    for ignore in (False, True):
+        for ours, theirs in ((rm.ndcg_score, skm.ndcg_score), (rm.dcg_score, skm.dcg_score)):
+            assert ours(y, s, k=3, ignore_ties=ignore) == pytest.approx(
+                theirs(y, s, k=3, ignore_ties=ignore), abs=1e-12)
+    tied = np.round(s, 0)
+    assert rm.ndcg_score(y, tied, ignore_ties=False) == pytest.approx(
+        skm.ndcg_score(y, tied), abs=1e-12)
+    assert rm.ndcg_score(y, tied, ignore_ties=True) == rm.ndcg_score(y, tied, ties="stable")
+    with pytest.raises(TypeError, match="ties or ignore_ties"):
+        rm.ndcg_score(y, s, ignore_ties=True, ties="average")
+    with pytest.raises(TypeError, match="ignore_ties must be True or False"):
+        rm.ndcg_score(y, s, ignore_ties="yes")
+    with pytest.raises(ValueError, match="sample_weight must have one weight per query"):
+        rm.ndcg_score(y, s, sample_weight=[1.0, 2.0])
+
+
 def test_issue_example_ndcg_score_on_sklearns_layout():
     skm = require("sklearn.metrics")
     y = np.asarray([[10, 0, 0, 1, 5]])

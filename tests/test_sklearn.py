@@ -792,3 +792,27 @@ def test_estimator_checks_with_lightgbm_ranker():
         results = _run_checks(est, expected_failed_checks=LIGHTGBM_EXPECTED_FAILURES)
     assert _failures(results).keys() == LIGHTGBM_EXPECTED_FAILURES.keys()
     assert all(r["status"] == "expected failure" for r in _failures(results).values())
+
+
+def test_scorer_takes_sample_weight_and_keeps_its_query_id_requests(data, routing):
+    """``scorer(est, X, y, qid=q, sample_weight=w)`` raised a TypeError from the core, and
+    ``set_score_request(sample_weight=True)`` dropped the ``qid``/``groups`` requests, so a
+    search then failed for want of query ids. A query now weighs the mean of its rows'
+    weights (LightGBM's rule), and the requests add up."""
+    X, y, q = data
+    w = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    est = Ridge().fit(X, y)
+    scorer = make_ranking_scorer("ndcg@5").set_score_request(sample_weight=True)
+    requests = scorer.get_metadata_routing().score.requests
+    assert requests == {"qid": True, "groups": True, "sample_weight": True}
+    values = rankmetrics.ndcg(y, est.predict(X), q, k=5, gain="linear")
+    _, inv = np.unique(q, return_inverse=True)
+    qw = np.bincount(inv, weights=w) / np.bincount(inv)
+    assert scorer(est, X, y, qid=q, sample_weight=w) == pytest.approx(
+        np.average(values, weights=qw), abs=1e-12)
+    assert scorer(est, X, y, qid=q) == pytest.approx(values.mean(), abs=1e-12)
+    with pytest.raises(ValueError, match="sample_weight"):
+        scorer(est, X, y, qid=q, sample_weight=w[:-1])
+    got = cross_val_score(Ridge().set_fit_request(sample_weight=False), X, y, cv=GroupKFold(3),
+                          scoring=scorer, params={"groups": q, "sample_weight": w})
+    assert got.shape == (3,) and np.all(np.isfinite(got))

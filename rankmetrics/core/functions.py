@@ -628,6 +628,9 @@ _SKLEARN_NOTE = """
     keeps :func:`{name}`'s default; pass ``gain="exponential"`` for 2**l - 1 (LightGBM's gain,
     the default of :func:`{name}`). ``sample_weight`` is scikit-learn's spelling of
     ``query_weight`` (one weight per row of the 2-D layout, i.e. per query).
+    ``ignore_ties=False`` (scikit-learn's default) is ``ties="average"``, scikit-learn's
+    tie-averaged form; ``ignore_ties=True`` is ``ties="stable"`` (row order within ties, where
+    scikit-learn's order of tied scores is its sort's; equal without ties).
 """
 
 
@@ -637,12 +640,21 @@ def _mean_form(fn: Callable[..., Values], *, defaults: dict[str, Any] | None = N
 
     def score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
               query_weight: ArrayLike | None = None, **kwargs: Any) -> float:
+        weight_name = "query_weight"
         if preset and "sample_weight" in kwargs:
             if query_weight is not None:
                 raise TypeError("pass query_weight or sample_weight, not both")
             query_weight = kwargs.pop("sample_weight")
+            weight_name = "sample_weight"
+        if preset and "ignore_ties" in kwargs:  # scikit-learn's switch
+            ignore = kwargs.pop("ignore_ties")
+            if not isinstance(ignore, (bool, np.bool_)):
+                raise TypeError(f"ignore_ties must be True or False; got {ignore!r}")
+            if "ties" in kwargs:
+                raise TypeError("pass ties or ignore_ties, not both")
+            kwargs["ties"] = "stable" if ignore else "average"
         values = fn(y_true, y_score, qid, **{**preset, **kwargs})
-        return weighted_mean(values, query_weight, values.shape[0])
+        return weighted_mean(values, query_weight, values.shape[0], weight_name)
 
     score.__name__ = score.__qualname__ = name or f"{fn.__name__}_score"
     doc = _SCORE_DOC.format(name=fn.__name__)

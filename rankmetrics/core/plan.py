@@ -1248,12 +1248,14 @@ def _index_queries(qid: np.ndarray) -> tuple[np.ndarray, NDArray[np.int64]]:
     return qids, inv.ravel().astype(np.int64)
 
 
-def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int) -> float:
-    """Mean of per-query values, NaN (skipped) queries left out; optional per-query weights."""
+def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int,
+                  name: str = "query_weight") -> float:
+    """Mean of per-query values, NaN (skipped) queries left out; optional per-query weights
+    (errors name them ``name``)."""
     if query_weight is None:
         w = np.ones(n_queries)
     else:
-        w = check_weights(query_weight, (n_queries,), "query_weight")
+        w = check_weights(query_weight, (n_queries,), name)
     keep = ~np.isnan(values)
     total = w[keep].sum()
     if not keep.any() or total == 0:
