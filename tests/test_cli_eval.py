@@ -155,3 +155,19 @@ def test_parser_offers_the_api_tie_modes_without_importing_pandas():
     parser = _cli_eval.add_parser(sub)
     ties = next(a for a in parser._actions if a.dest == "ties")
     assert tuple(ties.choices) == TIES
+
+
+def test_trec_format_prints_trec_eval_spellings_of_dotted_names(files, capsys):
+    """trec_eval prints ``-m P.5`` as P_5 and ``iprec_at_recall.0.1`` as iprec_at_recall_0.10
+    (its own output, trec_eval 10.0); we printed the names as typed, so a script reading
+    trec_eval's lines found none. Other names are printed as given."""
+    from rankmetrics.measures.grammar import trec_eval_spelling
+
+    code, out, _ = run_cli(capsys, *files, "--format", "trec", "--ties", "docno", "-m",
+                           "P.5,set_F.0.5,iprec_at_recall.0.1,ndcg_cut.10,map_cut.5,recall.5,"
+                           "success.1,nDCG@10")
+    assert code == 0
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == [
+        "P_5", "set_F_0.5", "iprec_at_recall_0.10", "ndcg_cut_10", "map_cut_5", "recall_5",
+        "success_1", "nDCG@10"]
+    assert trec_eval_spelling("P_5") == "P_5" and trec_eval_spelling("AP@5") == "AP@5"

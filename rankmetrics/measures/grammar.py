@@ -451,6 +451,20 @@ def parse_measure(name: str | Measure) -> list[Measure]:
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
 
 
+def trec_eval_spelling(name: str) -> str:
+    """The name trec_eval prints for a trec_eval measure name given with a dot (``P.5`` ->
+    ``P_5``, ``ndcg_cut.10`` -> ``ndcg_cut_10``, ``iprec_at_recall.0.1`` ->
+    ``iprec_at_recall_0.10``, ``set_F.0.5`` -> ``set_F_0.5``); any other name as it is."""
+    text = name.strip()
+    m = _TREC_CUT_RE.match(text.lower())
+    if m is None or text[len(m.group(1))] != ".":
+        return name
+    param = text[len(m.group(1)) + 1:]
+    if m.group(1) == "iprec_at_recall":
+        param = f"{float(param):.2f}"
+    return f"{text[:len(m.group(1))]}_{param}"
+
+
 def measure_items(names: Any, arg: str = "metrics") -> list[Any]:
     """``names`` as a list of its items: a string or measure object is one item, any other
     iterable gives its items (not yet parsed).

@@ -46,7 +46,7 @@ import pandas as pd
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key, gain_key
 from ..core.validation import TIES as CORE_TIES
 from ..core.validation import check_empty, check_positive_real
-from ..measures.grammar import ORDER_ONLY_KINDS, Measure, parse_measures
+from ..measures.grammar import ORDER_ONLY_KINDS, Measure, parse_measures, trec_eval_spelling
 from . import io as _trec_io
 from . import judged as _judged
 from . import match as _match
@@ -391,10 +391,11 @@ class EvalResult:
         NumRet                	all	2
         """
         lines = []
+        shown = {m: trec_eval_spelling(m) for m in self.mean}  # P.5 is printed P_5
         if per_query:
             for qid, row in self.per_query.iterrows():
-                lines += [f"{m:<22}\t{qid}\t{self._fmt(m, v)}" for m, v in row.items()]
-        lines += [f"{m:<22}\tall\t{self._fmt(m, v)}" for m, v in self.mean.items()]
+                lines += [f"{shown[m]:<22}\t{qid}\t{self._fmt(m, v)}" for m, v in row.items()]
+        lines += [f"{shown[m]:<22}\tall\t{self._fmt(m, v)}" for m, v in self.mean.items()]
         return "\n".join(lines)
 
     def to_json(self, *, per_query: bool = True) -> str:
