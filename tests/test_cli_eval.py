@@ -171,3 +171,16 @@ def test_trec_format_prints_trec_eval_spellings_of_dotted_names(files, capsys):
         "P_5", "set_F_0.5", "iprec_at_recall_0.10", "ndcg_cut_10", "map_cut_5", "recall_5",
         "success_1", "nDCG@10"]
     assert trec_eval_spelling("P_5") == "P_5" and trec_eval_spelling("AP@5") == "AP@5"
+
+
+def test_trec_eval_parameter_lists(files, capsys):
+    """``-m P.5,10`` is trec_eval's P_5 and P_10 (its output, trec_eval 10.0); the list was
+    split into "P.5" and an unknown measure "10"."""
+    code, out, _ = run_cli(capsys, *files, "--format", "trec", "--ties", "docno", "-m",
+                           "P.5,10", "-m", "ndcg_cut.5,10,map", "-m", "iprec_at_recall.0.1,0.5")
+    assert code == 0
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == [
+        "P_5", "P_10", "ndcg_cut_5", "ndcg_cut_10", "map", "iprec_at_recall_0.10",
+        "iprec_at_recall_0.50"]
+    code, out, err = run_cli(capsys, *files, "-m", "P_5,10")  # no dotted name before the 10
+    assert code != 0 and "'10'" in err

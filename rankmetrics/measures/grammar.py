@@ -202,8 +202,22 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
 
 
 def split_measure_list(text: str) -> list[str]:
-    """``"nDCG@10, P(rel=2)@5"`` -> ``["nDCG@10", "P(rel=2)@5"]`` (commas inside () kept)."""
-    return _split_top(text)
+    """``"nDCG@10, P(rel=2)@5"`` -> ``["nDCG@10", "P(rel=2)@5"]`` (commas inside () kept).
+
+    trec_eval's parameter lists are read as trec_eval reads them: ``"P.5,10"`` ->
+    ``["P.5", "P.10"]``, ``"ndcg_cut.5,10,20"``, ``"iprec_at_recall.0.1,0.5"`` (a bare number
+    after a dotted trec_eval name is another parameter of it)."""
+    out: list[str] = []
+    prefix = None
+    for item in _split_top(text):
+        bare = item.strip()
+        if prefix is not None and re.fullmatch(r"[0-9]*\.?[0-9]+", bare):
+            out.append(prefix + bare)
+            continue
+        m = _TREC_CUT_RE.match(bare.lower())
+        prefix = bare[:len(m.group(1)) + 1] if m and bare[len(m.group(1))] == "." else None
+        out.append(item)
+    return out
 
 
 def _number(value: str, what: str) -> float:
