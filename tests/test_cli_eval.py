@@ -182,5 +182,7 @@ def test_trec_eval_parameter_lists(files, capsys):
     assert [line.split("\t")[0].strip() for line in out.splitlines()] == [
         "P_5", "P_10", "ndcg_cut_5", "ndcg_cut_10", "map", "iprec_at_recall_0.10",
         "iprec_at_recall_0.50"]
+    code, out, _ = run_cli(capsys, *files, "-m", "map", "-m", "map,P_2", "--format", "trec")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["map", "P_2"]
     code, out, err = run_cli(capsys, *files, "-m", "P_5,10")  # no dotted name before the 10
     assert code != 0 and "'10'" in err

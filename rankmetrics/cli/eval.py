@@ -123,7 +123,7 @@ def _measures(values: list[str] | None, ties: str) -> list[str]:
                 "exact tie average (add --ties docno for trec_eval's order and all of them)\n"
             )
         out.extend(keep)
-    return out
+    return list(dict.fromkeys(out))  # a measure asked for twice is printed once (trec_eval)
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
