@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core.plan import QueryPlan
-from .core.validation import check_string_ids, check_ties
+from .core.validation import check_string_ids, check_ties, check_weights
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -132,7 +132,7 @@ def evaluate_frame(
         _check_not_null(pdf, weight, "weight", qid, part)
     q = _qid_array(pdf[qid], part)
     try:
-        plan = QueryPlan(pdf[label].to_numpy(dtype=np.float64), q)
+        plan = QueryPlan(pdf[label].to_numpy(), q)  # the core's label rule (no text)
         values = plan.evaluate(pdf[score].to_numpy(), list(names), ties=ties, **options)
     except (ValueError, TypeError) as exc:
         raise type(exc)(
@@ -149,9 +149,11 @@ def evaluate_frame(
     for n in names:
         out[n] = values[n]
     if weight is not None:
-        w = pdf[weight].to_numpy(dtype=np.float64)
-        if not np.all(np.isfinite(w)) or w.min() < 0:
-            raise ValueError(f"column {weight!r} (weight) must be finite and >= 0{_where(part)}")
+        try:
+            w = check_weights(pdf[weight].to_numpy(), (len(pdf),), f"column {weight!r} (weight)",
+                              per="weight per row")
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"{exc}{_where(part)}") from None
         qids, inv = np.unique(q, return_inverse=True)
         assert np.array_equal(qids, plan.qids)
         out[WEIGHT] = np.bincount(inv.ravel(), weights=w) / plan.sizes

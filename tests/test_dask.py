@@ -353,3 +353,16 @@ def test_object_qids_of_mixed_types_raise_instead_of_merging_or_splitting(ids):
                              aligned=True).mean["ndcg"]
     assert got == pytest.approx(float(np.mean(QueryPlan(same["label"], [7, 7, 8, 8]).ndcg(
         same["score"].to_numpy()))), abs=1e-12)
+
+
+def test_text_labels_and_weights_take_the_cores_rule():
+    """String labels ("2") and weights were parsed as numbers (the column cast to float64),
+    where the core refuses text; now the core's TypeError, naming the column and partition."""
+    pdf = pd.DataFrame({"qid": [1, 1, 2, 2], "label": ["1", "0", "0", "2"],
+                        "score": [0.9, 0.1, 0.5, 0.3], "w": [1.0, 1.0, 2.0, 2.0]})
+    ddf = dd.from_pandas(pdf, npartitions=1)
+    with pytest.raises(TypeError, match=r"label='label'.*y_true must be numeric"):
+        rdask.evaluate(ddf, "ndcg", aligned=True)
+    texted = pdf.assign(label=[1, 0, 0, 2], w=["1", "1", "2", "2"])
+    with pytest.raises(TypeError, match=r"column 'w' \(weight\).* in partition 0"):
+        rdask.evaluate(dd.from_pandas(texted, npartitions=1), "ndcg", weight="w", aligned=True)
