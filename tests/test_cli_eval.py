@@ -186,3 +186,16 @@ def test_trec_eval_parameter_lists(files, capsys):
     assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["map", "P_2"]
     code, out, err = run_cli(capsys, *files, "-m", "P_5,10")  # no dotted name before the 10
     assert code != 0 and "'10'" in err
+
+
+def test_run_from_stdin(files):
+    """trec_eval 10 reads the run from stdin when its path is "-"; we said "run file not
+    found: -". The numbers are those of the same run read from its file."""
+    qrels, run = files
+    args = [sys.executable, "-m", "rankmetrics", "eval", qrels, "-", "-m", "map,P_2",
+            "--format", "trec", "--ties", "docno"]
+    with open(run, "rb") as f:
+        piped = subprocess.run(args, stdin=f, capture_output=True, check=True).stdout
+    args[5] = run
+    assert piped == subprocess.run(args, capture_output=True, check=True).stdout
+    assert b"map" in piped

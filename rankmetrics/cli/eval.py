@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 from typing import Any
 
 from ..core.gains import DISCOUNTS
@@ -60,7 +63,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("qrels", help="qrels file (.gz accepted)")
-    p.add_argument("run", help="run file (.gz accepted)")
+    p.add_argument("run", help="run file (.gz accepted; - reads it from stdin, as trec_eval 10)")
     p.add_argument("-m", "--measure", action="append", dest="measures", metavar="MEASURE",
                    help="measure name; repeat or separate with commas (default: "
                         + ", ".join(DEFAULT_MEASURES) + ")")
@@ -160,13 +163,20 @@ def run(args: argparse.Namespace) -> int:
 
     if args.digits < 0:
         raise ValueError(f"--digits must be >= 0; got {args.digits}")
-    result = evaluate(
-        args.qrels, args.run, _measures(args.measures, args.ties), ties=args.ties,
-        gain=args.gain,
-        discount=args.discount, log_base=args.log_base, threshold=args.threshold,
-        complete=args.complete, max_depth=args.max_depth, beta=args.beta, empty=args.empty,
-        progress=_show_progress(args), judged_only=args.judged_only,
-    )
+    with contextlib.ExitStack() as stack:
+        run_src = args.run
+        if run_src == "-":  # trec_eval 10 reads the run from stdin: copied in blocks to a file
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="rankmetrics-"))
+            run_src = os.path.join(tmp, "stdin.run")
+            with open(run_src, "wb") as f:
+                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+        result = evaluate(
+            args.qrels, run_src, _measures(args.measures, args.ties), ties=args.ties,
+            gain=args.gain,
+            discount=args.discount, log_base=args.log_base, threshold=args.threshold,
+            complete=args.complete, max_depth=args.max_depth, beta=args.beta, empty=args.empty,
+            progress=_show_progress(args), judged_only=args.judged_only,
+        )
     text = render(result, args.format, args.per_query, args.digits)
     sys.stdout.write(text + "\n")
     return 0
