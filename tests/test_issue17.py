@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import pickle
 import sys
+import warnings
 from decimal import Decimal
 from fractions import Fraction
 
@@ -557,3 +558,35 @@ def test_issue17_same_kind_lightgbm_names_its_arguments():
         make_eval_metric("ndcg")([1, 0], [2**63, 1], None, [2])
     with pytest.raises(ValueError, match="y_true must be non-negative"):
         make_eval_metric("ndcg")([-1, 0], [1.0, 2.0], None, [2])
+
+
+def test_issue17_same_kind_analysis_edges():
+    """avg_pos of a scalar raised IndexError; render_report(digits=-1) a format error from
+    Python; session_dcg's depth error offered None, which it refuses; weights of 1e308
+    gave NaN (their sum overflows) and of 1e-320 a mean off in the 7th digit (subnormal)."""
+    from rankmetrics.analysis.report import render_report
+    from rankmetrics.analysis.session import session_dcg
+    from rankmetrics.analysis.vectors import avg_pos
+    from rankmetrics.stats import compare
+
+    with pytest.raises(ValueError, match="vector must be 1-D"):
+        avg_pos(5.0, 1)
+    c = compare({"A": [0.2, 0.4, 0.3, 0.5], "B": [0.3, 0.6, 0.4, 0.7]})
+    with pytest.raises(ValueError, match="digits must be >= 0"):
+        render_report([c], "text", digits=-1)
+    with pytest.raises(TypeError, match="digits must be an int"):
+        render_report([c], "text", digits=2.5)
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match=r"depth must be a positive int \(X"):
+            session_dcg([1, 0], [0.5, 0.2], session=[1, 1], query=[1, 1], depth=bad)
+    y, s, q = [1, 0, 2, 0, 1, 1], [0.1, 0.4, 0.3, 0.2, 0.5, 0.1], [0, 0, 1, 1, 2, 2]
+    plain = rm.ndcg_score(y, s, q, query_weight=[1.0, 2.0, 3.0])
+    for scale in (1e300, 1e-320):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = rm.ndcg_score(y, s, q, query_weight=[1 * scale, 2 * scale, 3 * scale])
+        assert got == pytest.approx(plain, rel=1e-12), scale
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rm.ndcg_score(y, s, q, query_weight=[1e308] * 3) == pytest.approx(
+            rm.ndcg_score(y, s, q), rel=1e-12)

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -323,6 +324,10 @@ def render_report(comparisons: Sequence[Comparison], format: str = "text", *, di
     from ..core.validation import check_choice
 
     check_choice("format", format, FORMATS)
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral):
+        raise TypeError(f"digits must be an int >= 0; got {digits!r}")
+    if digits < 0:
+        raise ValueError(f"digits must be >= 0; got {digits}")
     t = report_table(comparisons, symbols=symbols, repeat=repeat)
     if format == "text":
         return render_text(t, digits=digits, relative=relative)

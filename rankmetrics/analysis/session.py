@@ -537,9 +537,13 @@ def session_dcg(
         raise ValueError("y_true is empty: at least one retrieved document is needed")
     sess = check_qid(session, n)
     qno = _query_numbers(query, n)
-    x = check_k(depth, "depth")
-    if x is None:
+    if depth is None:
         raise TypeError("depth must be a positive int (X, e.g. 10)")
+    try:
+        x = check_k(depth, "depth")
+    except (TypeError, ValueError) as exc:  # check_k's message also offers None
+        raise type(exc)(f"depth must be a positive int (X, e.g. 10); got {depth!r}") from None
+    assert x is not None
     bq = check_positive_real("query_log_base", query_log_base, above=1.0)
     check_choice("duplicates", duplicates, _DUPLICATES)
     check_ties(ties)

@@ -430,10 +430,15 @@ def align_scores(
 def _to_matrix(scores: Any, systems: Sequence[str] | None
                ) -> tuple[tuple[str, ...], np.ndarray, Values]:
     if hasattr(scores, "columns") and hasattr(scores, "index"):  # DataFrame
-        names = tuple(str(c) for c in scores.columns)
-        return names, np.asarray(scores.index), np.asarray(scores, dtype=np.float64)
+        names = _system_names(scores.columns)
+        index = np.asarray(scores.index)
+        ids = np.empty(index.shape[0], dtype=object)
+        ids[:] = index.tolist()
+        check_qid(ids, ids.shape[0], "query ids of scores")  # as a mapping's keys
+        _unique_ids(scores.index)
+        return names, index, scores.to_numpy(dtype=np.float64, na_value=np.nan)
     if isinstance(scores, Mapping):
-        names = tuple(str(k) for k in scores)
+        names = _system_names(scores)
         vals = list(scores.values())
         keyed = [_keyed(v) for v in vals]
         if all(k is None for k in keyed):
@@ -477,12 +482,47 @@ def _to_matrix(scores: Any, systems: Sequence[str] | None
     return names, np.arange(arr.shape[0]), arr
 
 
+def _system_names(keys: Any) -> tuple[str, ...]:
+    """System names as strings, none twice (``1`` and ``"1"`` would share a report column)."""
+    names = tuple(str(k) for k in keys)
+    if len(set(names)) < len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"system name {twice!r} is given twice (names are compared as strings)")
+    return names
+
+
+def _unique_ids(index: Any) -> None:
+    """A Series/DataFrame index holds each query once (a repeated one would lose values)."""
+    if index.has_duplicates:
+        q = index[index.duplicated()][0]
+        raise ValueError(
+            f"per-query scores list query {q.item() if isinstance(q, np.generic) else q!r} "
+            "twice; give one value per query"
+        )
+
+
+def _value(x: Any) -> float:
+    """A per-query value; None / pandas.NA are missing (NaN), as in a list."""
+    return math.nan if x is None or x is pd_NA() else float(x)
+
+
+def pd_NA() -> Any:  # noqa: N802 - pandas' own name
+    """pandas.NA, or a fresh object (equal to nothing) without pandas."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is part of the stats extra
+        return object()
+    return pd.NA
+
+
 def _keyed(v: Any) -> dict[Any, float] | None:
     if hasattr(v, "index") and hasattr(v, "to_numpy"):  # pandas Series
+        _unique_ids(v.index)
         return {(q.item() if isinstance(q, np.generic) else q): float(x)
-                for q, x in zip(v.index, v.to_numpy(dtype=np.float64), strict=True)}
+                for q, x in zip(v.index, v.to_numpy(dtype=np.float64, na_value=np.nan),
+                                strict=True)}
     if isinstance(v, Mapping):
-        return {q: float(x) for q, x in v.items()}
+        return {q: _value(x) for q, x in v.items()}
     return None
 
 
@@ -502,7 +542,9 @@ def _paired_t(d: Values) -> tuple[float, float, float]:
 
 
 def _wilcoxon(d: Values) -> tuple[float, float, float]:
-    """(W = min(W+, W-), p, matched-pairs rank-biserial r); zero differences are dropped."""
+    """(W = min(W+, W-), p, matched-pairs rank-biserial r); zero differences are dropped. The
+    p-value is ``scipy.stats.wilcoxon(d)``'s (zero_method="wilcox"), given every difference:
+    scipy chooses its exact, permutation or normal method on them, zeros included."""
     stats = _scipy_stats()
     nz = d[d != 0]
     if nz.size == 0:
@@ -510,7 +552,7 @@ def _wilcoxon(d: Values) -> tuple[float, float, float]:
     ranks = stats.rankdata(np.abs(nz))
     w_plus = float(ranks[nz > 0].sum())
     w_minus = float(ranks[nz < 0].sum())
-    res = stats.wilcoxon(nz, zero_method="wilcox", alternative="two-sided")
+    res = stats.wilcoxon(d, zero_method="wilcox", alternative="two-sided")
     return min(w_plus, w_minus), float(res.pvalue), (w_plus - w_minus) / (w_plus + w_minus)
 
 
@@ -594,8 +636,9 @@ def compare(
         ``rankmetrics.ndcg(...)`` values or ``EvalResult.per_query`` columns.
     test : {"t", "wilcoxon", "friedman", "anova"}, default "t"
         "t": paired t-test for every pair. "wilcoxon": Wilcoxon signed-rank test for every pair
-        (zero differences dropped; scipy's exact distribution for small samples without ties,
-        the normal approximation otherwise). "friedman": Friedman's test over all systems (ranks
+        (zero differences dropped; the p-value is ``scipy.stats.wilcoxon``'s on the paired
+        differences, by the method scipy chooses for them). "friedman": Friedman's test over all
+        systems (ranks
         within queries, tie-corrected), with Conover's post-hoc comparisons for pairs.
         "anova": two-way ANOVA without replication (systems x queries, queries as blocks), with
         Tukey's HSD for pairs. "randomization": Fisher's randomization test of the mean paired

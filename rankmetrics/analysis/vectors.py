@@ -107,7 +107,7 @@ def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64]
     Raises
     ------
     ValueError
-        k outside 1..depth or start outside 1..k.
+        k outside 1..depth or start outside 1..k; a vector that is not 1-D or 2-D.
 
     References
     ----------
@@ -122,6 +122,9 @@ def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64]
     0.25
     """
     v = np.asarray(vector, dtype=np.float64)
+    if v.ndim not in (1, 2):
+        raise ValueError(f"vector must be 1-D (depth,) or 2-D (n_vectors, depth); got shape "
+                         f"{v.shape}")
     kk = check_k(k)
     if kk is None or kk > v.shape[-1]:
         raise ValueError(f"k must be between 1 and the vector length {v.shape[-1]}; got {k}")

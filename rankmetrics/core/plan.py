@@ -1256,6 +1256,9 @@ def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int
         w = np.ones(n_queries)
     else:
         w = check_weights(query_weight, (n_queries,), name)
+        top = float(w.max()) if w.size else 0.0
+        if top > 1e150 or 0.0 < top < 1e-150:  # weights whose sums overflow or go subnormal
+            w = w / top  # the mean is the same for weights scaled alike
     keep = ~np.isnan(values)
     total = w[keep].sum()
     if not keep.any() or total == 0:
