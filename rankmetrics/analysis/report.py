@@ -172,9 +172,14 @@ def render_text(t: ReportTable, *, digits: int = 3, relative: bool = True) -> st
 
 
 def _md_escape(s: str) -> str:
-    out = s
+    """Text as literal Markdown in a table cell or list item: emphasis and table markers
+    escaped, a line break made a space, and a leading heading or list marker escaped (a
+    legend line "# = p < ..." would be a heading, "+ = ..." a nested list)."""
+    out = " ".join(s.splitlines())
     for ch in ("\\", "*", "|", "_"):
         out = out.replace(ch, "\\" + ch)
+    if out[:1] in ("#", "+", "-"):
+        out = "\\" + out
     return out
 
 
