@@ -590,3 +590,20 @@ def test_issue17_same_kind_analysis_edges():
         warnings.simplefilter("error")
         assert rm.ndcg_score(y, s, q, query_weight=[1e308] * 3) == pytest.approx(
             rm.ndcg_score(y, s, q), rel=1e-12)
+
+
+def test_issue17_same_kind_curve_depth_beyond_memory():
+    """A curve of depth 2**40 (check_k allows 2**62) failed with numpy's MemoryError ("Unable
+    to allocate 8.00 TiB"); now a ValueError naming depth, before anything is allocated."""
+    from rankmetrics.analysis.session import session_dcg
+
+    calls = [lambda: rm.cg_curve([1, 0], [0.5, 0.2], depth=2**40),
+             lambda: rm.ndcg_curve([1, 0], [0.5, 0.2], depth=2**40),
+             lambda: rm.ideal_dcg_curve([1, 0], depth=2**40),
+             lambda: rm.ideal_cg_curve([1, 0], depth=2**40),
+             lambda: session_dcg([1, 0], [0.5, 0.2], session=[1, 1], query=[1, 1],
+                                 doc=["a", "b"], depth=2**40)]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"depth=1099511627776 asks for a \(1, 10995"):
+            call()
+    assert rm.ndcg_curve([1, 0], [0.5, 0.2], depth=1000).shape == (1, 1000)

@@ -37,6 +37,7 @@ from ..core.validation import (
     check_labels,
     check_positive_real,
     check_qid,
+    check_result_size,
     check_scores,
     check_string_ids,
     check_ties,
@@ -622,6 +623,7 @@ def session_dcg(
     n_per = np.zeros(n_s, dtype=np.int64)
     np.maximum.at(n_per, inst_s, inst_q)
     active = np.arange(1, m_q + 1)[None, :] <= n_per[:, None]  # (n_s, m_q)
+    check_result_size(n_s * m_q, x)
     c = np.zeros((n_s, m_q, x))
     c[inst_s, inst_q - 1] = curves
     if pad:

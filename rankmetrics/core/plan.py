@@ -42,6 +42,7 @@ from .validation import (
     check_labels,
     check_positive_real,
     check_qid,
+    check_result_size,
     check_scores,
     check_threshold,
     check_ties,
@@ -928,6 +929,7 @@ class QueryPlan:
         depth = check_k(depth, "depth")
         if depth is None:
             raise TypeError("depth must be a positive int")
+        check_result_size(self.n_queries, depth)
         g = self._gain_ext(gain)  # before the ranking's buffers exist
         ranking = self._ranking(y_score, (depth,), ties)
         disc = np.ones(depth) if discount is None else self._discount(discount, log_base, depth)
@@ -1018,6 +1020,7 @@ class QueryPlan:
         d = check_k(depth, "depth")
         if d is None:
             raise TypeError("depth must be a positive int")
+        check_result_size(self.n_queries, d)
         return self._ideal_curve(gain, np.ones(d), d)
 
     def ideal_dcg_curve(self, *, depth: int, gain: GainLike = "exponential",
@@ -1026,6 +1029,7 @@ class QueryPlan:
         d = check_k(depth, "depth")
         if d is None:
             raise TypeError("depth must be a positive int")
+        check_result_size(self.n_queries, d)
         return self._ideal_curve(gain, self._discount(discount, log_base, d), d)
 
     # ------------------------------------------------------------------- many at once

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import math
 import numbers
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -490,6 +491,23 @@ def check_weights(weights: ArrayLike, shape: tuple[int, ...], name: str,
     if w.size and w.min() < 0:
         raise ValueError(f"{name} must be >= 0; found {w.min():g}")
     return w
+
+
+def check_result_size(n: int, depth: int, name: str = "depth") -> None:
+    """An (n, depth) float64 result (a curve) that this machine's memory can hold; else a
+    ValueError naming ``name`` (a huge depth failed with numpy's MemoryError, or worse, was
+    allocated lazily and killed the process while filled)."""
+    need = 8 * int(n) * int(depth)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - not a POSIX system
+        total = 1 << 50
+    if need > total:
+        raise ValueError(
+            f"{name}={depth} asks for a ({n}, {depth}) float64 result of {need / 2**30:.3g} GiB, "
+            f"more than this machine's {total / 2**30:.3g} GiB of memory; a curve is constant "
+            "past its list's length, so a depth of at most the longest list gives every value"
+        )
 
 
 #: The largest cutoff or depth taken (a rank past every list: the kernels hold ranks in int64).
