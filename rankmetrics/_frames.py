@@ -14,6 +14,7 @@ import numpy as np
 
 from .core.plan import QueryPlan
 from .core.validation import check_string_ids, check_ties, check_weights
+from .measures.grammar import measure_items
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -23,15 +24,9 @@ WEIGHT = "__rankmetrics_weight__"
 
 
 def measure_list(measures: str | Iterable[str]) -> list[str]:
-    """The user's measure names as a list (a single string is one measure)."""
-    if isinstance(measures, str):
-        return [measures]
-    try:
-        names = list(measures)
-    except TypeError:
-        raise TypeError(
-            f"measures must be a name such as 'ndcg@10' or a list of names; got {measures!r}"
-        ) from None
+    """The user's measure names as a list (a single string or measure object is one measure:
+    the grammar's :func:`~rankmetrics.measures.grammar.measure_items`)."""
+    names = measure_items(measures, "measures")
     if not names:
         raise ValueError("measures must name at least one measure, e.g. ['ndcg@10', 'map']")
     return names

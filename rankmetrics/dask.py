@@ -37,6 +37,7 @@ from . import _frames
 from .core.gains import DiscountLike, GainLike
 from .core.validation import check_ties
 from .lightgbm import LIGHTGBM_THRESHOLD, EarlyStopping, EvalMetric
+from .measures.grammar import parse_measures
 
 if TYPE_CHECKING:  # pragma: no cover
     import dask.dataframe as dd
@@ -155,7 +156,8 @@ def evaluate(
         Column of row weights; a query's weight is the mean of its rows' weights and
         :attr:`DaskEvalResult.mean` is the weighted mean over queries.
     ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
-        Tie rule of the core ("stable": row order within each partition).
+        Tie rule of the core ("stable": row order within each partition; a ValueError when
+        the frame must be shuffled, which loses that order).
     aligned : bool or None, default None
         Whether every query lies in one partition. None: find out (one pass over the qid
         column only) and shuffle by qid only when needed. True: trust it, no shuffle; a query
@@ -232,6 +234,13 @@ def evaluate(
     if aligned is None:
         aligned = not _split_queries(frame, qid)
     if not aligned:
+        if ties == "stable" or any(m.ties == "stable" for m in parse_measures(names_in)):
+            raise ValueError(
+                "ties='stable' follows row order, which Dask's shuffle by qid does not keep "
+                f"(it runs when a query, column {qid!r}, is split across partitions, or with "
+                "aligned=False): repartition so that each query's rows are whole and in order "
+                "in one partition, or use another tie rule"
+            )
         frame = frame.shuffle(on=qid)
     meta = _frames.evaluate_frame(frame._meta, names, qid=qid, label=label, score=score,
                                   weight=weight, ties=ties, options=options).set_index(qid)
