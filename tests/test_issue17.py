@@ -607,3 +607,12 @@ def test_issue17_same_kind_curve_depth_beyond_memory():
         with pytest.raises(ValueError, match=r"depth=1099511627776 asks for a \(1, 10995"):
             call()
     assert rm.ndcg_curve([1, 0], [0.5, 0.2], depth=1000).shape == (1, 1000)
+
+
+def test_issue17_same_kind_docno_ties_outside_trec_say_where_they_belong():
+    """``nDCG(ties=docno)@5`` parses (the grammar serves rankmetrics.trec too) but the core
+    has no document ids: its error now says which entry points take "docno"."""
+    for call in (lambda: QueryPlan([1, 0], [0, 0]).evaluate([0.1, 0.2], ["nDCG(ties=docno)@5"]),
+                 lambda: rm.ndcg([1, 0], [0.1, 0.2], ties="docno")):
+        with pytest.raises(ValueError, match="got 'docno', trec_eval's order .* rankmetrics.trec"):
+            call()

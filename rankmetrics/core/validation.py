@@ -543,6 +543,14 @@ def check_choice(name: str, value: Any, options: Sequence[str]) -> str:
 
 
 def check_ties(ties: Any) -> str:
+    """A tie rule of the core; "docno" (trec_eval's order, which needs document ids) is named
+    as belonging to rankmetrics.trec and the CLI."""
+    if isinstance(ties, str) and ties == "docno":
+        raise ValueError(
+            f"ties must be one of {', '.join(map(repr, TIES))}; got 'docno', trec_eval's order "
+            "by document id, which only rankmetrics.trec, the ir_measures provider and the "
+            "CLI (qrels and runs with document ids) offer"
+        )
     return check_choice("ties", ties, TIES)
 
 
