@@ -262,3 +262,67 @@ def test_float_id_columns_of_dataframes_read_as_arrow_tables_do():
     assert evaluate(qrels, pa.Table.from_pandas(df), ["AP"], complete=True).mean == {"AP": 1.0}
     with pytest.raises(ValueError, match="query id column must hold text or integers"):
         evaluate(qrels, df.assign(qid=[7.5, 8.0]), ["AP"])
+
+
+def test_pipes_are_read_once_whole(tmp_path):
+    """A run read from a pipe (``<(...)``, /dev/stdin, a FIFO) lost its start: the format was
+    sniffed with a buffered read, then the pipe opened again (236 of 300 rows, no error)."""
+    import os
+
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("".join(f"q{i % 5} 0 d{i} {i % 2}\n" for i in range(300)))
+    run = "".join(f"q{i % 5} Q0 d{i} {i} {1 - i / 1000:.6f} r\n" for i in range(300))
+    (tmp_path / "r.txt").write_text(run)
+    assert len(run) < 60_000  # all of it fits in the pipe before anything reads
+    r, w = os.pipe()  # /dev/fd/r is what a shell's <(...) hands over: reopening shares it
+    try:
+        os.write(w, run.encode())
+        os.close(w)
+        piped = evaluate(str(qrels), f"/dev/fd/{r}", ["NumRet", "NumRelRet", "AP"]).mean
+    finally:
+        os.close(r)
+    assert piped == evaluate(str(qrels), str(tmp_path / "r.txt"),
+                             ["NumRet", "NumRelRet", "AP"]).mean
+    assert piped["NumRet"] == 300
+
+
+def test_lone_cr_json_duplicates_and_unreadable_writes_are_errors(tmp_path):
+    """Old-Mac CR line ends made one line of a run (its extra fields ignored: NumRet 1, no
+    error); duplicate JSON keys kept the last value; write_run accepted ids with a vertical
+    tab or a first id starting 'PAR1' / '{', which read back shifted or as another format;
+    float ids and labels past 2**63 wrapped to -9223372036854775808."""
+    qrels = {"q": {"a": 1, "b": 0}}
+    cr = tmp_path / "cr.run"
+    cr.write_bytes(b"q Q0 a 1 0.5 t\rq Q0 b 2 0.4 t\rq Q0 c 3 0.3 t\r")
+    with pytest.raises(ValueError, match=r"cr.run, line 1: a carriage return \(CR\) inside"):
+        evaluate(qrels, str(cr), ["NumRet"])
+    crlf = tmp_path / "crlf.run"
+    crlf.write_bytes(b"q Q0 a 1 0.5 t\r\nq Q0 b 2 0.4 t\r\n")
+    assert evaluate(qrels, str(crlf), ["NumRet"]).mean["NumRet"] == 2
+    dup = tmp_path / "d.json"
+    dup.write_text('{"q": {"a": 1, "a": 0}}')
+    with pytest.raises(ValueError, match="key 'a' appears twice"):
+        evaluate(str(dup), {"q": {"a": 1.0}}, ["P@1"])
+    with pytest.raises(ValueError, match="given twice"):
+        write_run(tmp_path / "w.json", ["q", "q"], ["a", "a"], [1.0, 2.0])
+    assert not (tmp_path / "w.json").exists()
+    with pytest.raises(ValueError, match="contains whitespace"):
+        write_run(tmp_path / "v.txt", {"q": {"a\x0bb": 0.9, "c": 0.1}})
+    for first in ("PAR1x", "BZh91", "{7"):
+        with pytest.raises(ValueError, match="would start the file with"):
+            write_qrels(tmp_path / "m.txt", [first], ["d"], [1])
+    write_run(tmp_path / "ok.txt", ["zPAR1", "{z"], ["a", "b"], [1.0, 2.0])  # not first: fine
+    assert read_run(tmp_path / "ok.txt").shape == (2, 3)
+    assert run_from_arrays([1e19, 3.0], [0.5, 0.4])["qid"].tolist() == [
+        "10000000000000000000", "3"]
+    write_qrels(tmp_path / "big.txt", ["q"], ["d"], [1e20])
+    assert read_qrels(tmp_path / "big.txt")["label"].tolist() == [1e20]
+
+
+def test_pyterrier_frames_are_matched_on_docno():
+    """A PyTerrier results frame holds its internal integer ``docid`` and the ``docno`` the
+    qrels use; ``docid`` was taken (AP 0, NumRelRet 0 on a perfect run)."""
+    qrels = pd.DataFrame({"qid": ["1", "1"], "docno": ["d10", "d20"], "label": [1, 0]})
+    run = pd.DataFrame({"qid": ["1", "1"], "docid": [5, 7], "docno": ["d10", "d20"],
+                        "rank": [0, 1], "score": [2.0, 1.0], "query": "x"})
+    assert evaluate(qrels, run, ["AP", "NumRelRet"]).mean == {"AP": 1.0, "NumRelRet": 1}

@@ -31,6 +31,9 @@ import math
 import mmap
 import os
 import re
+import shutil
+import stat
+import tempfile
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
@@ -48,7 +51,9 @@ from ..core.validation import check_scores, check_string_ids
 Source = str | os.PathLike | pd.DataFrame | Mapping
 
 QID_COLUMNS = ("qid", "query_id", "q_id", "query", "topic")
-DOC_COLUMNS = ("docid", "doc_id", "docno", "doc")
+#: "docno" first: a PyTerrier frame holds both its external id (docno, the qrels') and its
+#: internal integer "docid"
+DOC_COLUMNS = ("docno", "docid", "doc_id", "doc")
 VALUE_COLUMNS = {
     "qrels": ("label", "relevance", "rel", "judgement", "judgment", "score"),
     "run": ("score", "sim", "similarity"),
@@ -418,6 +423,9 @@ def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
         parts = raw.split()
         if not parts or parts[0].startswith(b"#"):
             continue
+        if raw.rstrip(b"\r").find(b"\r") >= 0:  # CR alone ends lines on old Macs
+            raise ValueError(f"{at(i)}: a carriage return (CR) inside the line; lines must end "
+                             f"with LF or CRLF (convert CR line ends): {_shown(raw)!r}")
         if not _fields_ok(kind, len(parts)):
             hint = ""
             if kind == "qrels" and len(parts) >= 5:
@@ -521,7 +529,7 @@ def _read_other(p: Path, comp: str | None, fmt: str, why: str, kind: str) -> pa.
             src: Any = pa.BufferReader(_read_all(p, comp)) if comp else str(p)
             return from_arrow(pq.read_table(src, use_threads=_USE_THREADS.get()), kind, where)
         if fmt == "json":
-            obj = json.loads(_read_all(p, comp))
+            obj = json.loads(_read_all(p, comp), object_pairs_hook=_unique_keys)
             if not isinstance(obj, Mapping):
                 raise ValueError(f"expected an object {{qid: {{docid: {VALUE_NAME[kind]}}}}}; "
                                  f"got a JSON {type(obj).__name__}")
@@ -534,6 +542,34 @@ def _read_other(p: Path, comp: str | None, fmt: str, why: str, kind: str) -> pa.
         if isinstance(exc, OSError) and str(p) in str(exc):
             raise
         raise ValueError(f"{where}: {exc}") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's members; a key given twice is an error (``json`` keeps the last)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"key {key!r} appears twice in one JSON object (a query or a "
+                             "document given twice; JSON readers would keep only the last)")
+        out[key] = value
+    return out
+
+
+def _json_text(tb: pa.Table, kind: str, vname: str) -> bytes:
+    """The nested ``{qid: {docid: value}}`` JSON of a table; a (query, document) given twice
+    is a ValueError (one JSON object cannot hold both)."""
+    out: dict[str, dict[str, Any]] = {}
+    values = tb.column(vname).to_numpy()
+    integral = kind == "qrels" and bool(
+        np.all((values == np.round(values)) & (np.abs(values) < 2.0**53)))
+    for q, d, v in zip(tb.column("qid").to_pylist(), tb.column("docid").to_pylist(),
+                       values.tolist(), strict=True):
+        inner = out.setdefault(q, {})
+        if d in inner:
+            raise ValueError(f"document {d!r} of query {q!r} is given twice; JSON holds one "
+                             f"{vname} per document (write TREC text, CSV, TSV or parquet)")
+        inner[d] = int(v) if integral else v
+    return json.dumps(out).encode("utf-8")
 
 
 def _read_delimited(data: bytes, delimiter: str, kind: str, where: str) -> pa.Table:
@@ -571,6 +607,8 @@ def read_file(path: str | os.PathLike, kind: str, *, threads: int | None = None)
         file that does not parse as its detected format (format and how it was detected named).
     """
     p = _check_path(path, kind)
+    if not _regular(p):  # a pipe (<(...), /dev/stdin, a FIFO) can be read once only
+        return _read_copy(p, kind, threads)
     fmt, comp, why = detect_format(p, kind)
     token = _USE_THREADS.set(threads is None or threads > 1)
     try:
@@ -581,9 +619,35 @@ def read_file(path: str | os.PathLike, kind: str, *, threads: int | None = None)
         _USE_THREADS.reset(token)
 
 
+def _regular(p: Path) -> bool:
+    """A regular file, which can be opened again (the readers sniff, then read)."""
+    try:
+        return stat.S_ISREG(p.stat().st_mode)
+    except OSError:
+        return True  # the readers report the error with the file named
+
+
+def _read_copy(p: Path, kind: str, threads: int | None) -> pa.Table:
+    """Read a pipe through a temporary copy (1 MiB blocks), errors naming the pipe."""
+    with tempfile.TemporaryDirectory(prefix="rankmetrics-") as tmp:
+        copy = Path(tmp) / p.name
+        try:
+            with open(p, "rb") as src, open(copy, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except OSError as exc:
+            raise _read_error(p, None, exc) from None
+        try:
+            return read_file(copy, kind, threads=threads)
+        except ValueError as exc:
+            raise ValueError(str(exc).replace(str(copy), str(p))) from None
+
+
 def find_lines(path: str | os.PathLike, kind: str, qid: str, docid: str) -> list[int]:
-    """Line numbers of a TREC file holding (qid, docid): used to point at duplicate entries."""
+    """Line numbers of a TREC file holding (qid, docid): used to point at duplicate entries
+    (none for a pipe, which was read once already)."""
     p = Path(path)
+    if not p.is_file():
+        return []
     fmt, comp, _ = detect_format(p, kind)
     if fmt != "trec":
         return []
@@ -695,7 +759,7 @@ def _ids_as_text(col: pa.ChunkedArray, where: str, what: str) -> pa.ChunkedArray
     if pa.types.is_floating(col.type):
         values = col.to_numpy()
         if np.all(np.isfinite(values)) and np.all(values == np.round(values)):
-            return pa.chunked_array([pa.array(values.astype(np.int64)).cast(pa.string())])
+            return pa.chunked_array([_integral_text(values)])
     raise ValueError(f"{where}: {what} column must hold text or integers (floats only when "
                      f"every one is integral); got {col.type}")
 
@@ -829,6 +893,14 @@ def to_frame(tb: pa.Table) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- writing
+def _integral_text(values: np.ndarray) -> pa.Array:
+    """Finite integral floats as decimal integer text, exactly: through int64 while they fit
+    (|v| < 2**63; a wider one would wrap), else through Python ints."""
+    if values.size == 0 or float(np.abs(values).max()) < 2.0**63:
+        return pa.array(values.astype(np.int64).astype(str), pa.string())
+    return pa.array([str(int(v)) for v in values.tolist()], pa.string())
+
+
 def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
     """Query or document ids from an array-like as arrow strings (integers as decimal text)."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
@@ -846,7 +918,7 @@ def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
             raise ValueError(f"{what} must hold text or integers; got non-integral or "
                              "non-finite floats")
-        return pa.array(arr.astype(np.int64).astype(str), pa.string())
+        return _integral_text(arr)
     if arr.dtype.kind in "OUS":
         out = []
         for i, v in enumerate(arr.tolist()):
@@ -896,8 +968,15 @@ def writing_format(path: str | os.PathLike) -> tuple[str, str | None]:
     return fmt, comp
 
 
+#: starts of a file that the readers take for another format (parquet, bzip2, JSON)
+_MAGIC_STARTS = ("PAR1", "BZh", "{")
+
+
 def _check_trec_ids(col: pa.Array, what: str, first: bool) -> None:
-    bad = pc.match_substring_regex(col, r"\s")
+    """Ids that TREC text holds and reads back as they are: no whitespace (the readers split
+    on ASCII whitespace, vertical tab and form feed included), none empty; in the first column
+    (``first``) none starts a comment."""
+    bad = pc.match_substring_regex(col, r"[\s\x0b]")
     if pc.any(bad).as_py():
         v = col.filter(bad)[0].as_py()
         raise ValueError(f"{what} {v!r} contains whitespace, which TREC text cannot hold "
@@ -908,6 +987,15 @@ def _check_trec_ids(col: pa.Array, what: str, first: bool) -> None:
         raise ValueError(f"{what} starts with '#', which TREC readers take for a comment line")
 
 
+def _check_first_id(first: str) -> None:
+    """The file's first field must not begin as another format does (the readers sniff)."""
+    magic = next((m for m in _MAGIC_STARTS if first.startswith(m)), None)
+    if magic is not None:
+        raise ValueError(f"query id {first!r} would start the file with {magic!r}, which "
+                         "readers take for another format's (write parquet, JSON, CSV or TSV "
+                         "instead)")
+
+
 def _trec_table(tb: pa.Table, kind: str, tag: str, iteration: str) -> pa.Table:
     _check_trec_ids(tb.column("qid").combine_chunks(), "query id", True)
     _check_trec_ids(tb.column("docid").combine_chunks(), "document id", False)
@@ -916,8 +1004,11 @@ def _trec_table(tb: pa.Table, kind: str, tag: str, iteration: str) -> pa.Table:
             raise ValueError(f"{name} must be a non-empty str without whitespace; got {v!r}")
     n = tb.num_rows
     if kind == "qrels":
+        if n:
+            _check_first_id(tb.column("qid")[0].as_py())
         labels = tb.column("label").to_numpy()
-        integral = bool(np.all(labels == np.round(labels)))
+        # integers as integers while exact (past 2**53 an int64 cast would invent digits)
+        integral = bool(np.all((labels == np.round(labels)) & (np.abs(labels) < 2.0**53)))
         label_col = pa.array(labels.astype(np.int64)) if integral else pa.array(labels)
         return pa.table({"q": tb.column("qid"), "i": pa.repeat(iteration, n),
                          "d": tb.column("docid"), "l": label_col})
@@ -926,6 +1017,8 @@ def _trec_table(tb: pa.Table, kind: str, tag: str, iteration: str) -> pa.Table:
                                            ("docid", "descending")])
     tb = tb.take(order)
     qid = tb.column("qid").combine_chunks()
+    if n:
+        _check_first_id(qid[0].as_py())
     start = np.ones(n, dtype=bool)
     if n > 1:
         start[1:] = pc.not_equal(qid[1:], qid[:-1]).to_numpy(zero_copy_only=False)
@@ -963,15 +1056,10 @@ def write_table(path: str | os.PathLike, tb: pa.Table, kind: str, *, tag: str = 
 
         pq.write_table(tb, p)
         return p
+    text = _json_text(tb, kind, vname) if fmt == "json" else b""  # its errors before opening
     with _open_write(p, comp) as f:
         if fmt == "json":
-            out: dict[str, dict[str, Any]] = {}
-            values = tb.column(vname).to_numpy()
-            integral = kind == "qrels" and bool(np.all(values == np.round(values)))
-            for q, d, v in zip(tb.column("qid").to_pylist(), tb.column("docid").to_pylist(),
-                               values.tolist(), strict=True):
-                out.setdefault(q, {})[d] = int(v) if integral else v
-            f.write(json.dumps(out).encode("utf-8"))
+            f.write(text)
         elif fmt in ("csv", "tsv"):
             pa_csv.write_csv(tb, f, pa_csv.WriteOptions(delimiter="," if fmt == "csv" else "\t"))
         else:
