@@ -199,3 +199,6 @@ def test_run_from_stdin(files):
     args[5] = run
     assert piped == subprocess.run(args, capture_output=True, check=True).stdout
     assert b"map" in piped
+    args[5] = "-"
+    bad = subprocess.run(args, input=b"1 Q0 a 1 high t\n", capture_output=True)
+    assert bad.returncode != 0 and b"<stdin>, line 1: score 'high'" in bad.stderr

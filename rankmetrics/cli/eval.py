@@ -170,13 +170,18 @@ def run(args: argparse.Namespace) -> int:
             run_src = os.path.join(tmp, "stdin.run")
             with open(run_src, "wb") as f:
                 shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
-        result = evaluate(
-            args.qrels, run_src, _measures(args.measures, args.ties), ties=args.ties,
-            gain=args.gain,
-            discount=args.discount, log_base=args.log_base, threshold=args.threshold,
-            complete=args.complete, max_depth=args.max_depth, beta=args.beta, empty=args.empty,
-            progress=_show_progress(args), judged_only=args.judged_only,
-        )
+        try:
+            result = evaluate(
+                args.qrels, run_src, _measures(args.measures, args.ties), ties=args.ties,
+                gain=args.gain,
+                discount=args.discount, log_base=args.log_base, threshold=args.threshold,
+                complete=args.complete, max_depth=args.max_depth, beta=args.beta,
+                empty=args.empty, progress=_show_progress(args), judged_only=args.judged_only,
+            )
+        except ValueError as exc:
+            if run_src == args.run:
+                raise
+            raise ValueError(str(exc).replace(run_src, "<stdin>")) from None
     text = render(result, args.format, args.per_query, args.digits)
     sys.stdout.write(text + "\n")
     return 0
