@@ -26,7 +26,8 @@ def skip_or_fail(reason: str) -> None:
     """
     if in_ci():
         pytest.fail(f"would skip, which CI does not allow: {reason}")
-    pytest.skip(reason, allow_module_level=True)  # also from a module's top (``require``)
+    else:  # outside CI only; also from a module's top (``require``)
+        pytest.skip(reason, allow_module_level=True)
 
 
 def require(module_name: str) -> ModuleType:

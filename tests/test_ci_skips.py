@@ -201,3 +201,10 @@ def test_platform_dependent_tests_run_on_another_platform(tmp_path: Path, test_i
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     last = run.stdout.splitlines()[-1] if run.stdout else ""
     assert run.returncode == 0 and "1 passed" in last, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+def test_a_parametrization_over_nothing_fails_at_collection(pytestconfig) -> None:
+    """Tests parametrized over what collection finds (doc blocks, commands, data files) would
+    skip if it found nothing; the project's pytest configuration makes that a collection
+    failure instead, in CI and outside it."""
+    assert pytestconfig.getini("empty_parameter_set_mark") == "fail_at_collect"
