@@ -22,6 +22,7 @@ whole module takes about 30-60 s on two loaded cores.
 from __future__ import annotations
 
 import copy
+import datetime
 import math
 import os
 from dataclasses import dataclass, field
@@ -53,6 +54,8 @@ def _settings(n: int) -> settings:
 
 A = 6148914691236517205  # far-apart int64 ids whose differences wrap
 
+_PLUS2 = datetime.timezone(datetime.timedelta(hours=2))
+
 # Each qid encoding: distinct ids (sorted order == np.unique order) and how to build the array.
 QID_POOLS: dict[str, list[Any]] = {
     "int8": [-128, -1, 0, 127],
@@ -77,6 +80,15 @@ QID_POOLS: dict[str, list[Any]] = {
     "categorical": ["x", "y", "z", "zz"],
     "datetime64": [np.datetime64("2020-01-01"), np.datetime64("2021-06-01"),
                    np.datetime64("2022-01-01"), np.datetime64("2030-12-31")],
+    # Python objects of time (lists / object arrays): ordered and compared as Python does
+    "object_date": [datetime.date(1999, 12, 31), datetime.date(2020, 1, 1),
+                    datetime.date(2020, 1, 2), datetime.date(2031, 5, 5)],
+    "object_datetime_tz": [datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
+                           datetime.datetime(2020, 1, 1, 3, tzinfo=_PLUS2),  # 01:00 UTC
+                           datetime.datetime(2020, 1, 1, 2, tzinfo=datetime.timezone.utc),
+                           datetime.datetime(2021, 1, 1, tzinfo=_PLUS2)],
+    "object_timedelta": [datetime.timedelta(-1), datetime.timedelta(0),
+                         datetime.timedelta(seconds=1), datetime.timedelta(days=400)],
 }
 NUMERIC_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                   "float16", "float32", "float64"]
@@ -411,6 +423,24 @@ def test_fuzz_core_functions(case: Case, k: int | None, tmpdir: str) -> None:
     np.testing.assert_allclose(rr, case.oracle("reciprocal_rank", k=k), atol=1e-12)
     np.testing.assert_allclose(p2, case.oracle("precision", k=2), atol=1e-12)
     assert mean == pytest.approx(float(np.mean(case.oracle("ndcg", k=k))), abs=1e-12)
+
+
+TIME_QIDS = ["datetime64", "object_date", "object_datetime_tz", "object_timedelta"]
+
+
+@_settings(40)
+@given(case=problems(qid_encodings=TIME_QIDS), k=st.sampled_from([None, 1, 3]))
+def test_fuzz_time_qids(case: Case, k: int | None, tmpdir: str) -> None:
+    """Dates, tz-aware datetimes (equal instants in other zones are others here: the pool's
+    ids are distinct instants) and durations as query ids, through every layout: the
+    oracle's values in the ids' own order, inputs untouched, clear errors for the faults."""
+    out = _run(case, lambda y, s, q: (rm.ndcg(y, s, q, k=k), rm.QueryPlan(y, q).qids),
+               tmpdir=tmpdir)
+    if out is None:
+        return
+    nd, qids = out
+    np.testing.assert_allclose(nd, case.oracle("ndcg", k=k), atol=1e-12)
+    assert len(qids) == len(case.expected_order())
 
 
 def _per_query(case: Case, fn: Any) -> np.ndarray:
