@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .core.plan import QueryPlan
-from .core.validation import check_string_ids, check_ties, check_weights
+from .core.plan import QueryPlan, query_weights_of_rows
+from .core.validation import check_string_ids, check_ties
 from .measures.grammar import measure_items
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -144,14 +144,14 @@ def evaluate_frame(
     for n in names:
         out[n] = values[n]
     if weight is not None:
-        try:
-            w = check_weights(pdf[weight].to_numpy(), (len(pdf),), f"column {weight!r} (weight)",
-                              per="weight per row")
-        except (ValueError, TypeError) as exc:
-            raise type(exc)(f"{exc}{_where(part)}") from None
         qids, inv = np.unique(q, return_inverse=True)
         assert np.array_equal(qids, plan.qids)
-        out[WEIGHT] = np.bincount(inv.ravel(), weights=w) / plan.sizes
+        try:
+            out[WEIGHT] = query_weights_of_rows(pdf[weight].to_numpy(),
+                                                inv.ravel().astype(np.int64), plan.sizes,
+                                                f"column {weight!r} (weight)")
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"{exc}{_where(part)}") from None
     return out
 
 

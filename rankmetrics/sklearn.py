@@ -46,7 +46,13 @@ from sklearn.utils import _safe_indexing, check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
-from .core.plan import QueryPlan, core_metric, parse_metric, weighted_mean
+from .core.plan import (
+    QueryPlan,
+    core_metric,
+    parse_metric,
+    query_weights_of_rows,
+    weighted_mean,
+)
 from .core.validation import check_k, check_qid, check_weights, flatten_inputs
 from .measures.grammar import Measure, parse_measure
 
@@ -216,7 +222,7 @@ def _ranking_score(
             f"has shape {scores.shape}. Use a regressor or ranker (response_method='predict'), "
             "a binary classifier, or reduce the output to one column first."
         )
-    uniq, sizes = np.unique(q, return_counts=True)
+    uniq, inv, sizes = np.unique(q, return_inverse=True, return_counts=True)
     n_single = int(np.count_nonzero(sizes == 1))
     if n_single and _first_time("single", uniq[sizes == 1], q.shape[0], sizes.size):
         warnings.warn(
@@ -229,9 +235,7 @@ def _ranking_score(
         )
     qw = None
     if sample_weight is not None:
-        w = check_weights(sample_weight, (q.shape[0],), "sample_weight")
-        inv = np.unique(q, return_inverse=True)[1].ravel()
-        qw = np.bincount(inv, weights=w, minlength=sizes.size) / sizes
+        qw = query_weights_of_rows(sample_weight, inv.ravel().astype(np.int64), sizes)
     return _mean(metric, y_true, scores, q, options, qw)
 
 

@@ -1252,6 +1252,18 @@ def _index_queries(qid: np.ndarray) -> tuple[np.ndarray, NDArray[np.int64]]:
     return qids, inv.ravel().astype(np.int64)
 
 
+def query_weights_of_rows(weight: ArrayLike, qidx: NDArray[np.int64], sizes: NDArray[np.int64],
+                          name: str = "sample_weight") -> NDArray[np.float64]:
+    """Row weights as query weights: each query weighs the mean of its rows' weights
+    (LightGBM's ``Metadata`` rule; the LightGBM adapter's ``query_weight="mean"``).
+
+    ``weight`` (n_rows,) finite and >= 0 (checked, errors naming ``name``); ``qidx`` (n_rows,)
+    each row's query in 0..n_queries-1; ``sizes`` (n_queries,) rows per query, all >= 1.
+    Returns float64 of shape (n_queries,)."""
+    w = check_weights(weight, (qidx.shape[0],), name, per="weight per row")
+    return np.bincount(qidx, weights=w, minlength=sizes.shape[0]) / sizes
+
+
 def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int,
                   name: str = "query_weight") -> float:
     """Mean of per-query values, NaN (skipped) queries left out; optional per-query weights
