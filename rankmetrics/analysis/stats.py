@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.validation import check_choice, check_qid
+from ..core.validation import check_choice, check_qid, is_missing
 from ..measures.grammar import measure_items, parse_avg_pos
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -502,17 +502,8 @@ def _unique_ids(index: Any) -> None:
 
 
 def _value(x: Any) -> float:
-    """A per-query value; None / pandas.NA are missing (NaN), as in a list."""
-    return math.nan if x is None or x is pd_NA() else float(x)
-
-
-def pd_NA() -> Any:  # noqa: N802 - pandas' own name
-    """pandas.NA, or a fresh object (equal to nothing) without pandas."""
-    try:
-        import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is part of the stats extra
-        return object()
-    return pd.NA
+    """A per-query value; a missing one (None, pandas.NA, NaN) is NaN, as in a list."""
+    return math.nan if is_missing(x) else float(x)
 
 
 def _keyed(v: Any) -> dict[Any, float] | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import sys
 import tempfile
 from typing import Any
@@ -160,6 +159,7 @@ def render(result: Any, fmt: str, per_query: bool, digits: int = 4) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the ``eval`` command; returns the exit status."""
     from ..trec import evaluate
+    from ..trec.io import copy_stream
 
     if args.digits < 0:
         raise ValueError(f"--digits must be >= 0; got {args.digits}")
@@ -168,8 +168,7 @@ def run(args: argparse.Namespace) -> int:
         if run_src == "-":  # trec_eval 10 reads the run from stdin: copied in blocks to a file
             tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="rankmetrics-"))
             run_src = os.path.join(tmp, "stdin.run")
-            with open(run_src, "wb") as f:
-                shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
+            copy_stream(sys.stdin.buffer, run_src)
         try:
             result = evaluate(
                 args.qrels, run_src, _measures(args.measures, args.ties), ties=args.ties,

@@ -59,7 +59,7 @@ def _real_kind_check(arr: np.ndarray, name: str) -> None:
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
 
 
-def _is_missing(x: Any) -> bool:
+def is_missing(x: Any) -> bool:
     """None, NaN, pandas.NA / NaT and the like (anything not equal to itself)."""
     if x is None:
         return True
@@ -79,7 +79,7 @@ def _object_to_float(arr: np.ndarray, name: str) -> NDArray[np.float64]:
     try:
         return arr.astype(np.float64)
     except (TypeError, ValueError) as exc:
-        missing = [x for x in arr.ravel().tolist() if _is_missing(x)]
+        missing = [x for x in arr.ravel().tolist() if is_missing(x)]
         if missing:
             raise ValueError(
                 f"{name} has missing values ({missing[0]!r}); drop or fill them first"
@@ -328,7 +328,7 @@ def check_id_types(items: Sequence[Any], name: str) -> str:
         return "str"
     if all(issubclass(t, bytes) for t in types):
         return "bytes"
-    missing = [x for x in items if _is_missing(x)]
+    missing = [x for x in items if is_missing(x)]
     if missing:
         raise ValueError(
             f"{name} has missing values ({missing[0]!r}); every row needs a query id"
@@ -347,7 +347,7 @@ def check_id_types(items: Sequence[Any], name: str) -> str:
 def check_string_ids(items: Sequence[Any], name: str) -> None:
     """Ids that will be read as strings (TREC, sessions): none missing, and ``str`` must not
     merge two distinct ids (``1`` and ``"1"``) or split equal ones (``1`` and ``1.0``)."""
-    missing = [x for x in items if _is_missing(x)]
+    missing = [x for x in items if is_missing(x)]
     if missing:
         raise ValueError(
             f"{name} has missing values ({missing[0]!r}); every row needs a query id"
@@ -409,7 +409,7 @@ def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
     if q.shape[0] == 0:
         return np.zeros(0, dtype=np.int64)
     items = q.tolist()
-    missing = [x for x in items if _is_missing(x)]
+    missing = [x for x in items if is_missing(x)]
     if missing:  # NaT is a datetime to isinstance
         raise ValueError(
             f"{name} has missing values ({missing[0]!r}); every row needs a query id"

@@ -627,13 +627,20 @@ def _regular(p: Path) -> bool:
         return True  # the readers report the error with the file named
 
 
+def copy_stream(src: IO[bytes], path: str | os.PathLike) -> None:
+    """Write a stream (a pipe, stdin) to ``path`` in 1 MiB blocks: memory bounded by one
+    block, whatever the stream's length. OSError as raised."""
+    with open(path, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
+
+
 def _read_copy(p: Path, kind: str, threads: int | None) -> pa.Table:
-    """Read a pipe through a temporary copy (1 MiB blocks), errors naming the pipe."""
+    """Read a pipe through a temporary copy (:func:`copy_stream`), errors naming the pipe."""
     with tempfile.TemporaryDirectory(prefix="rankmetrics-") as tmp:
         copy = Path(tmp) / p.name
         try:
-            with open(p, "rb") as src, open(copy, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
+            with open(p, "rb") as src:
+                copy_stream(src, copy)
         except OSError as exc:
             raise _read_error(p, None, exc) from None
         try:
