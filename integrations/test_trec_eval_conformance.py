@@ -127,6 +127,26 @@ def test_cli_trec_format_reproduces_trec_eval_lines(shared_data, capsys, out_fil
     assert [line for line in ours if line not in theirs] == []
 
 
+def test_cli_bare_family_names_print_trec_eval_families(shared_data, capsys):
+    """``-m P`` and ``-m recall`` print trec_eval's P_5 ... P_1000 and recall_5 ...
+    recall_1000 (its lines in out.test.aq), as ``-m ndcg_cut`` and ``-m success`` did; they
+    printed one whole-list P and recall row. trec_eval's whole-list ones stay ``set_P`` /
+    ``set_recall``."""
+    d = shared_data / "trec_eval"
+    code = main(["eval", str(d / "qrels.test"), str(d / "results.test"), "-m", "P",
+                 "-m", "recall,success", "-m", "ndcg_cut", "-m", "set_P", "-q", "--ties",
+                 "docno", "--format", "trec"])
+    assert code == 0
+    ours = capsys.readouterr().out.splitlines()
+    names = list(dict.fromkeys(line.split()[0] for line in ours))
+    assert names == ([f"P_{k}" for k in CUTS] + [f"recall_{k}" for k in CUTS]
+                     + ["success_1", "success_5", "success_10"]
+                     + [f"ndcg_cut_{k}" for k in CUTS] + ["set_P"])
+    theirs = set((d / "out.test.aq").read_text().splitlines())
+    assert len(ours) == 4 * len(names)
+    assert [line for line in ours if line not in theirs] == []
+
+
 def test_report_how_much_ties_move_trec_eval(shared_data, capsys):
     """Ties report: trec_eval's docno order vs the exact average over tied orderings.
 

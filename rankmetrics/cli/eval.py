@@ -108,12 +108,22 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _measures(values: list[str] | None, ties: str) -> list[str]:
-    from ..measures.grammar import ALL_TREC, ORDER_ONLY_KINDS, parse_measure, split_measure_list
+    from ..measures.grammar import (
+        ALL_TREC,
+        ORDER_ONLY_KINDS,
+        parse_measure,
+        split_measure_list,
+        trec_eval_family,
+    )
 
     if not values:
         return list(DEFAULT_MEASURES)
     out: list[str] = []
     for name in (m for v in values for m in split_measure_list(v)):
+        family = trec_eval_family(name)  # -m P / -m recall: trec_eval's P_5 ... P_1000
+        if family is not None:
+            out.extend(family)
+            continue
         if name.strip().lower() != "all_trec":
             out.append(name)
             continue

@@ -65,6 +65,13 @@ _TREC_FAMILIES = {
     "success": ["success_1", "success_5", "success_10"],
     "all_trec": ALL_TREC,
 }
+#: trec_eval's ``-m`` names whose bare form elsewhere in the grammar is the whole retrieved
+#: list (the core's P and recall, named with ``k=`` by the LightGBM / XGBoost adapters); the
+#: trec_eval-compatible command line expands them as trec_eval does (:func:`trec_eval_family`)
+_TREC_EVAL_ONLY = {
+    "p": [f"P_{k}" for k in TREC_CUTOFFS],
+    "recall": [f"recall_{k}" for k in TREC_CUTOFFS],
+}
 _TREC_CUT_RE = re.compile(
     r"^(ndcg_cut|map_cut|p|recall|success|iprec_at_recall|set_f)[._]([0-9]*\.?[0-9]+)$"
 )
@@ -477,6 +484,16 @@ def trec_eval_spelling(name: str) -> str:
     if m.group(1) == "iprec_at_recall":
         param = f"{float(param):.2f}"
     return f"{text[:len(m.group(1))]}_{param}"
+
+
+def trec_eval_family(name: str) -> list[str] | None:
+    """The measures trec_eval's ``-m NAME`` prints for a bare family name that this grammar
+    reads otherwise: ``P`` -> ``P_5`` ... ``P_1000``, ``recall`` -> ``recall_5`` ...
+    ``recall_1000`` (trec_eval's default cutoffs, :data:`TREC_CUTOFFS`); None for any other
+    name (the other families, ``ndcg_cut``, ``success``, ..., expand in :func:`parse_measure`
+    everywhere). ``rankmetrics eval`` calls it; elsewhere ``P`` and ``recall`` are the whole
+    retrieved list (trec_eval's ``set_P`` / ``set_recall``)."""
+    return _TREC_EVAL_ONLY.get(name.strip().lower()) if isinstance(name, str) else None
 
 
 def measure_items(names: Any, arg: str = "metrics") -> list[Any]:
