@@ -105,7 +105,7 @@ def test_bad_gain_is_a_usage_error(files, capsys):
     ("argv", "match"),
     [
         (["-m", "nDCG@ten"], "unknown measure 'nDCG@ten'"),
-        (["-m", "11pt_avg"], "interpolated precision has no exact tie-averaged form"),
+        (["-m", "11pt_avg"], "has no exact tie average (interpolated precision"),
         (["-m", "AP", "-l", "0"], "threshold must be a finite number > 0"),
         (["-M", "0"], "max_depth must be a positive int or None; got 0"),
         (["--digits", "-1"], "--digits must be >= 0; got -1"),
@@ -202,3 +202,15 @@ def test_run_from_stdin(files):
     args[5] = "-"
     bad = subprocess.run(args, input=b"1 Q0 a 1 high t\n", capture_output=True)
     assert bad.returncode != 0 and b"<stdin>, line 1: score 'high'" in bad.stderr
+
+
+def test_interpolated_precision_without_a_tie_order_names_the_option(files, capsys):
+    """Under the default tie average, ``-m iprec_at_recall`` / ``11pt_avg`` are refused in the
+    command's words (``--ties docno``); the message told the user to pass ``ties='docno'``, the
+    Python keyword."""
+    for name in ("iprec_at_recall", "map,11pt_avg", "IPrec@0.5"):
+        code, out, err = run_cli(capsys, *files, "-m", name)
+        assert code != 0 and out == ""
+        assert "--ties docno" in err and "ties='docno'" not in err
+    code, out, _ = run_cli(capsys, *files, "-m", "iprec_at_recall", "--ties", "stable")
+    assert code == 0 and "iprec_at_recall_0.50" in out

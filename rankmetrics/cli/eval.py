@@ -135,7 +135,17 @@ def _measures(values: list[str] | None, ties: str) -> list[str]:
                 "exact tie average (add --ties docno for trec_eval's order and all of them)\n"
             )
         out.extend(keep)
-    return list(dict.fromkeys(out))  # a measure asked for twice is printed once (trec_eval)
+    out = list(dict.fromkeys(out))  # a measure asked for twice is printed once (trec_eval)
+    if ties == "average":  # said here in the command's words (the library names ties=)
+        for name in out:
+            m = parse_measure(name)[0]
+            if m.kind in ORDER_ONLY_KINDS and m.ties in (None, "average"):
+                raise ValueError(
+                    f"{name!r} has no exact tie average (interpolated precision is a maximum "
+                    "over ranks, not a sum): add --ties docno (trec_eval's order), stable, "
+                    "optimistic or pessimistic"
+                )
+    return out
 
 
 def _show_progress(args: argparse.Namespace) -> bool:
