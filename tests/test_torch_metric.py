@@ -102,6 +102,75 @@ def test_spanning_batches_and_forward():
     assert metric.held_preds == []
 
 
+@pytest.mark.parametrize("cls", ["metric", "monitor"])
+def test_spanning_held_rows_keep_their_dtypes(cls):
+    """A held-back query joins the next batch in the promoted dtype of both: its float scores
+    were cast to an int batch's (0.9 and 0.1 became a tie at 0), its fractional labels
+    truncated, float64 scores 1 + 1e-12 apart rounded to one float32. An empty batch of the
+    stream changes nothing (RankingMetric raised IndexError)."""
+    def make():
+        if cls == "metric":
+            return RankingMetric(["ndcg@1", "ndcg"], spanning=True, gain="linear")
+        return rmt.RankingMonitor(["ndcg@1", "ndcg"], spanning=True, gain="linear",
+                                  count_ties=False)
+
+    def value(m):
+        out = m.compute()
+        return {k: float(out[k]) for k in ("ndcg@1", "ndcg")}
+
+    empty = (torch.zeros(0), torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.long))
+    cases = [  # (first batch, second batch): one query each, held back across the two
+        ((torch.tensor([0.9, 0.1]), torch.tensor([0, 1])),
+         (torch.tensor([3, 2]), torch.tensor([1, 0]))),
+        ((torch.tensor([0.9, 0.1]), torch.tensor([0.5, 1.5])),
+         (torch.tensor([0.3, 0.8]), torch.tensor([2, 0]))),
+        ((torch.tensor([1.0, 1.0 + 1e-12], dtype=torch.float64), torch.tensor([0, 1])),
+         (torch.tensor([0.25, 0.5]), torch.tensor([1, 0]))),
+    ]
+    for (p1, t1), (p2, t2) in cases:
+        m = make()
+        m.update(p1, t1, torch.tensor([7, 7]))
+        m.update(*empty)
+        m.update(p2, t2, torch.tensor([9, 9]))
+        y = np.r_[t1.numpy(), t2.numpy()].astype(np.float64)
+        s = np.r_[p1.numpy().astype(np.float64), p2.numpy().astype(np.float64)]
+        q = np.array([7, 7, 9, 9])
+        want = rm.QueryPlan(y, q).evaluate(s, ["ndcg@1", "ndcg"], gain="linear")
+        got = value(m)
+        for key in got:  # float32 labels are summed in float32 by the monitor (1e-8 here)
+            assert got[key] == pytest.approx(float(np.mean(want[key])), abs=1e-6), key
+
+
+def test_monitor_fed_under_inference_mode_resets_outside_it():
+    """Lightning validates under torch.inference_mode(): the monitor's state made by its first
+    update there was an inference tensor, and the next epoch's reset() (outside) raised
+    RuntimeError."""
+    mon = rmt.RankingMonitor("ndcg@2")
+    for _ in range(2):
+        mon.reset()
+        with torch.inference_mode():
+            mon.update(torch.tensor([0.2, 0.9]), torch.tensor([0, 1]), loss=0.5)
+        assert mon.compute()["ndcg@2"] == 1.0
+    mon.update(torch.tensor([0.9, 0.2]), torch.tensor([0, 1]))
+    assert mon.compute()["queries"] == 2.0
+
+
+def test_pad_slates_pad_value_a_dtype_cannot_hold():
+    """-inf (a natural score padding), NaN or a fraction with integer or bool labels: that
+    tensor's padding is 0 (it raised "value cannot be converted to type int64_t")."""
+    preds, target, idx = torch.tensor([0.9, 0.2, 0.5]), torch.tensor([0, 1, 2]), torch.tensor(
+        [1, 1, 2])
+    for pad in (float("-inf"), float("nan"), 0.5, -1.0):
+        for tgt in (target, target.to(torch.uint8), target > 0, target.double()):
+            p, t, m = rmt.pad_slates(preds, tgt, idx, pad_value=pad)
+            assert t.dtype == tgt.dtype and not m[1, 1]
+            fits = tgt.dtype.is_floating_point or pad == -1.0 and tgt.dtype == torch.int64
+            want = pad if fits else 0
+            assert (torch.isnan(p[1, 1]) if pad != pad else p[1, 1].item() == pad)
+            assert (torch.isnan(t[1, 1]) if pad != pad and fits else t[1, 1].item() == want)
+            assert torch.equal(rmt.ndcg(p, t, mask=m), rmt.ndcg(preds, tgt, idx))
+
+
 def test_metric_errors():
     with pytest.raises(ValueError, match=r"unknown measure 'ndcg10'"):
         RankingMetric("ndcg10")

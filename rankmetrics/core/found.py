@@ -2,7 +2,8 @@
 
 ``denominator="found"`` divides the sum of the precisions at the relevant ranks ``i <= k`` by
 ``Y``, the number of relevant documents in the top ``k`` (torchmetrics'
-``retrieval_average_precision(..., top_k=k)``; 0 when ``Y = 0``). ``Y`` is random only through
+``retrieval_average_precision(..., top_k=k)`` on positive scores -- since 1.8 it counts no
+document scored <= 0 relevant; 0 when ``Y = 0``). ``Y`` is random only through
 the tie group straddling rank ``k`` -- positions ``a+1 .. a+n`` (1-based), ``s = k - a`` of them
 inside, ``r`` relevant, ``R_a`` relevant documents above it. Given ``j``, the number of the
 group's relevant documents inside the top ``k`` (hypergeometric: ``s`` draws from ``n`` with

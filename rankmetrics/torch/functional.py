@@ -1039,7 +1039,8 @@ def f1(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, k: int
     denominator : {{"relevant", "min_k_relevant", "found"}}, default "relevant"
         d = R (trec_eval), min(k, R) (AP@k of the lecture slides), or "found": the relevant
         documents in the top k (torchmetrics' ``retrieval_average_precision(preds, target,
-        top_k=k)``, 0 when none is found; exact E[sum / d] under ties, see
+        top_k=k)`` on positive scores: torchmetrics >= 1.8 counts no document scored <= 0
+        relevant; 0 when none is found; exact E[sum / d] under ties, see
         :mod:`rankmetrics.core.found`).
     {validate}
 

@@ -14,11 +14,10 @@ from torch import Tensor
 from ..core.gains import DiscountLike, GainLike
 from ..measures.grammar import Measure
 from . import functional as _f
-from .monitor import SplitGuard, _Spec, split_last_query
+from .monitor import SplitGuard, _Spec, join_rows, split_last_query
 
 try:
     from torchmetrics import Metric
-    from torchmetrics.utilities.data import dim_zero_cat
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "rankmetrics.torch.RankingMetric needs torchmetrics; install the extra: "
@@ -26,6 +25,21 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 __all__ = ["RankingMetric"]
+
+
+def _joined(state: Tensor | list[Tensor], ids: bool) -> Tensor | None:
+    """One held-back state (a tensor, or the list of every process's after a sync) as one
+    tensor, None when it holds no row. Empty parts are left out: torchmetrics' sync sends an
+    empty list as an empty float32 tensor, which would make the ids floats (rounded past
+    2**24). ``ids``: query ids, as int64 (equal ids stay equal)."""
+    parts = [state] if isinstance(state, Tensor) else list(state)
+    parts = [p.to(torch.int64) if ids else p for p in parts if p.numel()]
+    if not parts:
+        return None
+    out = parts[0]
+    for p in parts[1:]:
+        out = join_rows(out, p, out.device)
+    return out
 
 
 class RankingMetric(Metric):
@@ -123,14 +137,24 @@ class RankingMetric(Metric):
             self.add_state("held_target", default=[], dist_reduce_fx="cat")
             self.add_state("held_indexes", default=[], dist_reduce_fx="cat")
 
+    def _sync_dist(self, *args: Any, **kwargs: Any) -> None:
+        # a process without a batch holds empty lists, which torchmetrics sends as empty
+        # float32 tensors: gloo aborts on the others' float64 / int64 ones, and "cat" would
+        # make the ids floats (rounded past 2**24). They go as the others' dtypes (sync() has
+        # saved the state first; unsync() restores it).
+        if self.spanning:
+            for name, dtype in (("held_preds", torch.float64), ("held_target", torch.float64),
+                                ("held_indexes", torch.int64)):
+                if isinstance(getattr(self, name), list) and not getattr(self, name):
+                    setattr(self, name, [torch.zeros(0, dtype=dtype, device=self.device)])
+        super()._sync_dist(*args, **kwargs)
+
     def _held(self) -> tuple[Tensor, Tensor, Tensor] | None:
-        parts = (self.held_preds, self.held_target, self.held_indexes)
-        if any(isinstance(p, list) and len(p) == 0 for p in parts):
+        preds, target, indexes = (_joined(p, i == 2) for i, p in enumerate(
+            (self.held_preds, self.held_target, self.held_indexes)))
+        if preds is None or target is None or indexes is None:
             return None
-        preds, target, indexes = (dim_zero_cat(p) for p in parts)
-        if preds.numel() == 0:
-            return None
-        return preds, target, indexes.to(torch.int64)
+        return preds, target, indexes
 
     def update(self, preds: Tensor, target: Tensor, indexes: Tensor | None = None,
                mask: Tensor | None = None) -> None:
@@ -142,15 +166,21 @@ class RankingMetric(Metric):
             indexes = _f._tensor(indexes, "indexes", rows.device)
             held = self._held()
             if held is not None:
-                rows = torch.cat([held[0].to(rows.dtype), rows])
-                target = torch.cat([held[1].to(target.dtype), target])
-                indexes = torch.cat([held[2].to(indexes.dtype), indexes])
+                rows = join_rows(held[0], rows)
+                target = join_rows(held[1], target)
+                indexes = join_rows(held[2], indexes)
             if rows.ndim != 1 or rows.shape != target.shape or rows.shape != indexes.shape:
                 raise ValueError(
                     "spanning=True needs flat preds, target and indexes of one shape (N,)"
                 )
+            if rows.shape[0] == 0:  # an empty batch of a stream (as RankingMonitor)
+                return
             done, (hp, ht, hi) = split_last_query(rows, target, indexes)
-            self.held_preds, self.held_target, self.held_indexes = [hp], [ht], [hi]
+            # one dtype per state on every process (a DDP gather needs it): float64 scores
+            # and labels (exact for floats, and integers up to 2**53), int64 ids
+            self.held_preds = [hp.to(torch.float64)]
+            self.held_target = [ht.to(torch.float64)]
+            self.held_indexes = [hi.to(torch.int64)]
             if done[0].shape[0] == 0:
                 return
             preds, target, indexes = done

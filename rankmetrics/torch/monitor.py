@@ -153,6 +153,20 @@ def split_last_query(preds: Tensor, target: Tensor, indexes: Tensor
     return (preds[done], target[done], indexes[done]), (preds[keep], target[keep], indexes[keep])
 
 
+def join_rows(a: Tensor, b: Tensor, device: Any = None) -> Tensor:
+    """``a`` then ``b`` (1-D) in one tensor on ``device`` (None: ``b``'s), of their promoted
+    dtype: held-back rows of one batch joined to the next batch's rows, neither converted to
+    the other's type (float scores to an int batch's would make false ties, fractional labels
+    would be truncated). Unsigned 16..64-bit ids, which torch does not promote with others,
+    take ``b``'s dtype (the ids of one stream share it)."""
+    dev = b.device if device is None else device
+    try:
+        dtype = torch.promote_types(a.dtype, b.dtype)
+    except RuntimeError:
+        dtype = b.dtype
+    return torch.cat([a.to(dev, dtype), b.to(dev, dtype)])
+
+
 class RankingMonitor:
     """Running means of tie-aware ranking metrics and of the loss, fed once per batch.
 
@@ -264,8 +278,11 @@ class RankingMonitor:
     @property
     def state(self) -> Tensor:
         if self._state is None:
-            self._state = torch.zeros(len(self._spec.slots), dtype=torch.float64,
-                                      device=self._device)
+            # a normal tensor even when the first update runs under torch.inference_mode()
+            # (Lightning's validation): an inference tensor could not be reset outside it
+            with torch.inference_mode(False):
+                self._state = torch.zeros(len(self._spec.slots), dtype=torch.float64,
+                                          device=self._device)
         return self._state
 
     def _add(self, part: Tensor) -> None:
@@ -313,9 +330,9 @@ class RankingMonitor:
             if self._held is not None:
                 hp, ht, hi = self._held
                 self._held = None
-                rows = torch.cat([hp.to(rows.dtype), rows])
-                target = torch.cat([ht.to(target.dtype), target])
-                indexes = torch.cat([hi.to(indexes.dtype), indexes])
+                rows = join_rows(hp, rows)
+                target = join_rows(ht, target)
+                indexes = join_rows(hi, indexes)
             if rows.ndim != 1 or rows.shape != target.shape or rows.shape != indexes.shape:
                 raise ValueError(
                     "spanning=True needs flat preds, target and indexes of one shape (N,)"
@@ -384,7 +401,7 @@ class RankingMonitor:
                 self._held = other._held
             else:
                 self._held = tuple(  # type: ignore[assignment]
-                    torch.cat([a, b.to(a.device, a.dtype)])
+                    join_rows(a, b, a.device)
                     for a, b in zip(self._held, other._held, strict=True)
                 )
         return self

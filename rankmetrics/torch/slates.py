@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -15,6 +16,17 @@ def _as_tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     if t.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per row); got shape {tuple(t.shape)}")
     return t
+
+
+def _fill(value: float, dtype: torch.dtype) -> float:
+    """``value`` where ``dtype`` holds it exactly (any value for a float dtype), else 0."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return value
+    if dtype == torch.bool:
+        return value if value in (0, 1) else 0
+    info = torch.iinfo(dtype)
+    exact = math.isfinite(value) and value == int(value) and info.min <= value <= info.max
+    return value if exact else 0
 
 
 def pad_slates(
@@ -36,7 +48,8 @@ def pad_slates(
         Query id of every row; rows of one query need not be contiguous.
     pad_value : float, default 0.0
         Value written into the padding of both ``preds`` and ``target`` (ignored by every
-        metric under ``mask``).
+        metric under ``mask``); where a dtype cannot hold it exactly (``-inf``, NaN or a
+        fraction with integer or bool labels), that tensor's padding is 0.
 
     Returns
     -------
@@ -89,8 +102,8 @@ def pad_slates(
     starts = torch.cumsum(counts, 0) - counts
     pos = torch.arange(q.shape[0], device=q.device) - starts[qi]
     b, width = int(counts.shape[0]), int(counts.max())
-    out_p = torch.full((b, width), pad_value, dtype=p.dtype, device=p.device)
-    out_t = torch.full((b, width), pad_value, dtype=t.dtype, device=t.device)
+    out_p = torch.full((b, width), _fill(pad_value, p.dtype), dtype=p.dtype, device=p.device)
+    out_t = torch.full((b, width), _fill(pad_value, t.dtype), dtype=t.dtype, device=t.device)
     mask = torch.zeros((b, width), dtype=torch.bool, device=p.device)
     out_p[qi, pos] = p[order]
     out_t[qi, pos] = t[order]
