@@ -53,6 +53,7 @@ from .core.plan import (
     query_weights_of_rows,
     weighted_mean,
 )
+from .core.options import MetricOptions
 from .core.validation import check_k, check_qid, check_weights, flatten_inputs
 from .measures.grammar import Measure, parse_measure
 
@@ -843,7 +844,13 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             from .lightgbm import early_stopping as lgb_early_stopping
             from .lightgbm import make_eval_metric as lgb_metric
 
-            feval = lgb_metric(metric, k=None, ties=self.ties, empty=0.0, prefix="holdout_")
+            # the core's options (XGBoost's route evaluates with the core too), not the
+            # LightGBM adapter's defaults (AP over min(k, R), LightGBM's relevance cut)
+            core = MetricOptions()
+            feval = lgb_metric(metric, k=None, ties=self.ties, gain=core.gain,
+                               discount=core.discount, log_base=core.log_base,
+                               threshold=core.threshold, beta=core.beta, empty=core.empty,
+                               denominator=core.denominator, prefix="holdout_")
             name = feval.names[0]
             callbacks = [lgb_early_stopping(self.n_iter_no_change, feval, min_delta=self.tol,
                                             verbose=False), *fit_params.pop("callbacks", [])]

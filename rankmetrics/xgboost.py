@@ -106,27 +106,37 @@ def _import_xgboost() -> Any:
 
 
 class _Entry:
-    """Label-side state of one DMatrix: plan, query weights, row count (a cheap sanity check)."""
+    """Label-side state of one DMatrix: plan and query weights, and the labels, group pointer
+    and weights read from it (compared at every call: a DMatrix's ``set_label``,
+    ``set_group`` / ``set_qid`` and ``set_weight`` change them in place)."""
 
-    __slots__ = ("plan", "query_weight", "n_rows")
+    __slots__ = ("plan", "query_weight", "source")
 
     def __init__(self, plan: QueryPlan, query_weight: NDArray[np.float64] | None,
-                 n_rows: int) -> None:
+                 source: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         self.plan = plan
         self.query_weight = query_weight
-        self.n_rows = n_rows
+        self.source = source
 
 
-def _read_dmatrix(dmatrix: Any) -> _Entry:
+def _dmatrix_source(dmatrix: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(labels, group_ptr, weights) of a DMatrix, as XGBoost returns them (copies: [mem] 4
+    bytes per row kept; about 1 ms per call at 1.2 M rows)."""
+    return (dmatrix.get_label(), np.asarray(dmatrix.get_uint_info("group_ptr")),
+            dmatrix.get_weight())
+
+
+def _read_dmatrix(dmatrix: Any, source: tuple[np.ndarray, np.ndarray, np.ndarray]
+                  ) -> _Entry:
     """Build the plan of a DMatrix from its labels, ``group_ptr`` and (per-query) weights."""
-    ptr = np.asarray(dmatrix.get_uint_info("group_ptr"), dtype=np.int64)
+    labels, ptr, w = source
+    ptr = ptr.astype(np.int64)
     if ptr.size < 2:
         raise ValueError(
             "the DMatrix has no query groups; ranking metrics need them: "
             "xgb.DMatrix(X, label=y, qid=qid) (or group=sizes), "
             "XGBRanker.fit(..., eval_set=[(X, y)], eval_qid=[qid])"
         )
-    labels = dmatrix.get_label()
     sizes = np.diff(ptr)
     if int(ptr[-1]) != labels.shape[0]:
         raise ValueError(
@@ -134,7 +144,6 @@ def _read_dmatrix(dmatrix: Any) -> _Entry:
             f"{labels.shape[0]} labels"
         )
     plan = QueryPlan.from_group_sizes(labels, sizes)
-    w = dmatrix.get_weight()
     qw: NDArray[np.float64] | None = None
     if w.size:
         if w.size != sizes.size:
@@ -143,7 +152,7 @@ def _read_dmatrix(dmatrix: Any) -> _Entry:
                 "(XGBoost's rule for ranking: weights are per query group)"
             )
         qw = np.asarray(w, dtype=np.float64)
-    return _Entry(plan, qw, int(labels.shape[0]))
+    return _Entry(plan, qw, source)
 
 
 class _DMatrixCache:
@@ -156,9 +165,12 @@ class _DMatrixCache:
 
     def get(self, dmatrix: Any) -> _Entry:
         entry = self.entries.get(dmatrix)
-        if entry is not None and entry.n_rows == dmatrix.num_row():
+        source = _dmatrix_source(dmatrix)
+        if entry is not None and all(
+                a.shape == b.shape and np.array_equal(a, b)
+                for a, b in zip(entry.source, source, strict=True)):
             return entry
-        entry = _read_dmatrix(dmatrix)
+        entry = _read_dmatrix(dmatrix, source)
         self.builds += 1
         if len(self.entries) >= self.maxsize:
             self.entries.pop(next(iter(self.entries)), None)
@@ -460,8 +472,9 @@ make_custom_metric.__doc__ = (
     The label-side plan (query layout, gains, ideal DCG per cutoff) is built on the first call
     for a DMatrix and kept while that DMatrix lives (weak reference). Each later call ranks the
     scores once (only the top ``max(k)`` when every metric has a cutoff) and evaluates all
-    metrics on that ranking. Labels replaced with ``set_label`` after the first call are not
-    noticed: call :meth:`clear_cache`.
+    metrics on that ranking. Every call compares the DMatrix's labels, query groups and
+    weights with the plan's (about 1 ms at 1.2 M rows): a plan is rebuilt after
+    ``set_label``, ``set_group`` / ``set_qid`` or ``set_weight``.
 
     nDCG@k of query q with tie rule "average" (McSherry & Najork 2008, eq. 6): the DCG over the
     top k with each tie group's gains replaced by their mean, divided by the ideal DCG@k.

@@ -74,6 +74,30 @@ def test_xgboost_early_stopping_on_the_core_curve(data) -> None:
     assert not np.array_equal(other.validation_qids_, ranker.validation_qids_)
 
 
+def test_lightgbm_early_stopping_on_the_core_curve(data) -> None:
+    """The LightGBM route's curve is the core's (as the XGBoost route's): AP@5 over R, labels
+    >= 1 relevant; it was AP over min(k, R) with LightGBM's relevance cut (0.63 where the
+    core and the XGBoost route gave 0.33), so a search stopped on one AP and selected on
+    another."""
+    X, y, q = data.X, data.y, data.qid
+    ranker = QueryGroupRanker(
+        lgb.LGBMRanker(n_estimators=12, learning_rate=0.5, min_child_samples=5, n_jobs=1,
+                       verbose=-1),
+        early_stopping=True, scoring="map@5", validation_fraction=0.3, n_iter_no_change=50,
+        random_state=1)
+    ranker.fit(X, y, qid=q)
+    Xh, yh, qh = _holdout(ranker, X, y, q)
+    booster = ranker.estimator_.booster_  # LightGBM keeps the rounds up to the best one
+    kept = booster.current_iteration()
+    assert kept == ranker.best_iteration_ > 1
+    curve = [rm.mean_average_precision_score(yh, booster.predict(Xh, num_iteration=i), qh, k=5)
+             for i in range(1, kept + 1)]
+    np.testing.assert_allclose(ranker.validation_score_[:kept], curve, rtol=0, atol=1e-12)
+    scorer = make_ranking_scorer("map@5")
+    best = ranker.validation_score_[ranker.best_iteration_ - 1]
+    assert best == pytest.approx(scorer(ranker, Xh, yh, qid=qh), abs=1e-12)
+
+
 def test_lightgbm_early_stopping_with_unsorted_rows(data) -> None:
     X, y, q = data.X, data.y, data.qid
     perm = np.random.default_rng(0).permutation(q.size)  # rows of a query not contiguous

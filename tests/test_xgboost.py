@@ -118,6 +118,37 @@ def test_precision_min_k_size_denominator() -> None:
         plan.evaluate(scores, "p@2", precision_denominator="n")
 
 
+def test_reused_dmatrix_with_new_groups_weights_or_labels_is_read_again() -> None:
+    """A DMatrix's set_group / set_weight / set_label change it in place: the cached plan kept
+    the old query layout (ndcg@5 0.6533 where XGBoost gives 0.8502 after set_group), weights
+    and labels. Every value equals XGBoost's own metric on the DMatrix as it is now."""
+    y, _, qid, _ = _tied_data(6, binary=True)
+    sizes = np.bincount(qid)
+    y[np.cumsum(sizes) - sizes] = 1.0  # no query without a relevant row (weighted nDCG
+    # of such queries differs on purpose, see make_custom_metric)
+    s = np.random.default_rng(6).permutation(y.size).astype(np.float32)  # no ties
+    d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    metric = make_custom_metric(["ndcg@5", "map@5"], ties="stable")
+    n_q = sizes.size
+    states = [lambda: None,
+              lambda: d.set_group(np.r_[sizes[0] + sizes[1], sizes[2:]]),
+              lambda: d.set_weight(np.linspace(1.0, 3.0, n_q - 1)),
+              lambda: d.set_label(np.maximum(y, np.arange(y.size) % 3 == 0))]
+    for change in states:
+        change()
+        group = np.repeat(np.arange(d.get_uint_info("group_ptr").size - 1),
+                          np.diff(d.get_uint_info("group_ptr").astype(np.int64)))
+        w = d.get_weight()
+        want = builtin_metric(d.get_label(), s, group, ["ndcg@5", "map@5"],
+                              weight=w if w.size else None)
+        got = dict(metric(s, d))
+        assert got == pytest.approx(want, abs=1e-12), (got, want)
+    assert metric._dcache.builds == len(states)
+    for _ in range(3):
+        metric(s, d)  # unchanged: the plan is reused
+    assert metric._dcache.builds == len(states)
+
+
 def test_plan_cached_per_dmatrix_and_not_copied() -> None:
     y, s, qid, _ = _tied_data(4)
     d1 = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
