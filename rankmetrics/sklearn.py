@@ -46,6 +46,7 @@ from sklearn.utils import _safe_indexing, check_random_state, get_tags
 from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping, process_routing
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, validate_data
 
+from .core.options import MetricOptions
 from .core.plan import (
     QueryPlan,
     core_metric,
@@ -53,7 +54,6 @@ from .core.plan import (
     query_weights_of_rows,
     weighted_mean,
 )
-from .core.options import MetricOptions
 from .core.validation import check_k, check_qid, check_weights, flatten_inputs
 from .measures.grammar import Measure, parse_measure
 
