@@ -79,7 +79,8 @@ def test_lightgbm_early_stopping_on_the_core_curve(data) -> None:
     >= 1 relevant; it was AP over min(k, R) with LightGBM's relevance cut (0.63 where the
     core and the XGBoost route gave 0.33), so a search stopped on one AP and selected on
     another."""
-    X, y, q = data.X, data.y, data.qid
+    d = make_ranking_data(n_queries=60, random_state=0)  # queries with R > 5
+    X, y, q = d.X, d.y, d.qid
     ranker = QueryGroupRanker(
         lgb.LGBMRanker(n_estimators=12, learning_rate=0.5, min_child_samples=5, n_jobs=1,
                        verbose=-1),
