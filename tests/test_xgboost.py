@@ -288,3 +288,21 @@ def test_xgb_cv_folds_and_ranker_without_eval_qid() -> None:
     ranker = xgb.XGBRanker(n_estimators=2, n_jobs=1, eval_metric=make_eval_metric("ndcg"))
     with pytest.raises(ValueError, match="group|qid"):
         ranker.fit(X, y, qid=qid, eval_set=[(X, y)], verbose=False)
+
+
+@pytest.mark.parametrize("name", ["pre@3", "ndcg@3-", "map@3-", "pre@3-", "ndcg-"])
+def test_xgboost_own_metric_names_are_refused_with_their_spelling(name) -> None:
+    """XGBoost's ``pre@k`` and ``-`` suffix are not measure names here: the error says how to
+    spell them, and that spelling gives XGBoost's number (checked on queries without relevant
+    rows, where ``-`` matters, and lists shorter than k)."""
+    with pytest.raises(ValueError, match="unknown measure") as err:
+        make_custom_metric(name)
+    base = name.rstrip("-").replace("pre", "p")
+    assert f"is {base!r} here" in str(err.value)
+    y, _, qid, _ = _tied_data(8, binary=True)
+    s = np.random.default_rng(8).permutation(y.size).astype(np.float32)
+    y[qid == 0] = 0.0  # an empty query
+    d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
+    metric = make_custom_metric(base, ties="stable", empty=0.0 if name.endswith("-") else None)
+    assert dict(metric(s, d))[base] == pytest.approx(
+        builtin_metric(y, s, qid, name)[name], abs=1e-12)

@@ -298,6 +298,27 @@ def _suggest(name: str) -> str:
     return f" (did you mean {' or '.join(repr(x) for x in out)}?)"
 
 
+_XGBOOST_NAME = re.compile(r"^\s*(ndcg|map|pre)(@\d+)?(-?)\s*$", re.IGNORECASE)
+
+
+def _xgboost_hint(name: str) -> str:
+    """How to spell XGBoost's own metric names (``pre@5``, ``ndcg@5-``), not taken here: the
+    XGBoost adapter's defaults already give its numbers, and ``-`` is an option."""
+    m = _XGBOOST_NAME.match(name)
+    if m is None or (m.group(1).lower() != "pre" and not m.group(3)):
+        return ""
+    base = "p" if m.group(1).lower() == "pre" else m.group(1).lower()
+    spelled = f"{base}{m.group(2) or ''}"
+    hint = f"; XGBoost's {name.strip()!r} is {spelled!r} here"
+    if m.group(1).lower() == "pre":
+        hint += (" (with rankmetrics.xgboost's default precision_denominator='min_k_size', "
+                 "XGBoost's; the core's P@k divides by k, as trec_eval)")
+    if m.group(3):
+        hint += " with empty=0 (the metric option, or the measure parameter: "
+        hint += f"{'P' if base == 'p' else base}(empty=0){m.group(2) or ''})"
+    return hint
+
+
 def _unknown(name: str) -> ValueError:
     return ValueError(
         f"unknown measure {name!r}; use e.g. nDCG@10, nDCG, DCG@10, CG@10, nCG@10, P@5, "
@@ -305,6 +326,7 @@ def _unknown(name: str) -> ValueError:
         "ERR@10, RBP, RBP(p=0.95), IPrec@0.1, 11pt_avg, NumRet, NumRel, NumRelRet, Bpref, "
         "Judged@10, or trec_eval names (ndcg_cut.10, P_5, "
         f"map, recip_rank, recall_100, iprec_at_recall_0.10, ...){_suggest(name)}"
+        f"{_xgboost_hint(name)}"
     )
 
 
