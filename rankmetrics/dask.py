@@ -299,8 +299,9 @@ class DaskEvalMetric(EvalMetric):
     token: str
     sync: GlobalSync
 
-    def __call__(self, y_true: ArrayLike | None, y_pred: ArrayLike, weight: ArrayLike | None,
-                 group: ArrayLike | None) -> list[tuple[str, float, bool]]:
+    def __call__(self, y_true: ArrayLike | None, y_pred: ArrayLike,
+                 weight: ArrayLike | None = None, group: ArrayLike | None = None
+                 ) -> list[tuple[str, float, bool]]:
         """Local values (as :class:`~rankmetrics.lightgbm.EvalMetric`), and the per-query sums
         kept for :attr:`sync`, which turns them into the global values.
 

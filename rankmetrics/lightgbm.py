@@ -423,6 +423,12 @@ class Feval(_TieAwareMetric):
             The Dataset has no query groups, or labels/scores the core rejects (negative or
             non-integer labels with exponential gain, NaN/inf scores, wrong lengths).
         """
+        if not hasattr(eval_data, "get_group"):
+            raise TypeError(
+                f"{type(self).__name__} takes (preds, Dataset), as lgb.train(feval=...) passes "
+                f"them; got a {type(eval_data).__name__} for the Dataset. For "
+                "LGBMRanker.fit(eval_metric=...) use rankmetrics.lightgbm.make_eval_metric"
+            )
         return self._results(eval_data.get_label(), preds, eval_data.get_group(),
                              eval_data.get_weight())
 
@@ -444,8 +450,9 @@ class EvalMetric(_TieAwareMetric):
 
     _arg_names = ("y_true", "y_pred")
 
-    def __call__(self, y_true: ArrayLike | None, y_pred: ArrayLike, weight: ArrayLike | None,
-                 group: ArrayLike | None) -> list[EvalTuple]:
+    def __call__(self, y_true: ArrayLike | None, y_pred: ArrayLike,
+                 weight: ArrayLike | None = None, group: ArrayLike | None = None
+                 ) -> list[EvalTuple]:
         """Evaluate predictions of one evaluation set.
 
         Parameters
@@ -469,8 +476,15 @@ class EvalMetric(_TieAwareMetric):
         ValueError
             ``group`` is None or does not add up to the rows, or inputs the core rejects.
         TypeError
-            ``y_true`` is None (a Dataset without labels).
+            ``y_true`` is None (a Dataset without labels), or called as a ``feval`` (with a
+            Dataset: use :func:`make_feval` there).
         """
+        if hasattr(y_pred, "get_group"):  # lgb.train(feval=...) passes (preds, Dataset)
+            raise TypeError(
+                f"{type(self).__name__} takes (y_true, y_pred, weight, group), as "
+                "LGBMRanker.fit(eval_metric=...) passes them; got a Dataset. For "
+                "lgb.train(feval=...) use rankmetrics.lightgbm.make_feval"
+            )
         return self._results(y_true, y_pred, group, weight)
 
 

@@ -307,6 +307,12 @@ class CustomMetric(_XGBoostMetric):
             labels/scores the core rejects (negative labels with exponential gain, NaN scores,
             a prediction length other than the row count).
         """
+        if not hasattr(dmatrix, "get_uint_info"):
+            raise TypeError(
+                f"{type(self).__name__} takes (predt, DMatrix), as xgb.train(custom_metric=...) "
+                f"passes them; got a {type(dmatrix).__name__} for the DMatrix. For "
+                "XGBRanker(eval_metric=...) use rankmetrics.xgboost.make_eval_metric"
+            )
         entry = self._dcache.get(dmatrix)
         values = self._values(entry.plan, predt, "predt")
         nq = entry.plan.n_queries
@@ -335,7 +341,8 @@ class EvalMetric(_XGBoostMetric):
                              "query); use a number")
         self.__name__ = self.names[0]
 
-    def __call__(self, y_true: ArrayLike, y_score: ArrayLike) -> float:
+    def __call__(self, y_true: ArrayLike, y_score: ArrayLike,
+                 sample_weight: ArrayLike | None = None) -> float:
         """Value of the metric on the rows of one query.
 
         Parameters
@@ -344,6 +351,9 @@ class EvalMetric(_XGBoostMetric):
             Labels of one query's rows.
         y_score : ndarray of shape (n_rows,)
             Scores of those rows.
+        sample_weight : array-like, optional
+            Never given by ``XGBRanker`` (it weighs the per-query values itself); XGBoost's
+            regressors and classifiers pass it with evaluation weights, which raises.
 
         Returns
         -------
@@ -356,8 +366,8 @@ class EvalMetric(_XGBoostMetric):
             set without query boundaries; or inputs the core rejects.
         """
         caller = sys._getframe(1)
-        if caller.f_globals.get("__name__") == "xgboost.sklearn" \
-                and caller.f_code.co_name == "inner":
+        if sample_weight is not None or (caller.f_globals.get("__name__") == "xgboost.sklearn"
+                                         and caller.f_code.co_name == "inner"):
             raise ValueError(
                 f"{self.__name__}: XGBoost passed the whole evaluation set without query "
                 "boundaries (XGBRegressor/XGBClassifier eval_metric); a ranking metric cannot "

@@ -258,8 +258,9 @@ def test_eval_metric_signature_has_four_parameters() -> None:
     metric = make_eval_metric(k=(1, 5))
     assert isinstance(metric, EvalMetric)
     params = inspect.signature(metric).parameters
+    # LightGBM counts the parameters (defaults included: weight and group default to None
+    # only so that a call with two arguments, lgb.train's feval, reaches a clear error)
     assert list(params) == ["y_true", "y_pred", "weight", "group"]
-    assert all(p.default is inspect.Parameter.empty for p in params.values())
     assert len(inspect.signature(make_feval()).parameters) == 2
 
 
@@ -468,3 +469,19 @@ def test_map_counts_lightgbms_relevant_rows_on_fractional_labels():
     for name, value in theirs.items():
         assert ours[name] == pytest.approx(value, abs=1e-12), name
     assert np.float32(LIGHTGBM_THRESHOLD) > 0.5 >= np.float32(np.nextafter(LIGHTGBM_THRESHOLD, 0))
+
+
+def test_a_metric_given_to_the_wrong_lightgbm_entry_point_says_which_to_use() -> None:
+    """make_feval's object in LGBMRanker.fit(eval_metric=...) raised "'numpy.ndarray' object
+    has no attribute 'get_label'"; make_eval_metric's in lgb.train(feval=...) "missing 'weight'
+    and 'group'"."""
+    d = _data()
+    sizes = np.unique(d.qid, return_counts=True)[1]
+    ranker = lgb.LGBMRanker(n_estimators=2, min_child_samples=5, n_jobs=1, verbose=-1)
+    with pytest.raises(TypeError, match=r"LGBMRanker.fit\(eval_metric=...\) use rankmetrics"):
+        ranker.fit(d.X, d.y, group=sizes, eval_set=[(d.X, d.y)], eval_group=[sizes],
+                   eval_metric=make_feval("ndcg@3"))
+    train = lgb.Dataset(d.X, d.y, group=sizes)
+    with pytest.raises(TypeError, match=r"lgb.train\(feval=...\) use rankmetrics"):
+        lgb.train({"objective": "lambdarank", "verbose": -1, "num_threads": 1}, train, 2,
+                  valid_sets=[train], feval=make_eval_metric("ndcg@3"))

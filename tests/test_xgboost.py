@@ -306,3 +306,17 @@ def test_xgboost_own_metric_names_are_refused_with_their_spelling(name) -> None:
     metric = make_custom_metric(base, ties="stable", empty=0.0 if name.endswith("-") else None)
     assert dict(metric(s, d))[base] == pytest.approx(
         builtin_metric(y, s, qid, name)[name], abs=1e-12)
+
+
+def test_a_metric_given_to_the_wrong_xgboost_entry_point_says_which_to_use() -> None:
+    """make_custom_metric's object in XGBRanker(eval_metric=...) died in the DMatrix cache
+    ("unhashable type: 'numpy.ndarray'"); make_eval_metric's in XGBRegressor with evaluation
+    weights on "unexpected keyword argument 'sample_weight'"."""
+    y, s, qid, _ = _tied_data(9)
+    X = np.c_[s, np.arange(s.size) % 7]
+    ranker = xgb.XGBRanker(n_estimators=2, n_jobs=1, eval_metric=make_custom_metric("ndcg@3"))
+    with pytest.raises(TypeError, match="For XGBRanker.eval_metric=.... use rankmetrics"):
+        ranker.fit(X, y, qid=qid, eval_set=[(X, y)], eval_qid=[qid])
+    reg = xgb.XGBRegressor(n_estimators=2, n_jobs=1, eval_metric=make_eval_metric("ndcg@3"))
+    with pytest.raises(ValueError, match="without query boundaries"):
+        reg.fit(X, y, eval_set=[(X, y)], sample_weight_eval_set=[np.ones(y.size)])
