@@ -392,6 +392,20 @@ def test_ndcg_score_takes_sklearns_ignore_ties_and_names_sample_weight():
         rm.ndcg_score(y, s, sample_weight=[1.0, 2.0])
 
 
+def test_ndcg_score_refuses_one_document_per_row_as_sklearn():
+    """scikit-learn's ndcg_score and dcg_score raise on a (n_queries, 1) layout; ours returned
+    0.5 and 0.5. Flat input with qid (queries of one document) is not affected."""
+    skm = require("sklearn.metrics")
+    y, s = np.array([[1], [0]]), np.array([[0.3], [0.1]])
+    for ours, theirs, name in ((rm.ndcg_score, skm.ndcg_score, "NDCG"),
+                               (rm.dcg_score, skm.dcg_score, "DCG")):
+        with pytest.raises(ValueError):
+            theirs(y, s)
+        with pytest.raises(ValueError, match=f"y_true: computing {name} is only meaningful"):
+            ours(y, s)
+    assert rm.ndcg_score(y.ravel(), s.ravel(), [0, 1]) == 0.5
+
+
 def test_issue_example_ndcg_score_on_sklearns_layout():
     skm = require("sklearn.metrics")
     y = np.asarray([[10, 0, 0, 1, 5]])

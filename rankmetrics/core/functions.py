@@ -653,6 +653,14 @@ def _mean_form(fn: Callable[..., Values], *, defaults: dict[str, Any] | None = N
             if "ties" in kwargs:
                 raise TypeError("pass ties or ignore_ties, not both")
             kwargs["ties"] = "stable" if ignore else "average"
+        if preset and qid is None and np.ndim(y_true) == 2 and np.shape(y_true)[1] <= 1:
+            # scikit-learn's ndcg_score and dcg_score refuse this layout
+            raise ValueError(
+                f"y_true: computing {fn.__name__.upper()} is only meaningful when there is more "
+                f"than 1 document per row of the 2-D layout; got shape {np.shape(y_true)} (as "
+                f"sklearn.metrics.{score.__name__}; for queries of one document pass flat "
+                "input with qid)"
+            )
         values = fn(y_true, y_score, qid, **{**preset, **kwargs})
         return weighted_mean(values, query_weight, values.shape[0], weight_name)
 
