@@ -14,14 +14,17 @@ trec_eval 9's rounding (what pytrec_eval ships), ``SetF(beta=x)`` weighs with tr
 ``set_F.x`` (x is beta squared in the textbook F-beta), ``judged_only=True`` drops unjudged
 documents from the run (trec_eval ``-J``, :func:`rankmetrics.trec.evaluate`'s ``judged_only``;
 a negative qrels label counts as unjudged there). ``Bpref`` is trec_eval's bpref; ``Judged@k``
-is ir_measures' own ``judged`` provider's (which breaks score ties by doc id *ascending*: under
-``ties="docno"`` ours follows trec_eval's descending order, so a tie group straddling k can
-differ; the default ``ties="average"`` is the exact mean over tied orders).
+is ir_measures' own ``judged`` provider's, and ``RR@k`` (a cutoff: pytrec_eval has none) its
+``msmarco`` provider's; both break score ties by doc id *ascending*: under ``ties="docno"`` ours
+follows trec_eval's descending order, so a tie group straddling k (for RR@k: holding the first
+relevant document) can differ; the default ``ties="average"`` is the exact mean over tied
+orders).
 ``ERR@k`` is gdeval's (ir_measures' only ERR provider): stop probability (2**g - 1) / 2**4,
 negative labels 0, ties by document id descending, so ``ties="docno"`` reproduces it (gdeval
 prints 5 decimals). ``RBP`` without ``rel`` is graded with the label itself, as ir_measures'
-trectools provider computes it (which averages tied scores' discounts, like our default); with
-``rel`` it is binary (ir_measures' cwl_eval provider). With the default ``ties="average"``
+trectools provider computes it (which averages tied scores' discounts, like our default, but
+with a cutoff first cuts a tie group straddling it in its own order); with ``rel`` it is binary
+(ir_measures' cwl_eval provider). With the default ``ties="average"``
 every measure is the exact mean over all orderings of tied scores (McSherry & Najork 2008)
 instead of trec_eval's docno order.
 
@@ -43,6 +46,7 @@ Examples
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -161,16 +165,22 @@ class _Evaluator(Evaluator):
         self._qrels = qrels
         self._ties = ties
         self._options = options
-        # one trec.evaluate call per (gain, judged_only) group of measures
+        # one trec.evaluate call per (gain, judged_only) group of measures; measures ir_measures
+        # holds equal (AP and AP(rel=1)) are computed once, as ir_measures reports them once
         self._groups: dict[tuple[str, bool], dict[str, Any]] = {}
-        for m in measures:
+        for m in dict.fromkeys(measures):
             text, gain = translate(m)
             judged = bool(m.params.get("judged_only", False) is True)
             self._groups.setdefault((gain, judged), {})[text] = m
 
     def _iter_calc(self, run: Any) -> Iterator[Any]:
         frame = _irm.util.RunConverter(run).as_pd_dataframe()
-        frame = frame.astype({"query_id": str, "doc_id": str})
+        # ir_measures' columns only: a PyTerrier frame also holds docid (Terrier's internal
+        # integer id) and maybe qid / docno, which trec.evaluate would prefer
+        frame = frame[["query_id", "doc_id", "score"]].astype({"query_id": str, "doc_id": str})
+        # only judged queries (ir_measures gives the others nothing, and a qrels query the run
+        # lacks its measure's default, 0): empty or disjoint qrels are no error there
+        frame = frame[frame["query_id"].isin(self._qrels["query_id"])]
         if frame.empty:
             return
         for (gain, judged), named in self._groups.items():
@@ -212,6 +222,18 @@ class RankMetricsProvider(Provider):
         if "gain" in options:
             raise ValueError("gain is set per measure: use nDCG(dcg='exp-log2') or "
                              "nDCG(gains={...})")
+        known = set(inspect.signature(evaluate).parameters) - {
+            "qrels", "run", "measures", "ties", "gain", "judged_only", "progress"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"unknown option(s) {', '.join(map(repr, unknown))}; options are "
+                            f"those of rankmetrics.trec.evaluate: {', '.join(sorted(known))}")
+        if options.get("empty") == "skip":
+            raise ValueError(
+                "empty='skip' cannot pass through ir_measures, which gives a query without a "
+                "value its measure's default (0); use rankmetrics.trec.evaluate(..., "
+                "empty='skip') for means over the queries with a relevant document"
+            )
         self.ties = ties
         self.options = options
         # IPrec is a maximum over ranks: no exact tie average (see rankmetrics.trec.evaluate)
@@ -220,7 +242,8 @@ class RankMetricsProvider(Provider):
     def _evaluator(self, measures: Iterable[Any], qrels: Any) -> Evaluator:
         measures = list(measures)
         frame = _irm.util.QrelsConverter(qrels).as_pd_dataframe()
-        frame = frame.astype({"query_id": str, "doc_id": str})
+        frame = frame[["query_id", "doc_id", "relevance"]].astype(
+            {"query_id": str, "doc_id": str})
         return _Evaluator(measures, frame, self.ties, self.options)
 
     def is_available(self) -> bool:

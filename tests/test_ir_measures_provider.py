@@ -130,6 +130,48 @@ def test_bad_options_name_the_option():
         provider(gain="exponential")
 
 
+def test_options_are_checked_when_the_provider_is_made():
+    """A misspelt option was reported only at evaluation, as evaluate()'s TypeError;
+    empty='skip' was silently 0 (ir_measures fills a query without a value with 0)."""
+    with pytest.raises(TypeError, match="unknown option.*'compelte'"):
+        provider(compelte=True)
+    with pytest.raises(ValueError, match="empty='skip' cannot pass through ir_measures"):
+        provider(empty="skip")
+    assert provider(complete=True, max_depth=5).options == {"complete": True, "max_depth": 5}
+
+
+def test_ir_measures_frames_equal_measures_and_unjudged_batches():
+    """As ir_measures: its own columns only (extra docid / docno / qid / label columns were
+    read instead), measures it holds equal (AP, AP(rel=1)) reported once (their rows were
+    doubled: NumRel 6 for 3), empty or disjoint qrels give nothing / 0 (they raised)."""
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2"], "doc_id": ["a", "b", "c", "a"],
+                          "relevance": [1, 0, 1, 1], "label": [0, 0, 0, 0]})
+    run = pd.DataFrame({"query_id": ["1", "1", "1", "2"], "doc_id": ["a", "b", "c", "a"],
+                        "score": [3.0, 2.0, 1.0, 1.0], "docid": [7, 8, 9, 7],
+                        "docno": ["z", "z", "z", "z"], "qid": ["x"] * 4})
+    measures = [irm.AP, irm.AP(rel=1), irm.P @ 1, irm.NumRel, irm.NumRel(rel=1)]
+    reference = irm.providers.registry["pytrec_eval"]
+    ours = provider(ties="docno")
+    plain = run[["query_id", "doc_id", "score"]]
+    def rows(metrics):
+        return sorted((m.query_id, str(m.measure), m.value) for m in metrics)
+
+    want = rows(reference.iter_calc(measures, qrels[["query_id", "doc_id", "relevance"]], plain))
+    got = rows(ours.iter_calc(measures, qrels, run))
+    assert [g[:2] for g in got] == [w[:2] for w in want] and len(got) == 6
+    assert [g[2] for g in got] == pytest.approx([w[2] for w in want], abs=1e-12)
+    assert ours.calc_aggregate(measures, qrels, run) == reference.calc_aggregate(
+        measures, qrels, plain)
+    empty = qrels.iloc[:0]
+    assert list(ours.iter_calc([irm.AP], empty, run)) == list(
+        reference.iter_calc([irm.AP], empty, plain)) == []
+    other = [irm.Qrel("9", "a", 1)]
+    assert list(ours.iter_calc([irm.AP], other, run)) == list(
+        reference.iter_calc([irm.AP], other, plain))
+
+
 def test_prefer_routes_the_default_pipeline_and_restores_it():
     from rankmetrics.ir_measures import prefer
 
@@ -156,7 +198,10 @@ def test_pyterrier_experiment_runs_on_rankmetrics(shared_data):
                       names=["qid", "Q0", "docno", "rank", "score", "tag"],
                       dtype={"qid": str, "docno": str})
     topics = pd.DataFrame({"qid": sorted(run["qid"].unique()), "query": "unused"})
-    system = pt.Transformer.from_df(run[["qid", "docno", "score"]])
+    # Terrier's retrievers also give docid, its internal integer id: the provider read it as
+    # the document id (every measure 0 under prefer(), no error)
+    run["docid"] = np.arange(len(run))
+    system = pt.Transformer.from_df(run[["qid", "docid", "docno", "score"]])
     measures = [irm.nDCG @ 10, irm.AP, irm.RR]
     plain = pt.Experiment([system], topics, qrels, eval_metrics=measures, names=["s"])
     with prefer(ties="docno"):
