@@ -212,6 +212,8 @@ def _ranking_score(
     """
     label = metric.name if name is None else name
     who = f"ranking scorer {label!r}"
+    if y_true is None:  # an unsupervised-style call (y=None) has nothing to rank against
+        raise ValueError(f"{who}: y is None; a ranking scorer needs the rows' relevance labels")
     q_raw = _resolve_qid(qid, groups, who, "scorer(estimator, X, y, qid=qid)")
     q = check_qid(q_raw, _num_rows(y_true))
     scores = np.asarray(y_score)

@@ -816,3 +816,13 @@ def test_scorer_takes_sample_weight_and_keeps_its_query_id_requests(data, routin
     got = cross_val_score(Ridge().set_fit_request(sample_weight=False), X, y, cv=GroupKFold(3),
                           scoring=scorer, params={"groups": q, "sample_weight": w})
     assert got.shape == (3,) and np.all(np.isfinite(got))
+
+
+def test_scorer_called_without_labels_says_so(data):
+    """``scorer(est, X, None, qid=...)`` died in an IndexError from the row count."""
+    X, y, q = data
+    est = Ridge().fit(X, y)
+    scorer = make_ranking_scorer("ndcg@5")
+    with sklearn.config_context(enable_metadata_routing=True):
+        with pytest.raises(ValueError, match="y is None; a ranking scorer needs"):
+            scorer(est, X, None, qid=q)

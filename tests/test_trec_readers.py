@@ -375,3 +375,16 @@ def test_mapped_blocks_with_pyarrows_thread_pool(tmp_path, monkeypatch):
     for _ in range(10):
         assert trec_io.read_file(path, "run").equals(want)
         assert trec_io.read_file(path, "run", threads=2).equals(want)
+
+
+def test_complex_qrels_labels_are_refused():
+    """Complex labels (a DataFrame column, numpy complex scalars in a dict) were read as their
+    real parts with numpy's ComplexWarning only; the core refuses them, and so does this."""
+    run = pd.DataFrame({"qid": ["q1"] * 3, "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["q1"] * 3, "docno": ["a", "b", "c"],
+                          "label": np.array([5j, 1 + 0j, 2 - 7j])})
+    with pytest.raises(TypeError, match="column 'label': label must be real numbers"):
+        evaluate(qrels, run, ["nDCG"])
+    with pytest.raises(TypeError, match="label must be real numbers"):
+        evaluate({"q1": {"a": np.complex128(1j), "b": np.complex128(1)}},
+                 {"q1": {"a": 2.0, "b": 1.0}}, ["P@1"])

@@ -702,6 +702,11 @@ def _value_array(values: Any, kind: str, where: str) -> np.ndarray:
     if kind == "run":  # the core's rule for scores: no string, complex, date or bool-like
         # text, and no integer past 2**53 (float64 would tie it with its neighbours)
         return check_scores(values, f"{where}: {vname}").astype(np.float64, copy=False)
+    probe = np.asarray(values)
+    if probe.dtype.kind == "c" or (probe.dtype == object and any(
+            isinstance(v, (complex, np.complexfloating)) for v in probe.ravel())):
+        # float64 would drop the imaginary parts (numpy only warns)
+        raise TypeError(f"{where}: {vname} must be real numbers; got complex values")
     try:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
