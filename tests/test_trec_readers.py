@@ -388,3 +388,7 @@ def test_complex_qrels_labels_are_refused():
     with pytest.raises(TypeError, match="label must be real numbers"):
         evaluate({"q1": {"a": np.complex128(1j), "b": np.complex128(1)}},
                  {"q1": {"a": 2.0, "b": 1.0}}, ["P@1"])
+    # durations were read as nanosecond counts
+    qrels["label"] = pd.to_timedelta([0, 1, 2], unit="s")
+    with pytest.raises(TypeError, match="label must be real numbers; got dtype timedelta64"):
+        evaluate(qrels, run, ["nDCG"])

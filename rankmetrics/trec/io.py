@@ -707,6 +707,8 @@ def _value_array(values: Any, kind: str, where: str) -> np.ndarray:
             isinstance(v, (complex, np.complexfloating)) for v in probe.ravel())):
         # float64 would drop the imaginary parts (numpy only warns)
         raise TypeError(f"{where}: {vname} must be real numbers; got complex values")
+    if probe.dtype.kind in "mM":  # float64 would read nanosecond counts (the core refuses)
+        raise TypeError(f"{where}: {vname} must be real numbers; got dtype {probe.dtype}")
     try:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
