@@ -1,8 +1,8 @@
 """Root pytest configuration: under CI no test may skip.
 
 CI (``CI=true``) installs every extra and puts ../shared/data beside the checkout, so a test that
-skips there hides a failure. Tests skip through ``tests/_extras.py`` (``require``,
-``skip_or_fail``), which already fail under CI; the hooks below turn any other skip -- a
+skips there hides a failure. Tests needing an extra go through ``tests/_extras.py`` (``require``,
+``fail_missing``), which fail and never skip; the hooks below turn any other skip -- a
 ``pytest.mark.skipif``, an ``importorskip`` (in a test or at module level), a library's
 ``unittest.SkipTest``, a doctest ``+SKIP`` -- and any ``xfail`` into a failure as well, and
 no module is left out of collection under CI.

@@ -1,4 +1,4 @@
-"""Import optional extras in tests: skip locally when missing, fail loudly in CI."""
+"""Import optional extras in tests: a missing one fails the test, in CI and outside it."""
 
 from __future__ import annotations
 
@@ -14,28 +14,25 @@ import pytest
 
 
 def in_ci() -> bool:
-    """Whether the tests run under CI (``CI`` set and not "0"/"false"), where nothing may skip."""
+    """Whether the tests run under CI (``CI`` set and not "0"/"false")."""
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def skip_or_fail(reason: str) -> None:
-    """Skip the calling test locally; under CI fail instead, naming ``reason``.
-
-    CI installs every extra and has ../shared/data beside the checkout, so a skip there would
-    hide a failure (the root conftest.py turns any other skip under CI into a failure too).
-    """
-    if in_ci():
-        pytest.fail(f"would skip, which CI does not allow: {reason}")
-    else:  # outside CI only; also from a module's top (``require``)
-        pytest.skip(reason, allow_module_level=True)
+def fail_missing(reason: str) -> None:
+    """Fail the calling test (or module, at its top) naming ``reason``: a test whose extra or
+    data is missing is a check not made, so it never skips -- under CI, which installs every
+    extra and has ../shared/data beside the checkout, nor outside it (the README's test
+    command installs them all)."""
+    where = "CI does not allow" if in_ci() else "install the extras: pip install -e '.[dev]' 'torch==2.13.0'"
+    pytest.fail(f"cannot run ({where}): {reason}", pytrace=False)
 
 
 def require(module_name: str) -> ModuleType:
-    """Import ``module_name``; skip when it is absent, except under CI where that is a failure."""
+    """Import ``module_name``; a failure (never a skip) when it is absent."""
     try:
         return importlib.import_module(module_name)
     except ImportError as exc:  # pragma: no cover - depends on environment
-        skip_or_fail(f"{module_name} not installed ({exc})")
+        fail_missing(f"{module_name} not installed ({exc})")
         raise
 
 

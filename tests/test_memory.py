@@ -158,7 +158,7 @@ def _segments(rng: np.random.Generator, shuffled: bool):
 def test_candidate_bound_covers_the_candidates(shuffled: bool, dtype) -> None:
     # the rows the fused pass gathers for a cutoff <= 64: every row scoring >= the k-th best;
     # the one-pass bound is never below their number and never above the list
-    require("numba")  # skips locally without numba, fails under CI
+    require("numba")  # fails without numba (never skips)
     from rankmetrics.core import _numba_sizes as sz
 
     rng = np.random.default_rng(5)
@@ -186,7 +186,7 @@ def test_candidate_bound_covers_the_candidates(shuffled: bool, dtype) -> None:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_tie_bound_covers_the_largest_tie_group(shuffled: bool, dtype) -> None:
     # the bounds' value buffer: never smaller than the largest tie group (-0.0 ties 0.0)
-    require("numba")  # skips locally without numba, fails under CI
+    require("numba")  # fails without numba (never skips)
     from rankmetrics.core import _numba_sizes as sz
 
     rng = np.random.default_rng(6)
@@ -258,7 +258,7 @@ def test_plan_labels_and_gains_are_compact_only_when_exact(monkeypatch) -> None:
 
 def test_compiled_plans_keep_uint8_gains() -> None:
     # the compiled kernel's plans keep exact small integer gains in one byte, whichever
-    # backend this run selected (without numba: a skip locally, a failure under CI)
+    # backend this run selected (without numba: a failure)
     require("numba")
     before = rm.get_backend()
     rm.set_backend("numba")
