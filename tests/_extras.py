@@ -23,7 +23,8 @@ def fail_missing(reason: str) -> None:
     data is missing is a check not made, so it never skips -- under CI, which installs every
     extra and has ../shared/data beside the checkout, nor outside it (the README's test
     command installs them all)."""
-    where = "CI does not allow" if in_ci() else "install the extras: pip install -e '.[dev]' 'torch==2.13.0'"
+    where = ("CI does not allow" if in_ci()
+             else "install the extras: pip install -e '.[dev]' 'torch==2.13.0'")
     pytest.fail(f"cannot run ({where}): {reason}", pytrace=False)
 
 
