@@ -107,6 +107,7 @@ FAULTS = {
     "label_negative": "y_true",
     "label_nan": "y_true",
     "label_complex": "y_true",
+    "label_duration": "y_true",
     "label_str": "y_true",
     "qid_none": "qid",
     "qid_nan": "qid",
@@ -315,6 +316,8 @@ def _inject(case: Case, fault: str) -> None:
             case.y_true = y
         elif fault == "label_complex":
             case.y_true = y.astype(np.complex128)
+        elif fault == "label_duration":
+            case.y_true = y.astype("timedelta64[s]")
         elif fault == "label_str":
             case.y_true = np.array([str(int(v)) for v in y])
         return
@@ -745,10 +748,17 @@ def test_fuzz_torch_monitor_and_metric(case: Case, per_batch: int) -> None:
     assert mon.compute()["ndcg@2"] == pytest.approx(want, abs=1e-12)
     assert float(met.compute()) == pytest.approx(want, abs=1e-12)
     # batches cut inside a query: the whole-query monitor refuses, spanning=True is exact
+    # (every other batch's labels as float64, its ids as int32: a held-back query joins the
+    # next batch in the promoted dtypes)
     span = rmt.RankingMonitor("ndcg@2", spanning=True)
-    for lo in range(0, case.logical.size, 2):
-        span.update(s[lo:lo + 2], y[lo:lo + 2], q[lo:lo + 2])
+    span_metric = rmt.RankingMetric("ndcg@2", spanning=True)
+    for i, lo in enumerate(range(0, case.logical.size, 2)):
+        yb = y[lo:lo + 2].double() if i % 2 else y[lo:lo + 2]
+        qb = q[lo:lo + 2].int() if i % 2 and int(q.abs().max()) < 2**31 else q[lo:lo + 2]
+        span.update(s[lo:lo + 2], yb, qb)
+        span_metric.update(s[lo:lo + 2], yb, qb)
     assert span.compute()["ndcg@2"] == pytest.approx(want, abs=1e-12)
+    assert float(span_metric.compute()) == pytest.approx(want, abs=1e-12)
     if np.any(np.diff(case.logical[1::2]) == 0) or np.any(case.logical[1:-1:2]
                                                           == case.logical[2::2]):
         cut = rmt.RankingMonitor("ndcg@2")
@@ -762,10 +772,11 @@ def test_fuzz_torch_monitor_and_metric(case: Case, per_batch: int) -> None:
 # ---------------------------------------------------------------------------------- TREC
 @_settings(40)
 @given(case=problems(qid_encodings=["str", "int64", "object_int", "object_str"],
-                     faults=["none", "qid_none"]),
+                     faults=["none", "qid_none", "label_complex", "label_duration"]),
        as_frame=st.booleans(), judged_only=st.booleans(), threads=st.sampled_from([None, 1, 2]))
 def test_fuzz_trec_evaluate(case: Case, as_frame: bool, judged_only: bool,
                             threads: int | None) -> None:
+    """Also qrels labels the core refuses (complex, durations), which were read as numbers."""
     from rankmetrics import trec
 
     if case.notes["scores"] == "big_python_int":
@@ -774,14 +785,19 @@ def test_fuzz_trec_evaluate(case: Case, as_frame: bool, judged_only: bool,
         return  # a wrong-length id column has no dict or frame form
     ids = list(case.qid.tolist()) if hasattr(case.qid, "tolist") else list(case.qid)
     docs = [f"d{i}" for i in range(case.labels.size)]
+    labels: Any = case.labels
+    if case.fault == "label_complex":
+        labels = case.labels.astype(np.complex128) + 1j
+    elif case.fault == "label_duration":
+        labels = case.labels.astype("timedelta64[s]")
     if as_frame:
         col = np.empty(len(ids), dtype=object)
         col[:] = ids
-        qrels: Any = pd.DataFrame({"qid": col, "docid": docs, "label": case.labels})
+        qrels: Any = pd.DataFrame({"qid": col, "docid": docs, "label": labels})
         run: Any = pd.DataFrame({"qid": col.copy(), "docid": docs, "score": case.scores})
     else:
         qrels, run = {}, {}
-        for qq, d, lab, sc in zip(ids, docs, case.labels.tolist(), case.scores.tolist(),
+        for qq, d, lab, sc in zip(ids, docs, list(labels), case.scores.tolist(),
                                   strict=True):
             qrels.setdefault(qq, {})[d] = lab
             run.setdefault(qq, {})[d] = sc
@@ -792,8 +808,11 @@ def test_fuzz_trec_evaluate(case: Case, as_frame: bool, judged_only: bool,
         res = trec.evaluate(qrels, run, ["nDCG", "AP"], gain="linear", judged_only=judged_only,
                             threads=threads)
     except (ValueError, TypeError) as exc:
-        assert bad == "qid", f"unexpected {exc!r}"
-        assert "query id" in str(exc) or "qid" in str(exc)
+        assert bad in ("qid", "y_true"), f"unexpected {exc!r}"
+        if bad == "qid":
+            assert "query id" in str(exc) or "qid" in str(exc)
+        else:
+            assert "label" in str(exc) and "real numbers" in str(exc), exc
         return
     assert bad is None, f"{case.fault} accepted"
     for j in sorted(set(case.logical.tolist())):
