@@ -210,7 +210,10 @@ class RankMetricsProvider(Provider):
     Raises
     ------
     ValueError
-        An unknown tie rule, or ``gain`` among the options.
+        An unknown tie rule, ``gain`` among the options (set per measure), or
+        ``empty="skip"`` (ir_measures gives a query without a value its measure's default, 0).
+    TypeError
+        An option :func:`rankmetrics.trec.evaluate` does not take.
     """
 
     NAME = "rankmetrics"

@@ -422,6 +422,9 @@ class Feval(_TieAwareMetric):
         ValueError
             The Dataset has no query groups, or labels/scores the core rejects (negative or
             non-integer labels with exponential gain, NaN/inf scores, wrong lengths).
+        TypeError
+            ``eval_data`` is not a Dataset (the feval was given to
+            ``LGBMRanker.fit(eval_metric=...)``: use :func:`make_eval_metric` there).
         """
         if not hasattr(eval_data, "get_group"):
             raise TypeError(

@@ -121,7 +121,7 @@ class _Entry:
 
 def _dmatrix_source(dmatrix: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(labels, group_ptr, weights) of a DMatrix, as XGBoost returns them (copies: [mem] 4
-    bytes per row kept; about 1 ms per call at 1.2 M rows)."""
+    bytes per row kept; one pass over the rows per call)."""
     return (dmatrix.get_label(), np.asarray(dmatrix.get_uint_info("group_ptr")),
             dmatrix.get_weight())
 
@@ -306,6 +306,9 @@ class CustomMetric(_XGBoostMetric):
             The DMatrix has no query groups, weights that are not one per query, or
             labels/scores the core rejects (negative labels with exponential gain, NaN scores,
             a prediction length other than the row count).
+        TypeError
+            ``dmatrix`` is not a DMatrix (the metric was given to ``XGBRanker(eval_metric=...)``,
+            which calls it per query with label arrays: use :func:`make_eval_metric` there).
         """
         if not hasattr(dmatrix, "get_uint_info"):
             raise TypeError(
@@ -483,7 +486,8 @@ make_custom_metric.__doc__ = (
     for a DMatrix and kept while that DMatrix lives (weak reference). Each later call ranks the
     scores once (only the top ``max(k)`` when every metric has a cutoff) and evaluates all
     metrics on that ranking. Every call compares the DMatrix's labels, query groups and
-    weights with the plan's (about 1 ms at 1.2 M rows): a plan is rebuilt after
+    weights with the plan's (one pass over the rows, inside the per-round figures of
+    ``benchmarks/bench_xgboost_feval.py``): a plan is rebuilt after
     ``set_label``, ``set_group`` / ``set_qid`` or ``set_weight``.
 
     nDCG@k of query q with tie rule "average" (McSherry & Najork 2008, eq. 6): the DCG over the
