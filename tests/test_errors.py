@@ -411,3 +411,26 @@ def test_rbp_graded_sums_that_overflow_refused(backend_name: str) -> None:
             np.testing.assert_allclose(rm.rbp([3, 1, 0], s), [0.2 * 3 + 0.16 * 1])
     finally:
         rm.set_backend(previous)
+
+
+def test_masked_arrays_with_masked_entries_refused() -> None:
+    # np.asarray drops a mask: the hidden values would be read as labels, scores or ids
+    def masked(a: list) -> np.ma.MaskedArray:
+        return np.ma.masked_array(a, mask=[False, True, False, False])
+
+    calls = {
+        "y_true": [lambda: rm.ndcg(masked(Y), S, Q, k=2), lambda: QueryPlan(masked(Y), Q),
+                   lambda: rm.ndcg_score(masked(Y)[None, :], [S])],
+        "y_score": [lambda: rm.average_precision(Y, masked(S), Q),
+                    lambda: QueryPlan(Y, Q).evaluate(masked(S), ["ndcg@2", "map"])],
+        "qid": [lambda: rm.precision(Y, S, masked(Q), k=1), lambda: QueryPlan(Y, masked(Q))],
+    }
+    for name, fns in calls.items():
+        for call in fns:
+            with pytest.raises(ValueError, match=f"{name} is a masked array with masked entries"):
+                call()
+    # a mask hiding nothing changes nothing
+    plain = rm.ndcg(Y, S, Q, k=2)
+    np.testing.assert_array_equal(
+        rm.ndcg(np.ma.masked_array(Y), np.ma.masked_array(S, mask=False), np.ma.masked_array(Q),
+                k=2), plain)

@@ -115,6 +115,9 @@ FAULTS = {
     "qid_mixed": "qid",
     "qid_short": "qid",
     "score_short": "y_score",
+    "score_masked": "y_score",
+    "label_masked": "y_true",
+    "qid_masked": "qid",
 }
 
 
@@ -305,6 +308,8 @@ def _inject(case: Case, fault: str) -> None:
             case.y_score = np.array([str(x) for x in s])
         elif fault == "score_short":
             case.y_score = np.array(s[:-1]) if n > 1 else np.array([], dtype=float)
+        elif fault == "score_masked":  # a hidden value that np.asarray would read
+            case.y_score = np.ma.masked_array(s, mask=np.arange(n) == n - 1)
         return
     if fault.startswith("label_"):
         y = case.labels.astype(np.float64)
@@ -320,6 +325,8 @@ def _inject(case: Case, fault: str) -> None:
             case.y_true = y.astype("timedelta64[s]")
         elif fault == "label_str":
             case.y_true = np.array([str(int(v)) for v in y])
+        elif fault == "label_masked":
+            case.y_true = np.ma.masked_array(y.astype(np.int64), mask=np.arange(n) == 0)
         return
     q = [case.qid_ids[j] for j in case.logical.tolist()]
     out = np.empty(n, dtype=object)
@@ -343,11 +350,13 @@ def _inject(case: Case, fault: str) -> None:
         case.qid = out
     elif fault == "qid_short":
         case.qid = np.zeros(n + 1, dtype=np.int64)
+    elif fault == "qid_masked":
+        case.qid = np.ma.masked_array(case.logical.copy(), mask=np.arange(n) == n - 1)
 
 
 def _laid_out(case: Case, tmpdir: Any) -> tuple[Any, Any, Any]:
     def lay(x: Any, key: str) -> Any:
-        if isinstance(x, np.ndarray) and not isinstance(x, np.memmap):
+        if isinstance(x, np.ndarray) and not isinstance(x, (np.memmap, np.ma.MaskedArray)):
             return _layout(x, case.notes[key], tmpdir)
         return x
 

@@ -40,6 +40,10 @@ def all_finite(arr: np.ndarray) -> bool:
 def _asarray(x: ArrayLike, name: str) -> np.ndarray:
     if x is None:
         raise TypeError(f"{name} must be array-like, got None")
+    if isinstance(x, np.ma.MaskedArray) and np.ma.is_masked(x):
+        # np.asarray would drop the mask and read the hidden values as data
+        raise ValueError(f"{name} is a masked array with masked entries; fill them "
+                         f"(.filled(...)) or drop their rows first")
     try:
         arr = np.asarray(x)
     except Exception as exc:  # pragma: no cover - numpy's own message is kept
