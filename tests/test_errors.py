@@ -434,3 +434,13 @@ def test_masked_arrays_with_masked_entries_refused() -> None:
     np.testing.assert_array_equal(
         rm.ndcg(np.ma.masked_array(Y), np.ma.masked_array(S, mask=False), np.ma.masked_array(Q),
                 k=2), plain)
+
+
+def test_object_qids_of_numpy_bools_are_ids_like_python_bools() -> None:
+    # np.bool_ is not registered as a numbers.Integral (Python's bool is): an object array of
+    # them (what pandas gives for a boolean column with .to_numpy(object)) was refused
+    want = rm.ndcg(Y, S, np.array([True, True, False, False]))
+    for q in (np.array([np.True_, np.True_, np.False_, np.False_], dtype=object),
+              np.array([True, np.True_, False, np.False_], dtype=object)):
+        np.testing.assert_array_equal(rm.ndcg(Y, S, q), want)
+        np.testing.assert_array_equal(QueryPlan(Y, q).ndcg(S), want)

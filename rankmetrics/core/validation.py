@@ -337,8 +337,8 @@ def check_id_types(items: Sequence[Any], name: str) -> str:
         raise ValueError(
             f"{name} has missing values ({missing[0]!r}); every row needs a query id"
         )
-    if all(issubclass(t, numbers.Integral) for t in types):
-        return "int"
+    if all(issubclass(t, (numbers.Integral, np.bool_)) for t in types):  # np.bool_: not
+        return "int"  # registered as Integral, unlike bool
     if all(issubclass(t, numbers.Real) for t in types):
         return "real"
     shown = ", ".join(sorted(t.__name__ for t in types))
