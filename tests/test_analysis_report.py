@@ -205,3 +205,18 @@ def test_sessions_by_length_reproduces_2008_table2():
     assert round(t.loc["System 2", "avg_queries"], 2) == 3.18
     with pytest.raises(ValueError, match="integers >= 1"):
         sessions_by_length([0, 1])
+
+
+def test_json_report_is_valid_json_when_the_omnibus_p_is_nan() -> None:
+    import dataclasses
+    import json
+    import math
+
+    from rankmetrics.analysis.report import comparison_json
+    from rankmetrics.stats import compare
+
+    c = compare({"A": [0.2, 0.4, 0.3], "B": [0.3, 0.5, 0.1], "C": [0.1, 0.2, 0.6]},
+                test="anova")
+    c = dataclasses.replace(c, omnibus=dataclasses.replace(c.omnibus, pvalue=math.nan))
+    text = json.dumps(comparison_json(c), allow_nan=False)  # NaN is not JSON
+    assert json.loads(text)["omnibus"]["pvalue"] is None

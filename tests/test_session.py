@@ -267,7 +267,7 @@ def test_input_errors():
         session_dcg([], [], [], [], doc=[])
     with pytest.raises(ValueError, match="finite"):
         session_dcg([1], [np.nan], ["s"], [1], doc=["a"])
-    with pytest.raises(ValueError, match="qid must have one entry per row"):
+    with pytest.raises(ValueError, match="session must have one entry per row"):
         session_dcg([1, 0], [1, 0], ["s"], [1, 1], doc=["a", "b"])
 
 
@@ -414,3 +414,31 @@ def test_last_and_best_query_gain_by_hand():
                     ideal_labels={"s": [2, 1]}, depth=1, gain="linear")
     assert w.last_query_gain() == approx([0]) and w.best_query_gain() == approx([2])
     assert w.best_query_gain(normalised=True) == approx([1])
+
+
+def test_session_and_doc_errors_name_their_argument():
+    # they were reported as "qid ..." (session_dcg has no qid argument)
+    with pytest.raises(ValueError, match="session must have one entry per row"):
+        session_dcg([1, 0, 1], [3, 2, 1], ["s", "s"], [1, 1, 1])
+    with pytest.raises(ValueError, match="doc must have one entry per row"):
+        session_dcg([1, 0, 1], [3, 2, 1], ["s", "s", "s"], [1, 1, 1], doc=["a", "b"])
+    with pytest.raises(TypeError, match="session values must be all numbers"):
+        session_dcg([1, 0, 1], [3, 2, 1], np.array(["s", 1, "s"], dtype=object), [1, 1, 1])
+
+
+def test_sessions_of_topics_without_qrels_are_left_out_as_trec_evaluate_does():
+    # a session whose topic has no qrels line (a typo, an unjudged topic) was scored 0 and,
+    # in compare --session, paired as a zero; trec.evaluate ignores such run queries
+    pd = require("pandas")
+    run = pd.DataFrame({"session": ["s", "s", "t", "u"], "query": [1, 2, 1, 1],
+                        "topic": ["A", "A", "B", "Z"], "docid": ["a", "b", "a", "c"],
+                        "score": [1.0, 1.0, 1.0, 1.0]})
+    qrels = pd.DataFrame({"qid": ["A", "A", "B"], "docid": ["a", "b", "x"],
+                          "label": [1, 2, 0]})
+    got = evaluate_sessions(qrels, run)
+    assert got.sessions.tolist() == ["s", "t"]  # u's topic Z has no qrels line
+    alone = evaluate_sessions(qrels, run[run["session"] != "u"])
+    np.testing.assert_array_equal(got.normalised, alone.normalised)
+    assert got.normalised[1].max() == 0.0  # B is judged, nothing relevant: the empty rule
+    with pytest.raises(ValueError, match="no session's topic has a qrels line"):
+        evaluate_sessions(qrels, run[run["session"] == "u"])

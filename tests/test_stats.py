@@ -439,3 +439,59 @@ def test_compare_refuses_repeated_queries_and_systems_and_reads_missing_values()
     want = compare(listed).pairwise[0].pvalue
     assert compare(frame).pairwise[0].pvalue == want
     assert compare(keyed).pairwise[0].pvalue == want
+
+
+def test_randomization_is_exact_only_when_every_flip_was_enumerated() -> None:
+    # a pair of equal systems (every difference 0) used to report exact=True whatever n, and
+    # the comparison kept the last pair's flag: the legend then claimed all 2^30 flips
+    rng = np.random.default_rng(3)
+    a, b = rng.random(30), rng.random(30)
+    for systems in ({"A": a, "B": b, "C": b.copy()}, {"A": a, "B": a.copy(), "C": b}):
+        c = compare(systems, test="randomization", n_resamples=1000)
+        assert c.exact is False
+        assert "2^30" not in c.method_statement()
+    small = compare({"A": a[:5], "B": b[:5], "C": b[:5].copy()}, test="randomization",
+                    n_resamples=1000)
+    assert small.exact is True
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 1e146])
+def test_scores_whose_squares_leave_the_float_range_are_refused(scale) -> None:
+    # t = 0 (p = 1), F = NaN or F = 0 came back silently at these magnitudes
+    x = {"A": np.array([0.2, 0.4, 0.3, 0.5, 0.1]) * scale,
+         "B": np.array([0.3, 0.6, 0.4, 0.7, 0.2]) * scale}
+    for test in ("t", "anova", "randomization", "bootstrap", "wilcoxon", "friedman"):
+        with pytest.raises(ValueError, match="rescale the scores"):
+            compare(x, test=test)
+    # within the range the tests are scale-free: the t statistic and ANOVA's F at 1e140
+    ref, big = (compare({k: v / scale * f for k, v in x.items()}, test="anova")
+                for f in (1.0, 1e140))
+    assert big.omnibus.statistic == pytest.approx(ref.omnibus.statistic, rel=1e-12)
+    assert big.pair("A", "B").pvalue == pytest.approx(ref.pair("A", "B").pvalue, rel=1e-9)
+
+
+def test_per_query_scores_that_are_not_real_numbers_are_refused() -> None:
+    pd = require("pandas")
+    cases = [
+        {"A": {"q1": "0.3", "q2": 0.2}, "B": {"q1": 0.1, "q2": 0.5}},  # float("0.3") read it
+        {"A": ["a", 0.2], "B": [0.1, 0.5]},  # numpy's "could not convert string to float"
+        {"A": [0.3 + 1j, 0.2], "B": [0.1, 0.5]},  # the real part was kept
+        pd.DataFrame({"A": ["0.3", "0.2"], "B": [0.1, 0.5]}),
+        {"A": pd.Series(["0.3", "0.2"], index=["q1", "q2"]),
+         "B": pd.Series([0.1, 0.5], index=["q1", "q2"])},
+        {"A": np.array(["2024-01-01", "2024-01-02"], dtype="datetime64[D]"), "B": [0.1, 0.5]},
+    ]
+    for scores in cases:
+        with pytest.raises(TypeError, match="per-query scores of system 'A' must be real"):
+            compare(scores, test="t")
+    with pytest.raises(TypeError, match="per-query scores must be real numbers"):
+        compare(np.array([["0.1", "0.2"], ["0.3", "0.4"]]), test="t")
+    # numbers of every kind still pair as before
+    frame = pd.DataFrame({"A": pd.array([0.3, None, 0.2, 0.5], dtype="Float64"),
+                          "B": pd.array([1, 2, 3, 1], dtype="Int64")})
+    got = compare(frame, test="t").pair("A", "B")
+    want = stats.ttest_rel([1, 3, 1], [0.3, 0.2, 0.5])
+    assert got.pvalue == pytest.approx(want.pvalue, rel=1e-12)
+    mixed = {"A": np.array([1, 0, 1], dtype=object), "B": [0.1, 0.5, 0.2]}
+    assert compare(mixed, test="t").pair("A", "B").pvalue == pytest.approx(
+        stats.ttest_rel([0.1, 0.5, 0.2], [1, 0, 1]).pvalue, rel=1e-12)

@@ -270,7 +270,7 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
         "means": [float(m) for m in c.means],
         "omnibus": None if c.omnibus is None else {
             "name": c.omnibus.name, "statistic": _num(c.omnibus.statistic),
-            "df": list(c.omnibus.df), "pvalue": c.omnibus.pvalue,
+            "df": list(c.omnibus.df), "pvalue": _num(c.omnibus.pvalue),
             "effect_size": _num(c.omnibus.effect_size), "effect_name": c.omnibus.effect_name,
         },
         "pairwise": [{**{k: _num(v) if isinstance(v, float) else v

@@ -536,7 +536,7 @@ def session_dcg(
                          f"{scores.shape[0]}")
     if n == 0:
         raise ValueError("y_true is empty: at least one retrieved document is needed")
-    sess = check_qid(session, n)
+    sess = check_qid(session, n, "session")
     qno = _query_numbers(query, n)
     if depth is None:
         raise TypeError("depth must be a positive int (X, e.g. 10)")
@@ -576,7 +576,7 @@ def session_dcg(
 
     didx: NDArray[np.int64] | None = None
     if doc is not None:
-        d = check_qid(doc, n)
+        d = check_qid(doc, n, "doc")
         _, didx_raw = np.unique(d, return_inverse=True)
         didx = didx_raw.ravel().astype(np.int64)
         pair = np.unique(iidx * (int(didx.max()) + 1) + didx, return_counts=True)
@@ -907,7 +907,9 @@ def evaluate_sessions(
         Judgments per topic, anything :func:`rankmetrics.trec.read_qrels` accepts (or a
         DataFrame with columns ``qid, docid, label``). Unjudged documents have label 0; negative
         labels (TREC's -1) count as 0. A session's recall base is every judged document of its
-        topic.
+        topic. Sessions whose topic has no qrels line are left out (as
+        :func:`rankmetrics.trec.evaluate` leaves out run queries absent from the qrels); a
+        topic whose lines all have label 0 is kept and takes the ``empty`` rule.
     run : path or DataFrame
         A session run (format in :func:`read_session_run`), or a DataFrame with columns
         ``session, query, docid, score`` and optionally ``topic`` (default: the session id).
@@ -921,7 +923,8 @@ def evaluate_sessions(
     Raises
     ------
     ValueError, OSError
-        Unreadable or malformed files, or any error of :func:`session_dcg`.
+        Unreadable or malformed files, no session whose topic has a qrels line, or any error
+        of :func:`session_dcg`.
     """
     import pandas as pd
 
@@ -937,15 +940,22 @@ def evaluate_sessions(
         qrels, run = run, qrels
     frame = read_session_run(run)
     judged = _qrels_frame(qrels)
-    merged = frame.merge(judged.rename(columns={"qid": "topic"}), on=["topic", "docid"],
-                         how="left")
-    labels = merged["label"].fillna(0.0).to_numpy(dtype=np.float64)
     by_topic = {t: g["label"].to_numpy() for t, g in judged.groupby("qid", sort=False)}
     none = np.zeros(0)
     pairs = frame[["session", "topic"]].drop_duplicates()
     if pairs["session"].duplicated().any():
         bad = pairs.loc[pairs["session"].duplicated(), "session"].iloc[0]
         raise ValueError(f"session {bad!r} is judged against several topics; a session has one")
+    # sessions of topics without any qrels line are not evaluated, as trec.evaluate (and
+    # trec_eval) ignore run queries absent from the qrels: not scored 0 and paired in a test
+    frame = frame[frame["topic"].isin(list(by_topic)).to_numpy()]
+    pairs = pairs[pairs["topic"].isin(list(by_topic)).to_numpy()]
+    if frame.shape[0] == 0:
+        raise ValueError("no session's topic has a qrels line: nothing to evaluate (are the "
+                         "topic ids of the run and the qrels spelt alike?)")
+    merged = frame.merge(judged.rename(columns={"qid": "topic"}), on=["topic", "docid"],
+                         how="left")
+    labels = merged["label"].fillna(0.0).to_numpy(dtype=np.float64)
     topic_of = pd.Series(pairs["topic"].to_numpy(), index=pairs["session"].to_numpy())
     ideal = {s: by_topic.get(t, none) for s, t in topic_of.items()}
     return session_dcg(

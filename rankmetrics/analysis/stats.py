@@ -408,6 +408,12 @@ def align_scores(
         raise ValueError(f"compare needs at least 2 systems; got {len(names)}")
     if np.isinf(mat).any():
         raise ValueError("per-query scores must be finite (NaN marks a missing query)")
+    big = float(np.nanmax(np.abs(mat))) if mat.size and not np.isnan(mat).all() else 0.0
+    if big > _LARGEST or 0.0 < big < _SMALLEST:
+        # their squares (variances, sums of squares) would overflow or underflow to 0
+        raise ValueError(f"per-query scores up to {big:.3g} in magnitude; the tests square "
+                         f"them, which needs magnitudes within [{_SMALLEST:g}, {_LARGEST:g}] "
+                         "(rescale the scores, e.g. divide by their largest value)")
     absent = np.isnan(mat)
     lacking = {s: queries[absent[:, j]].tolist() for j, s in enumerate(names)}
     if absent.any():
@@ -427,6 +433,12 @@ def align_scores(
     return names, queries, mat, {s: q for s, q in lacking.items()}
 
 
+#: the largest per-query magnitude accepted (squared sums of up to 1e8 values stay finite),
+#: and the smallest nonzero one (squares stay normal floats)
+_LARGEST = 1e145
+_SMALLEST = 1e-145
+
+
 def _to_matrix(scores: Any, systems: Sequence[str] | None
                ) -> tuple[tuple[str, ...], np.ndarray, Values]:
     if hasattr(scores, "columns") and hasattr(scores, "index"):  # DataFrame
@@ -436,13 +448,15 @@ def _to_matrix(scores: Any, systems: Sequence[str] | None
         ids[:] = index.tolist()
         check_qid(ids, ids.shape[0], "query ids of scores")  # as a mapping's keys
         _unique_ids(scores.index)
-        return names, index, scores.to_numpy(dtype=np.float64, na_value=np.nan)
+        cols = [_reals(scores.iloc[:, j], n) for j, n in enumerate(names)]
+        return names, index, (np.column_stack(cols) if cols else
+                              np.empty((index.shape[0], 0)))
     if isinstance(scores, Mapping):
         names = _system_names(scores)
         vals = list(scores.values())
-        keyed = [_keyed(v) for v in vals]
+        keyed = [_keyed(v, n) for v, n in zip(vals, names, strict=True)]
         if all(k is None for k in keyed):
-            arrs = [np.asarray(v, dtype=np.float64) for v in vals]
+            arrs = [_reals(v, n) for v, n in zip(vals, names, strict=True)]
             if any(a.ndim != 1 for a in arrs) or len({a.shape[0] for a in arrs}) != 1:
                 raise ValueError(
                     "per-query score arrays must be 1-D and of one length (paired by position); "
@@ -469,7 +483,7 @@ def _to_matrix(scores: Any, systems: Sequence[str] | None
             for q, v in k.items():
                 mat[pos[q], j] = float(v)
         return names, queries, mat
-    arr = np.asarray(scores, dtype=np.float64)
+    arr = _reals(scores, "")
     if arr.ndim != 2:
         raise ValueError(f"scores must be a mapping, a DataFrame or a 2-D (n_queries, n_systems) "
                          f"array; got shape {arr.shape}")
@@ -501,19 +515,45 @@ def _unique_ids(index: Any) -> None:
         )
 
 
-def _value(x: Any) -> float:
-    """A per-query value; a missing one (None, pandas.NA, NaN) is NaN, as in a list."""
-    return math.nan if is_missing(x) else float(x)
+def _value(x: Any, system: str = "") -> float:
+    """A per-query value; a missing one (None, pandas.NA, NaN) is NaN, as in a list. Text,
+    complex numbers and dates are refused: ``float("0.3")`` and a complex number's real part
+    would be a guess."""
+    if is_missing(x):
+        return math.nan
+    if isinstance(x, (str, bytes, complex, np.complexfloating, np.datetime64, np.timedelta64)) \
+            or not isinstance(x, (int, float, np.number, np.bool_)) and not hasattr(x, "__float__"):
+        raise TypeError(f"per-query scores{' of system ' + repr(system) if system else ''} must be "
+                        f"real numbers; got {type(x).__name__} {x!r}")
+    return float(x)
 
 
-def _keyed(v: Any) -> dict[Any, float] | None:
+def _reals(v: Any, system: str) -> NDArray[np.float64]:
+    """``v`` (array-like, Series or DataFrame column) as float64; NaN (or None, pandas.NA)
+    marks a missing query; text, complex, date and duration values are a TypeError naming
+    ``system``."""
+    if hasattr(v, "to_numpy") and hasattr(v, "dtype"):  # pandas Series / column
+        kind = getattr(v.dtype, "kind", "O")
+        if kind in "biuf":
+            return np.asarray(v.to_numpy(dtype=np.float64, na_value=np.nan))
+        v = v.to_numpy(dtype=object)
+    arr = np.asarray(v)
+    if arr.dtype.kind in "biuf":
+        return arr.astype(np.float64)
+    if arr.dtype.kind == "O":
+        flat = [_value(x, system) for x in arr.ravel().tolist()]
+        return np.array(flat, dtype=np.float64).reshape(arr.shape)
+    raise TypeError(f"per-query scores{' of system ' + repr(system) if system else ''} must be "
+                    f"real numbers; got dtype {arr.dtype}")
+
+
+def _keyed(v: Any, system: str) -> dict[Any, float] | None:
     if hasattr(v, "index") and hasattr(v, "to_numpy"):  # pandas Series
         _unique_ids(v.index)
         return {(q.item() if isinstance(q, np.generic) else q): float(x)
-                for q, x in zip(v.index, v.to_numpy(dtype=np.float64, na_value=np.nan),
-                                strict=True)}
+                for q, x in zip(v.index, _reals(v, system), strict=True)}
     if isinstance(v, Mapping):
-        return {q: _value(x) for q, x in v.items()}
+        return {q: _value(x, system) for q, x in v.items()}
     return None
 
 
@@ -576,12 +616,13 @@ def _randomization(d: Values, n_resamples: int, seed: int) -> tuple[float, float
     the sign of every difference at random (all 2^n flips when that is <= n_resamples)."""
     stats = _scipy_stats()
     mean = float(d.mean())
+    # exact: all 2^n flips are enumerated (what the report states), for every pair alike
+    exact = 2 ** d.shape[0] <= n_resamples
     if not np.any(d != 0):
-        return 0.0, 1.0, 0.0, True
+        return 0.0, 1.0, 0.0, exact
     res = stats.permutation_test((d,), np.mean, permutation_type="samples",
                                  n_resamples=n_resamples, alternative="two-sided",
                                  vectorized=True, **_rng_kw(stats.permutation_test, seed))
-    exact = 2 ** d.shape[0] <= n_resamples
     return mean, float(min(res.pvalue, 1.0)), _paired_t(d)[2], exact
 
 
@@ -681,7 +722,9 @@ def compare(
       alpha/2 and 1 - alpha/2 percentiles of m*_b.
 
     * paired t: t = mean(d) / (sd(d) / sqrt(n)), d = x_b - x_a, n - 1 degrees of freedom;
-      effect d_z = mean(d) / sd(d).
+      effect d_z = mean(d) / sd(d). **Unlike** ``scipy.stats.ttest_rel``, which gives NaN,
+      two systems equal on every query (every difference 0) give t = 0 and p = 1: no evidence
+      of a difference; constant non-zero differences give t = +-inf and p = 0, as scipy does.
     * Friedman (Conover 1999, Sec. 5.8): r_ij = rank of x_ij within query i (average ranks for
       ties), R_j = sum_i r_ij, A = sum r_ij^2, C = n k (k + 1)^2 / 4,
       T = (k - 1) sum_j (R_j - n (k + 1) / 2)^2 / (A - C) ~ chi2(k - 1); Kendall's
