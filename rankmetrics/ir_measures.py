@@ -112,6 +112,8 @@ def translate(measure: Any) -> tuple[str, str]:
         return _with("nDCG", inner, _cut(measure)), gain
     if name in ("P", "R", "AP", "RR", "Success"):
         return _with(name, [_rel(measure)], _cut(measure)), "linear"
+    if name in ("SetP", "SetR"):  # trec_eval's set_P / set_recall: P and R of the whole list
+        return _with(name[3:], [_rel(measure)], ""), "linear"
     if name in ("Rprec", "NumRel"):
         return _with(name, [_rel(measure)], ""), "linear"
     if name == "NumRet":  # ir_measures spells NumRelRet as NumRet(rel=1)
@@ -148,6 +150,8 @@ _SUPPORTED: list[Any] = [
     _m._Rprec(rel=_AnyParam(), judged_only=_AnyParam()),
     _m._Success(cutoff=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam()),
     _m._SetF(rel=_AnyParam(), beta=_AnyParam(), judged_only=_AnyParam()),
+    _m._SetP(rel=_AnyParam(), judged_only=_AnyParam()),  # not relative=True (set_relative_P)
+    _m._SetR(rel=_AnyParam()),
     _m._NumRet(rel=_AnyParam()),
     _m._NumRel(rel=_AnyParam()),
     _m._ERR(cutoff=_AnyParam()),

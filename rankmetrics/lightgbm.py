@@ -201,6 +201,7 @@ def _expand(metrics: Any, k: Any) -> list[str]:
         raise ValueError("metrics must name at least one metric, e.g. 'ndcg@10' or 'map@10'")
     ks = [None] if k is None else check_ks(k)
     out: list[str] = []
+    used = False
     for item in given:
         for m in parse_measure(item):  # validates the name (TypeError / ValueError)
             core_metric(m)
@@ -208,7 +209,11 @@ def _expand(metrics: Any, k: Any) -> list[str]:
             if m.k is not None or REGISTRY[m.kind].cutoff == "none":
                 out.append(token)
                 continue
+            used = True
             out.extend(token if c is None else f"{token}@{c}" for c in ks)
+    if k is not None and not used:  # dropped silently before; the scikit-learn scorer refuses
+        raise ValueError(f"k={k!r} applies to none of the metrics {out}: each has its own cutoff "
+                         "or takes none; drop k or write the cutoff in the name")
     dup = sorted({n for n in out if out.count(n) > 1})
     if dup:
         raise ValueError(f"metric names must be unique; {dup} requested more than once")

@@ -19,7 +19,8 @@ MEASURES = [
     "AP(rel=2)", "RR", "RR(rel=2)", "Rprec", "Rprec(rel=2)", "Success@10", "Success@1",
     "SetF(beta=0.5)", "SetF", "NumRet", "NumRel", "NumRelRet", "IPrec@0.3", "IPrec@0.0",
     "nDCG(judged_only=True)@10", "P(judged_only=True)@10", "AP(judged_only=True)",
-    "nDCG(gains={0:0,1:1,2:3})@10", "Bpref", "Bpref(rel=2)",
+    "nDCG(gains={0:0,1:1,2:3})@10", "Bpref", "Bpref(rel=2)", "SetP", "SetP(rel=2)", "SetR",
+    "SetR(rel=2)", "SetP(judged_only=True)",
 ]
 
 

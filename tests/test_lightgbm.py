@@ -485,3 +485,25 @@ def test_a_metric_given_to_the_wrong_lightgbm_entry_point_says_which_to_use() ->
     with pytest.raises(TypeError, match=r"lgb.train\(feval=...\) use rankmetrics"):
         lgb.train({"objective": "lambdarank", "verbose": -1, "num_threads": 1}, train, 2,
                   valid_sets=[train], feval=make_eval_metric("ndcg@3"))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_spelled_lightgbm_measures_equal_lightgbms_builtin_through_the_core(k) -> None:
+    # the README's recipe for LightGBM's number outside its adapter: map@k divides by
+    # min(k, R) and a query without a relevant document scores 1 (the core's map@k: R and 0)
+    rng = np.random.default_rng(k)
+    sizes = rng.integers(1, 9, 40)
+    q = np.repeat(np.arange(sizes.size), sizes)
+    y = rng.integers(0, 3, q.size) * (rng.random(q.size) < 0.6)
+    y[q % 7 == 0] = 0  # queries without a relevant document
+    s = rng.permutation(q.size) / q.size  # no ties: LightGBM's order is the only one
+    params = {"objective": "lambdarank", "metric": ["map", "ndcg"], "eval_at": [k],
+              "verbose": -1}
+    data = lgb.Dataset(np.zeros((q.size, 1)), label=y, group=sizes, init_score=s, params=params)
+    builtin = {r[1]: r[2] for r in lgb.Booster(params, data).eval_train()}
+    names = [f"AP(denominator=min_k_relevant, empty=1)@{k}", f"nDCG(empty=1)@{k}"]
+    ours = rm.QueryPlan(y, q).evaluate(s, names)
+    assert np.mean(ours[names[0]]) == pytest.approx(builtin[f"map@{k}"], abs=1e-12)
+    assert np.mean(ours[names[1]]) == pytest.approx(builtin[f"ndcg@{k}"], abs=1e-12)
+    plain = rm.QueryPlan(y, q).evaluate(s, [f"map@{k}", f"ndcg@{k}"])
+    assert np.mean(plain[f"ndcg@{k}"]) < builtin[f"ndcg@{k}"]  # the empty queries score 0

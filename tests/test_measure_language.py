@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import warnings
 
 import numpy as np
@@ -474,3 +475,58 @@ def test_gains_with_nonzero_level_0_equal_pytrec_eval(seed):
     b = trec.evaluate(qrels, run, ["nDCG(gains={0: 1, 1: 4, 2: 9})"],
                       ties="docno").per_query.iloc[:, 0]
     np.testing.assert_allclose(a.to_numpy(), b.to_numpy(), rtol=0, atol=1e-15)
+
+
+CONFLICTS = {
+    "RBP(rel=2, gains={2: 5})": "RBP takes rel= .binary. or gains= .graded., not both",
+    "nDCG(gains={1: 3}, gain=exponential)@3": "gains=.level: gain. and gain= cannot be combined",
+    "f1(beta=2)@3": "F1 is F with beta=1; write F.beta=2.",
+}
+
+
+@pytest.mark.parametrize("name", list(CONFLICTS))
+def test_conflicting_parameters_are_refused_by_every_entry_point(name, tmp_path, capsys):
+    # the RBP pair was refused by the core and computed (gains= dropped) by torch, TREC and the
+    # CLI; gains= beside gain= and f1's beta were taken everywhere with one of them dropped
+    torch = require("torch")
+    require("lightgbm")
+    require("xgboost")
+    require("sklearn")
+    from rankmetrics import trec
+    from rankmetrics.cli import main
+    from rankmetrics.lightgbm import make_feval
+    from rankmetrics.sklearn import make_ranking_scorer
+    from rankmetrics.torch import functional as tf
+    from rankmetrics.xgboost import make_custom_metric
+
+    y, s, q = [1, 2, 3, 0, 1], [0.5, 0.4, 0.3, 0.2, 0.1], [1, 1, 1, 2, 2]
+    calls = [
+        lambda: QueryPlan(y, q).evaluate(s, [name]),
+        lambda: tf.evaluate(torch.tensor(s), torch.tensor(y), torch.tensor(q), metrics=[name]),
+        lambda: trec.evaluate({"1": {"a": 1}}, {"1": {"a": 0.5}}, [name]),
+        lambda: make_feval(name), lambda: make_custom_metric(name),
+        lambda: make_ranking_scorer(name),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match=CONFLICTS[name]):
+            call()
+    (tmp_path / "qrels").write_text("1 0 a 1\n")
+    (tmp_path / "run").write_text("1 Q0 a 1 0.5 t\n")
+    assert main(["eval", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", name]) != 0
+    assert re.search(CONFLICTS[name], capsys.readouterr().err)
+
+
+def test_gbdt_metrics_refuse_a_k_that_no_name_takes():
+    # make_feval("ndcg@3", k=5) gave ndcg@3 and dropped k; make_ranking_scorer refuses it
+    require("lightgbm")
+    require("xgboost")
+    from rankmetrics.lightgbm import make_eval_metric, make_feval
+    from rankmetrics.xgboost import make_custom_metric
+
+    for make in (make_feval, make_eval_metric, make_custom_metric):
+        for metrics, k in (("ndcg@3", 5), ("ndcg@3", (3, 5)), ("Rprec", 5), ("success", 5),
+                           (["map@2", "Rprec"], 10)):
+            with pytest.raises(ValueError, match="applies to none of the metrics"):
+                make(metrics, k=k)
+        assert make(["ndcg@3", "map"], k=10).names == ["ndcg@3", "map@10"]
+        assert make("ndcg@3").names == ["ndcg@3"]

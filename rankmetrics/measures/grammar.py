@@ -488,7 +488,17 @@ def parse_measure(name: str | Measure) -> list[Measure]:
         if key in seen:
             raise ValueError(f"parameter {key!r} given twice in {name!r}")
         seen.add(key)
+        if key == "beta" and m.group("base").lower() == "f1" \
+                and _number(value, f"beta of {name!r}") != 1.0:
+            raise ValueError(f"{name!r}: F1 is F with beta=1; write F(beta={value.strip()}) for "
+                             "another weight")
         _set_param(key, value, kind, name, opts)
+    # parameters that would overrule one another: refused here, so that no entry point drops one
+    if "gains" in opts and "gain" in opts:
+        raise ValueError(f"{name!r}: gains={{level: gain}} and gain= cannot be combined (one "
+                         "of them would be dropped); give one")
+    if kind == "rbp" and "gains" in opts and "rel" in opts:
+        raise ValueError(f"{name!r}: RBP takes rel= (binary) or gains= (graded), not both")
     if kind == "iprec":  # ir_measures' IPrec@x is pytrec_eval's (trec_eval 9) rounding
         opts.setdefault("rule", "trec9")
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
