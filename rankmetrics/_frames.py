@@ -54,9 +54,14 @@ def higher_is_better(name: str) -> bool:
     return all(bool(f() if callable(f) else f) for f in flags)
 
 
-def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: str) -> None:
-    """ValueError naming the argument and the missing column."""
+def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: str,
+                  outputs: Sequence[str] = ()) -> None:
+    """ValueError naming the argument and the column: missing, present more than once, named
+    by two arguments (qid, label, score and weight each need their own column), or a qid
+    column named like a measure's output column or :data:`WEIGHT` (the per-query result holds
+    the qid column beside them). TypeError for a name that is not a string."""
     have = [str(c) for c in columns]
+    role: dict[str, str] = {}
     for arg, col in wanted.items():
         if col is None:
             continue
@@ -66,6 +71,17 @@ def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: s
             raise ValueError(
                 f"{arg}={col!r}: no such column in the {what}; columns are {have}"
             )
+        if have.count(col) > 1:
+            raise ValueError(f"{arg}={col!r}: the {what} has {have.count(col)} columns named "
+                             f"{col!r}; rename all but one")
+        if col in role:
+            raise ValueError(f"{role[col]}={col!r} and {arg}={col!r} name the same column; "
+                             f"each needs its own (copy the column under another name)")
+        role[col] = arg
+    qid = wanted.get("qid")
+    if qid is not None and (qid in outputs or qid == WEIGHT):
+        taken = "the per-query weight's" if qid == WEIGHT else f"the measure {qid!r}'s"
+        raise ValueError(f"qid={qid!r} is also {taken} output column; rename the qid column")
 
 
 def _where(part: Any) -> str:

@@ -227,7 +227,7 @@ def evaluate(
         if aligned is None and ddf.known_divisions:
             aligned = True  # a sorted index with divisions keeps each value in one partition
     _frames.check_columns(frame.columns, {"qid": qid, "label": label, "score": score,
-                                          "weight": weight}, "Dask DataFrame")
+                                          "weight": weight}, "Dask DataFrame", names)
     cols = [c for c in (qid, label, score, weight) if c is not None]
     frame = frame[cols]
     declared = aligned is True

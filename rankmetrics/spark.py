@@ -145,7 +145,7 @@ def evaluate(
     check_ties(ties)
     names = _frames.output_names(names_in, ties, options)
     _frames.check_columns(df.columns, {"qid": qid, "label": label, "score": score,
-                                       "weight": weight}, "Spark DataFrame")
+                                       "weight": weight}, "Spark DataFrame", names)
     if num_partitions is not None and (isinstance(num_partitions, bool)
                                        or not isinstance(num_partitions, int)
                                        or num_partitions < 1):

@@ -169,3 +169,22 @@ def test_timestamp_qids_and_dotted_column_names(spark):
     for m in ("ndcg@5", "map"):
         np.testing.assert_allclose(got[m].to_numpy(), want[m], rtol=0, atol=1e-12)
         assert res.mean[m] == pytest.approx(want[m].mean(), abs=1e-12)
+
+
+def test_column_collisions_are_named(spark):
+    # a qid named like a measure's output, a role sharing another's column: Spark raised
+    # AMBIGUOUS_REFERENCE or an AttributeError on 'dtype'
+    pdf = _pdf(n_queries=5)
+    cases = [
+        (pdf.rename(columns={"qid": "map"}), {"qid": "map"}, "is also the measure 'map'"),
+        (pdf.rename(columns={"qid": "__rankmetrics_weight__"}).assign(w=1.0),
+         {"qid": "__rankmetrics_weight__", "weight": "w"}, "per-query weight's output column"),
+        (pdf, {"score": "label"}, "label='label' and score='label' name the same column"),
+        (pdf, {"qid": "label"}, "qid='label' and label='label' name the same column"),
+    ]
+    for frame, kw, match in cases:
+        with pytest.raises(ValueError, match=match):
+            rspark.evaluate(spark.createDataFrame(frame), ["map"], **kw)
+    evaluator = rspark.RankingEvaluator(metricName="map", qidCol="map")
+    with pytest.raises(ValueError, match="is also the measure 'map'"):
+        evaluator.evaluate(spark.createDataFrame(pdf.rename(columns={"qid": "map"})))
