@@ -351,6 +351,11 @@ def test_cli_accepts_trec_eval_names_and_all_trec(tmp_path, capsys):
                  "--format", "json"]) == 0
     mean = json.loads(capsys.readouterr().out)["mean"]
     assert {"map", "P_5", "ndcg_cut_10", "iprec_at_recall_0.50", "set_F"} <= set(mean)
+    # one measure under several spellings is printed once, as trec_eval prints it once
+    assert main(["eval", str(qrels), str(run), "-m", "P", "-m", "P.5", "-m", "P_5",
+                 "--format", "trec"]) == 0
+    lines = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert lines.count("P_5") == 1 and lines[:2] == ["P_5", "P_10"]
 
 
 # --------------------------------------------------------------- the scikit-learn name rule

@@ -114,6 +114,7 @@ def _measures(values: list[str] | None, ties: str) -> list[str]:
         parse_measure,
         split_measure_list,
         trec_eval_family,
+        trec_eval_spelling,
     )
 
     if not values:
@@ -135,7 +136,12 @@ def _measures(values: list[str] | None, ties: str) -> list[str]:
                 "exact tie average (add --ties docno for trec_eval's order and all of them)\n"
             )
         out.extend(keep)
-    out = list(dict.fromkeys(out))  # a measure asked for twice is printed once (trec_eval)
+    # a measure asked for twice, as itself or under another spelling of the same trec_eval
+    # line (P.5 and P_5; P and P.5), is printed once, as trec_eval does
+    first: dict[str, str] = {}
+    for name in out:
+        first.setdefault(trec_eval_spelling(name), name)
+    out = list(first.values())
     if ties == "average":  # said here in the command's words (the library names ties=)
         for name in out:
             m = parse_measure(name)[0]
