@@ -398,17 +398,12 @@ def test_column_collisions_are_named():
     # 2-D" or "got shape (5, 2)"; the message now names the argument and the column
     import dask
     import pandas as pd
+    from frame_collisions import collision_cases
 
     pdf = pd.DataFrame({"qid": [1, 1, 1, 2, 2], "label": [2, 0, 1, 0, 1],
                         "score": [0.9, 0.3, 0.5, 0.2, 0.8]})
-    cases = [
-        (pdf.rename(columns={"qid": "map"}), {"qid": "map"}, "is also the measure 'map'"),
-        (pdf.rename(columns={"qid": "__rankmetrics_weight__"}).assign(w=1.0),
-         {"qid": "__rankmetrics_weight__", "weight": "w"}, "per-query weight's output column"),
-        (pdf, {"score": "label"}, "label='label' and score='label' name the same column"),
-        (pdf, {"qid": "label"}, "qid='label' and label='label' name the same column"),
-        (pd.concat([pdf, pdf[["score"]]], axis=1), {}, "has 2 columns named 'score'"),
-    ]
+    cases = [*collision_cases(pdf),
+             (pd.concat([pdf, pdf[["score"]]], axis=1), {}, "has 2 columns named 'score'")]
     with dask.config.set(scheduler="synchronous"):
         for frame, kw, match in cases:
             with pytest.raises(ValueError, match=match):

@@ -175,14 +175,9 @@ def test_column_collisions_are_named(spark):
     # a qid named like a measure's output, a role sharing another's column: Spark raised
     # AMBIGUOUS_REFERENCE or an AttributeError on 'dtype'
     pdf = _pdf(n_queries=5)
-    cases = [
-        (pdf.rename(columns={"qid": "map"}), {"qid": "map"}, "is also the measure 'map'"),
-        (pdf.rename(columns={"qid": "__rankmetrics_weight__"}).assign(w=1.0),
-         {"qid": "__rankmetrics_weight__", "weight": "w"}, "per-query weight's output column"),
-        (pdf, {"score": "label"}, "label='label' and score='label' name the same column"),
-        (pdf, {"qid": "label"}, "qid='label' and label='label' name the same column"),
-    ]
-    for frame, kw, match in cases:
+    from frame_collisions import collision_cases
+
+    for frame, kw, match in collision_cases(pdf):
         with pytest.raises(ValueError, match=match):
             rspark.evaluate(spark.createDataFrame(frame), ["map"], **kw)
     evaluator = rspark.RankingEvaluator(metricName="map", qidCol="map")
