@@ -175,8 +175,9 @@ def evaluate(
     Raises
     ------
     ValueError
-        A missing column; null qids, labels or weights; NaN/null/inf scores; negative labels;
-        unknown measures or options; with ``aligned=True``, a query split across partitions
+        A missing column, one present twice or named by two arguments, a qid column named
+        like a measure's output; null qids, labels or weights; NaN/null/inf scores; negative
+        labels; unknown measures or options; with ``aligned=True``, a query split across partitions
         (the message names the qid and the partitions).
     TypeError
         ``ddf`` is not a Dask DataFrame; non-string column names.

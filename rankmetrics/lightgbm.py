@@ -553,8 +553,9 @@ _FACTORY_DOC = """
     Raises
     ------
     ValueError
-        Unknown metric, gain, discount, tie or empty rule; non-positive cutoffs; duplicate
-        names; whitespace in ``prefix``; ``gain`` together with ``label_gain``.
+        Unknown metric, gain, discount, tie or empty rule; non-positive cutoffs; a ``k`` that
+        no name takes (each has its own cutoff or takes none); duplicate names; whitespace in
+        ``prefix``; ``gain`` together with ``label_gain``.
     TypeError
         Non-integer cutoffs, non-string metric names, non-boolean ``bounds``.
 

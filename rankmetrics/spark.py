@@ -119,7 +119,8 @@ def evaluate(
     Raises
     ------
     ValueError
-        A missing column; null qids, labels or weights; NaN/null/inf scores; negative labels;
+        A missing column, one named by two arguments, a qid column named like a measure's
+        output; null qids, labels or weights; NaN/null/inf scores; negative labels;
         unknown measures or options (errors found on the executors arrive wrapped in Spark's
         ``PythonException`` carrying this message).
     TypeError

@@ -436,7 +436,8 @@ _FACTORY_DOC = """
     ------
     ValueError
         Unknown metric, gain, discount, tie or empty rule, denominators; non-positive cutoffs;
-        duplicate names; whitespace in ``prefix``; ``gain`` together with ``label_gain``.
+        a ``k`` that no name takes; duplicate names; whitespace in ``prefix``; ``gain``
+        together with ``label_gain``.
     TypeError
         Non-integer cutoffs, non-string metric names, non-boolean ``bounds``.
 """

@@ -399,8 +399,11 @@ def align_scores(
     Raises
     ------
     ValueError
-        Fewer than 2 systems, non-finite scores other than NaN, arrays of different lengths,
-        missing queries with ``missing="error"``, or fewer than 2 queries left.
+        Fewer than 2 systems, non-finite scores other than NaN, scores of magnitude above
+        1e145 (or all nonzero ones below 1e-145: the tests square them), arrays of different
+        lengths, missing queries with ``missing="error"``, or fewer than 2 queries left.
+    TypeError
+        Scores that are not real numbers (text, complex numbers, dates), naming the system.
     """
     check_choice("missing", missing, MISSING)
     names, queries, mat = _to_matrix(scores, systems)
@@ -706,7 +709,9 @@ def compare(
     ------
     ValueError
         Unknown test, missing rule or correction, alpha outside (0, 1), fewer than 2 systems or
-        2 queries, non-finite scores.
+        2 queries, non-finite scores, scores beyond the magnitudes of :func:`align_scores`.
+    TypeError
+        Scores that are not real numbers (text, complex numbers, dates), naming the system.
     ImportError
         scipy is not installed (statsmodels, for a correction).
 

@@ -426,8 +426,9 @@ def parse_measure(name: str | Measure) -> list[Measure]:
     TypeError
         ``name`` is neither a string nor a :class:`Measure`.
     ValueError
-        Unknown measure (with the closest names), malformed or unsupported parameters, bad
-        cutoff or recall level.
+        Unknown measure (with the closest names), malformed or unsupported parameters,
+        parameters that would overrule one another (``gains=`` with ``gain=``; RBP's ``rel=``
+        with ``gains=``; ``F1`` with a ``beta`` other than 1), bad cutoff or recall level.
 
     Examples
     --------
