@@ -112,6 +112,32 @@ def test_meas_params_rows_match_trec_eval(shared_data):
     assert compare(res, exp, MEAS_PARAMS) == []
 
 
+def test_cli_takes_trec_evals_own_meas_params_command(shared_data, capsys):
+    """trec_eval's own test command for parameters (its Makefile, in
+    quicktest_commands_from_Makefile.txt) prints trec_eval's lines in trec_eval's order: the
+    gain map ``ndcg.1=3,2=9,4=4.5`` and the levels ``11pt_avg..25,.5,.75`` were refused as
+    unknown measures, ``P.5,7,3`` printed unsorted and ``ndcg_cut.23.4`` was refused (trec_eval
+    reads 23). Rprec_mult and utility, which rankmetrics does not compute, are left out."""
+    d = shared_data / "trec_eval"
+    command = (d / "quicktest_commands_from_Makefile.txt").read_text()
+    line = next(x for x in command.splitlines() if "out.test.meas_params" in x)
+    words = line.split()[1:line.split().index("test/qrels.test")]
+    args = []
+    it = iter(words)
+    for f in it:  # "-m X" or "-mX"; the unsupported measures left out
+        value = next(it) if f == "-m" else f[2:] if f.startswith("-m") else None
+        if value is None:
+            args.append(f)
+        elif not value.startswith(("Rprec_mult", "utility")):
+            args += ["-m", value]
+    code = main(["eval", str(d / "qrels.test"), str(d / "results.test"), *args, "--ties",
+                 "docno", "--gain", "linear", "--format", "trec"])
+    assert code == 0
+    want = [x for x in (d / "out.test.meas_params").read_text().splitlines()
+            if not x.startswith(("Rprec_mult", "utility"))]
+    assert capsys.readouterr().out.splitlines() == want
+
+
 @pytest.mark.parametrize("out_file", sorted(CASES))
 def test_cli_trec_format_reproduces_trec_eval_lines(shared_data, capsys, out_file):
     """``rankmetrics eval --format trec -q`` prints trec_eval's own lines for these measures."""

@@ -214,3 +214,21 @@ def test_interpolated_precision_without_a_tie_order_names_the_option(files, caps
         assert "--ties docno" in err and "ties='docno'" not in err
     code, out, _ = run_cli(capsys, *files, "-m", "iprec_at_recall", "--ties", "stable")
     assert code == 0 and "iprec_at_recall_0.50" in out
+
+
+def test_relevance_level_is_an_integer_as_trec_eval_reads_it(files, capsys):
+    # trec_eval reads -l with atol (its -l 1.5 is 1); we took 1.5 as another level
+    with pytest.raises(SystemExit):
+        run_cli(capsys, *files, "-l", "1.5")
+    assert "-l takes an integer relevance level" in capsys.readouterr().err
+    code, out, _ = run_cli(capsys, *files, "-l", "2", "-m", "P.5", "--format", "trec")
+    assert code == 0 and out.split()[0] == "P_5"
+
+
+def test_parameter_lists_print_in_ascending_order_as_trec_eval(files, capsys):
+    # trec_eval's -m P.5,7,3 prints P_3, P_5, P_7 (out.test.meas_params); we kept the order typed
+    code, out, _ = run_cli(capsys, *files, "-m", "P.5,7,3", "-m", "success.20,2", "--ties",
+                           "docno", "--format", "trec")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "P_3", "P_5", "P_7", "success_2", "success_20"]

@@ -82,8 +82,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    choices=DISCOUNTS,
                    help="rank discount (default log: 1/log_b(rank+1))")
     p.add_argument("--log-base", type=float, default=2.0, help="logarithm base b (default 2)")
-    p.add_argument("-l", "--threshold", type=float, default=1.0,
-                   help="relevance level: labels >= it are relevant (trec_eval -l; default 1)")
+    p.add_argument("-l", "--threshold", type=_relevance_level, default=1.0,
+                   help="relevance level, an integer: labels >= it are relevant (trec_eval -l; "
+                        "default 1)")
     p.add_argument("-c", "--complete", action="store_true",
                    help="score qrels queries missing from the run as 0 (trec_eval -c)")
     p.add_argument("-M", "--max-depth", type=int, default=None, metavar="M",
@@ -107,7 +108,18 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _measures(values: list[str] | None, ties: str) -> list[str]:
+def _relevance_level(text: str) -> float:
+    """``-l``: an integer, as trec_eval reads it (``atol``: its ``-l 1.5`` is 1); a fraction
+    is refused rather than read as another level than trec_eval's."""
+    try:
+        return float(int(text.strip()))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"-l takes an integer relevance level, as trec_eval reads it; got {text!r}"
+        ) from None
+
+
+def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[str]:
     from ..measures.grammar import (
         ALL_TREC,
         ORDER_ONLY_KINDS,
@@ -136,11 +148,12 @@ def _measures(values: list[str] | None, ties: str) -> list[str]:
                 "exact tie average (add --ties docno for trec_eval's order and all of them)\n"
             )
         out.extend(keep)
-    # a measure asked for twice, as itself or under another spelling of the same trec_eval
-    # line (P.5 and P_5; P and P.5), is printed once, as trec_eval does
+    # a measure asked for twice is printed once, as trec_eval does; in trec_eval's format also
+    # under two spellings of one line (P.5 and P_5; P and P.5), the other formats key the
+    # values by the names as given
     first: dict[str, str] = {}
     for name in out:
-        first.setdefault(trec_eval_spelling(name), name)
+        first.setdefault(trec_eval_spelling(name) if fmt == "trec" else name, name)
     out = list(first.values())
     if ties == "average":  # said here in the command's words (the library names ties=)
         for name in out:
@@ -197,8 +210,8 @@ def run(args: argparse.Namespace) -> int:
             copy_stream(sys.stdin.buffer, run_src)
         try:
             result = evaluate(
-                args.qrels, run_src, _measures(args.measures, args.ties), ties=args.ties,
-                gain=args.gain,
+                args.qrels, run_src, _measures(args.measures, args.ties, args.format),
+                ties=args.ties, gain=args.gain,
                 discount=args.discount, log_base=args.log_base, threshold=args.threshold,
                 complete=args.complete, max_depth=args.max_depth, beta=args.beta,
                 empty=args.empty, progress=_show_progress(args), judged_only=args.judged_only,

@@ -213,18 +213,56 @@ def split_measure_list(text: str) -> list[str]:
 
     trec_eval's parameter lists are read as trec_eval reads them: ``"P.5,10"`` ->
     ``["P.5", "P.10"]``, ``"ndcg_cut.5,10,20"``, ``"iprec_at_recall.0.1,0.5"`` (a bare number
-    after a dotted trec_eval name is another parameter of it)."""
+    after a dotted trec_eval name is another parameter of it), in ascending order as trec_eval
+    prints them (``"P.5,7,3"`` -> P.3, P.5, P.7); ``"ndcg.1=3,2=9"`` (a gain per level) and
+    ``"11pt_avg..25,.5"`` (recall levels) are one measure each."""
     out: list[str] = []
+    run: list[str] = []  # the members of one dotted parameter list
     prefix = None
+    glue = None  # "ndcg" / "11pt": later items are parameters of the last measure
+
+    def flush() -> None:
+        if run:
+            assert prefix is not None
+            out.extend(sorted(run, key=lambda n: float(n[len(prefix):])))
+            run.clear()
+
     for item in _split_top(text):
         bare = item.strip()
-        if prefix is not None and re.fullmatch(r"[0-9]*\.?[0-9]+", bare):
-            out.append(prefix + bare)
+        if glue == "ndcg" and _LEVEL_GAIN_RE.fullmatch(bare) or \
+                glue == "11pt" and _NUMBER_RE.fullmatch(bare):
+            out[-1] += "," + bare
             continue
+        if prefix is not None and _NUMBER_RE.fullmatch(bare):
+            run.append(prefix + bare)
+            continue
+        flush()
+        pm = _TREC_PARAM_RE.match(bare)
+        glue = _trec_param_kind(pm) if pm and pm.group(2) == "." else None
         m = _TREC_CUT_RE.match(bare.lower())
         prefix = bare[:len(m.group(1)) + 1] if m and bare[len(m.group(1))] == "." else None
-        out.append(item)
+        if prefix is not None:
+            run.append(bare)
+        else:
+            out.append(item)
+    flush()
     return out
+
+
+_NUMBER_RE = re.compile(r"[0-9]*\.?[0-9]+")
+_LEVEL_GAIN_RE = re.compile(r"-?[0-9]*\.?[0-9]+\s*=\s*-?[0-9]*\.?[0-9]+")
+#: trec_eval's ``ndcg.<level>=<gain>,...`` (gains per level) and ``11pt_avg.<levels>`` (recall
+#: levels), dotted as given on its command line or with ``_`` as it prints them
+_TREC_PARAM_RE = re.compile(r"^(ndcg|11pt_avg)([._])(.+)$", re.IGNORECASE)
+
+
+def _trec_param_kind(pm: re.Match[str]) -> str | None:
+    """"ndcg" or "11pt" when a :data:`_TREC_PARAM_RE` match is one of those parameter lists
+    (``ndcg_cut.10`` is not: its parameter holds no ``=``), else None."""
+    items = [p.strip() for p in pm.group(3).split(",")]
+    if pm.group(1).lower() == "ndcg":
+        return "ndcg" if all(_LEVEL_GAIN_RE.fullmatch(p) for p in items) else None
+    return "11pt" if all(_NUMBER_RE.fullmatch(p) for p in items) else None
 
 
 def _number(value: str, what: str) -> float:
@@ -446,6 +484,14 @@ def parse_measure(name: str | Measure) -> list[Measure]:
             "such as rankmetrics.measures.nDCG@10)"
         )
     low = name.strip().lower()
+    pm = _TREC_PARAM_RE.match(name.strip())
+    kind_p = _trec_param_kind(pm) if pm else None
+    if pm and kind_p == "ndcg":  # trec_eval's ndcg.1=3,2=9: the gain of each listed level
+        pairs = (p.split("=") for p in pm.group(3).split(","))
+        gains = ", ".join(f"{a.strip()}: {b.strip()}" for a, b in pairs)
+        return [renamed(parse_measure(f"nDCG(gains={{{gains}}})")[0], name)]
+    if pm and kind_p == "11pt":  # trec_eval's 11pt_avg..25,.5,.75: the recall levels
+        return [renamed(parse_measure(f"11pt_avg(levels=[{pm.group(3)}])")[0], name)]
     if low in _TREC_FAMILIES and name.strip() != "Success":  # ir_measures' Success: whole list
         return [m for sub in _TREC_FAMILIES[low] for m in parse_measure(sub)]
     tm = _TREC_CUT_RE.match(low)
@@ -456,7 +502,7 @@ def parse_measure(name: str | Measure) -> list[Measure]:
             if beta <= 0:
                 raise ValueError(f"beta of {name!r} must be > 0; got {tm.group(2)}")
             return [Measure(name=name, kind="setf", beta=beta)]
-        k, level = _cutoff(tkind, tm.group(2), name)
+        k, level = _cutoff(tkind, _trec_cut_param(tkind, low, tm), name)
         return [Measure(name=name, kind=tkind, k=k, level=level)]
     m = _IRM_RE.match(name)
     found = BY_NAME.get(m.group("base").lower()) if m else None
@@ -505,15 +551,27 @@ def parse_measure(name: str | Measure) -> list[Measure]:
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
 
 
+def _trec_cut_param(kind: str, low: str, tm: re.Match[str]) -> str:
+    """The parameter of a trec_eval cutoff name; a dotted one with a fraction (``ndcg_cut.23.4``,
+    from trec_eval's own tests) is cut to its integer part, as trec_eval's ``atol`` reads it."""
+    param = tm.group(2)
+    if kind not in ("iprec", "setf") and low[len(tm.group(1))] == "." and "." in param:
+        return str(int(float(param)))
+    return param
+
+
 def trec_eval_spelling(name: str) -> str:
     """The name trec_eval prints for a trec_eval measure name given with a dot (``P.5`` ->
     ``P_5``, ``ndcg_cut.10`` -> ``ndcg_cut_10``, ``iprec_at_recall.0.1`` ->
     ``iprec_at_recall_0.10``, ``set_F.0.5`` -> ``set_F_0.5``); any other name as it is."""
     text = name.strip()
+    pm = _TREC_PARAM_RE.match(text)
+    if pm and pm.group(2) == "." and _trec_param_kind(pm):  # ndcg_1=3,2=9; 11pt_avg_.25,.5
+        return f"{pm.group(1)}_{pm.group(3)}"
     m = _TREC_CUT_RE.match(text.lower())
     if m is None or text[len(m.group(1))] != ".":
         return name
-    param = text[len(m.group(1)) + 1:]
+    param = _trec_cut_param(_TREC_CUT_KIND[m.group(1)], text.lower(), m)
     if m.group(1) == "iprec_at_recall":
         param = f"{float(param):.2f}"
     return f"{text[:len(m.group(1))]}_{param}"
