@@ -64,14 +64,15 @@ def test_json_and_trec_formats(files, capsys):
     code, out, _ = run_cli(capsys, *files, "--format", "trec", "-m", "map,P_2,num_ret",
                            "--ties", "docno", "--gain", "linear", "-q")
     assert code == 0
-    # trec_eval order puts c before b (docno descending): query 1 is perfect
+    # trec_eval order puts c before b (docno descending): query 1 is perfect; the measures
+    # in trec_eval's table order (num_ret, map, P)
     assert out.splitlines() == [
-        "map                   \t1\t1.0000", "P_2                   \t1\t1.0000",
         "num_ret               \t1\t3",
-        "map                   \t2\t0.5000", "P_2                   \t2\t0.5000",
+        "map                   \t1\t1.0000", "P_2                   \t1\t1.0000",
         "num_ret               \t2\t2",
-        "map                   \tall\t0.7500", "P_2                   \tall\t0.7500",
+        "map                   \t2\t0.5000", "P_2                   \t2\t0.5000",
         "num_ret               \tall\t5",
+        "map                   \tall\t0.7500", "P_2                   \tall\t0.7500",
     ]
 
 
@@ -160,7 +161,8 @@ def test_parser_offers_the_api_tie_modes_without_importing_pandas():
 def test_trec_format_prints_trec_eval_spellings_of_dotted_names(files, capsys):
     """trec_eval prints ``-m P.5`` as P_5 and ``iprec_at_recall.0.1`` as iprec_at_recall_0.10
     (its own output, trec_eval 10.0); we printed the names as typed, so a script reading
-    trec_eval's lines found none. Other names are printed as given."""
+    trec_eval's lines found none. Other names are printed as given (after trec_eval's, which
+    follow its table order)."""
     from rankmetrics.measures.grammar import trec_eval_spelling
 
     code, out, _ = run_cli(capsys, *files, "--format", "trec", "--ties", "docno", "-m",
@@ -168,8 +170,8 @@ def test_trec_format_prints_trec_eval_spellings_of_dotted_names(files, capsys):
                            "success.1,nDCG@10")
     assert code == 0
     assert [line.split("\t")[0].strip() for line in out.splitlines()] == [
-        "P_5", "set_F_0.5", "iprec_at_recall_0.10", "ndcg_cut_10", "map_cut_5", "recall_5",
-        "success_1", "nDCG@10"]
+        "iprec_at_recall_0.10", "P_5", "recall_5", "ndcg_cut_10", "map_cut_5", "success_1",
+        "set_F_0.5", "nDCG@10"]
     assert trec_eval_spelling("P_5") == "P_5" and trec_eval_spelling("AP@5") == "AP@5"
 
 
@@ -180,8 +182,8 @@ def test_trec_eval_parameter_lists(files, capsys):
                            "P.5,10", "-m", "ndcg_cut.5,10,map", "-m", "iprec_at_recall.0.1,0.5")
     assert code == 0
     assert [line.split("\t")[0].strip() for line in out.splitlines()] == [
-        "P_5", "P_10", "ndcg_cut_5", "ndcg_cut_10", "map", "iprec_at_recall_0.10",
-        "iprec_at_recall_0.50"]
+        "map", "iprec_at_recall_0.10", "iprec_at_recall_0.50", "P_5", "P_10", "ndcg_cut_5",
+        "ndcg_cut_10"]
     code, out, _ = run_cli(capsys, *files, "-m", "map", "-m", "map,P_2", "--format", "trec")
     assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["map", "P_2"]
     code, out, err = run_cli(capsys, *files, "-m", "P_5,10")  # no dotted name before the 10
@@ -232,3 +234,19 @@ def test_parameter_lists_print_in_ascending_order_as_trec_eval(files, capsys):
     assert code == 0
     assert [line.split()[0] for line in out.splitlines()] == [
         "P_3", "P_5", "P_7", "success_2", "success_20"]
+
+
+def test_trec_format_prints_trec_evals_table_order(files, capsys):
+    # trec_eval prints its measures in the order of its measure table whatever the order of
+    # -m (-m P.10 -m map prints map first); we printed the order typed. Names trec_eval does
+    # not print follow, in the order given
+    code, out, _ = run_cli(capsys, *files, "-m", "nDCG@3", "-m", "P.10", "-m", "ndcg_cut.5",
+                           "-m", "map", "-m", "P.5", "-m", "RR", "-m", "map_cut.5", "-m",
+                           "num_rel", "--ties", "docno", "--format", "trec")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "num_rel", "map", "P_5", "P_10", "ndcg_cut_5", "map_cut_5", "nDCG@3", "RR"]
+    # the other formats keep the order given
+    code, out, _ = run_cli(capsys, *files, "-m", "P.10", "-m", "map", "--ties", "docno",
+                           "--format", "csv")
+    assert code == 0 and out.splitlines()[0].split(",")[1:] == ["P.10", "map"]

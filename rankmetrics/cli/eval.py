@@ -126,6 +126,7 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
         parse_measure,
         split_measure_list,
         trec_eval_family,
+        trec_eval_position,
         trec_eval_spelling,
     )
 
@@ -155,6 +156,9 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
     for name in out:
         first.setdefault(trec_eval_spelling(name) if fmt == "trec" else name, name)
     out = list(first.values())
+    if fmt == "trec":  # trec_eval prints its table's order, whatever the order of -m;
+        # names it does not print follow, as given
+        out.sort(key=lambda n: trec_eval_position(trec_eval_spelling(n)))
     if ties == "average":  # said here in the command's words (the library names ties=)
         for name in out:
             m = parse_measure(name)[0]

@@ -587,6 +587,38 @@ def trec_eval_family(name: str) -> list[str] | None:
     return _TREC_EVAL_ONLY.get(name.strip().lower()) if isinstance(name, str) else None
 
 
+#: trec_eval 10's measure table (``te_trec_measures``, the order of ``-m all_trec``'s output,
+#: ``relstring`` as in its ``-q`` output): trec_eval prints the measures in this order, not
+#: in the order of its ``-m`` options
+TREC_EVAL_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut",
+    "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj",
+)
+
+
+def trec_eval_position(printed: str) -> tuple[int, float]:
+    """Sort key of a printed measure name (``P_10``, ``ndcg_cut_5``, ``map``, as
+    :func:`trec_eval_spelling` gives them; case-sensitive, as trec_eval) in trec_eval's output
+    order: its family's place in :data:`TREC_EVAL_ORDER` (the longest table name that is the
+    name or its ``<name>_`` prefix: ``map_cut_10`` is ``map_cut``, not ``map``), then the
+    cutoff or level, ascending as trec_eval sorts them (0 for a name without one or with a
+    parameter list). A name trec_eval does not print (``nDCG@10``, ``ERR@20``) sorts after
+    every one it prints."""
+    best, where = -1, len(TREC_EVAL_ORDER)
+    for i, family in enumerate(TREC_EVAL_ORDER):
+        if len(family) > best and (printed == family or printed.startswith(family + "_")):
+            best, where = len(family), i
+    param = printed[best + 1:] if 0 <= best < len(printed) else ""
+    try:
+        value = float(param) if param else 0.0
+    except ValueError:  # ndcg_1=3,2=9; 11pt_avg_.25,.5
+        value = 0.0
+    return where, value
+
+
 def measure_items(names: Any, arg: str = "metrics") -> list[Any]:
     """``names`` as a list of its items: a string or measure object is one item, any other
     iterable gives its items (not yet parsed).
