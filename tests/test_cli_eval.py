@@ -250,3 +250,15 @@ def test_trec_format_prints_trec_evals_table_order(files, capsys):
     code, out, _ = run_cli(capsys, *files, "-m", "P.10", "-m", "map", "--ties", "docno",
                            "--format", "csv")
     assert code == 0 and out.splitlines()[0].split(",")[1:] == ["P.10", "map"]
+
+
+def test_warnings_print_in_the_commands_words(tmp_path, capsys):
+    # a warning printed Python's way: the library's file, line and source line
+    # ("/.../rankmetrics/cli/eval.py:216: UserWarning: ...\n  result = evaluate(")
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text("1 0 a 1.5\n1 0 b 0\n")
+    r.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
+    code, out, err = run_cli(capsys, str(q), str(r), "-m", "map")
+    assert code == 0 and out.split()[-1] == "1.0000"
+    assert err.startswith("rankmetrics eval: warning: ") and "not integers" in err
+    assert "UserWarning" not in err and ".py:" not in err and len(err.splitlines()) == 1

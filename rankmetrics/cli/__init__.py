@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import Any
 
 _COMMANDS = (
     ("rankmetrics.cli.eval", "add_parser"),
@@ -45,11 +47,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
-    try:
-        return int(args.func(args))
-    except (ValueError, TypeError, OSError, ImportError) as exc:
-        print(f"rankmetrics {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+    def show(message: Any, category: type[Warning], *_: Any, **__: Any) -> None:
+        # a warning in the command's words, as its errors: the library's file and source
+        # line that Python's format adds mean nothing on a command line
+        print(f"rankmetrics {args.command}: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        try:
+            return int(args.func(args))
+        except (ValueError, TypeError, OSError, ImportError) as exc:
+            print(f"rankmetrics {args.command}: error: {exc}", file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
