@@ -395,3 +395,36 @@ def test_judged_flags_survive_the_shifted_labels_of_a_level_zero_gain(judged_onl
                          ties="docno", judged_only=judged_only).per_query
         np.testing.assert_allclose(mixed[plain.columns].to_numpy(), plain.to_numpy(), rtol=0,
                                    atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bpref_same_for_a_run_file_in_any_line_order(tmp_path, seed):
+    """Bpref ranks the matched rows without a sort when they are already in rank order (a run
+    written query by query, best first; always under ties="docno"), else sorts them: the same
+    run written best first and written shuffled, queries interleaved, gives the same values
+    under every tie mode, and trec_eval's in docno order (the reference)."""
+    qrels, run = random_case(seed, n_queries=6, max_docs=12, n_scores=4)
+    lines = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    best_first = sorted(lines, key=lambda x: (x[0], -x[2]))
+    shuffled = lines[:]
+    random.Random(seed).shuffle(shuffled)
+    qp = tmp_path / "qrels"
+    qp.write_text("".join(f"{q} 0 {d} {int(v)}\n" for q, docs in qrels.items()
+                          for d, v in docs.items()))
+    runs = {}
+    for name, rows in (("best_first", best_first), ("shuffled", shuffled)):
+        p = tmp_path / name
+        p.write_text("".join(f"{q} Q0 {d} 1 {s} t\n" for q, d, s in rows))
+        runs[name] = p
+    opts = {"max_depth": [None, 3][seed % 2]}
+    for ties in ("average", "optimistic", "pessimistic", "stable", "docno"):
+        got = {name: evaluate(qp, p, ["Bpref"], ties=ties, **opts).per_query["Bpref"]
+               for name, p in runs.items()}
+        if ties == "stable":  # file order decides ties: the two files differ there
+            continue
+        np.testing.assert_allclose(got["shuffled"], got["best_first"], rtol=0, atol=1e-12,
+                                   err_msg=ties)
+        if ties == "docno":
+            want = reference(qrels, run, {"threshold": 1.0, **opts})
+            for q, row in want.items():
+                assert got["best_first"][q] == pytest.approx(row["Bpref"], abs=1e-12), q

@@ -69,10 +69,24 @@ def judged_only(m: Matched, ties: str, max_depth: int | None) -> Matched:
 
 
 def rank_order(m: Matched, ties: str) -> NDArray[np.int64]:
-    """Row order by query, then score descending; equal scores keep the matched order (which is
-    trec_eval's docno order for ``ties="docno"``, whose scores compare as C floats)."""
+    """Row order with each query's rows together, score descending; equal scores keep the
+    matched order (which is trec_eval's docno order for ``ties="docno"``, whose scores compare
+    as C floats). Queries may come in any order (the callers only need them contiguous).
+
+    The matched rows are grouped by query already, and in rank order for ``ties="docno"``
+    (or a run written best first): then this is the identity, found in one pass instead of a
+    sort (a lexsort of a 1 M-line run took 0.15 s, more than the measures)."""
     scores = c_float_scores(m.run_scores) if ties == "docno" else m.run_scores
-    return np.lexsort((-scores, m.run_qidx)).astype(np.int64)
+    q = m.run_qidx
+    n = q.size
+    if n > 1:
+        new = q[1:] != q[:-1]
+        heads = q[np.flatnonzero(np.r_[True, new])]
+        # contiguous queries (no id heads two runs) and no score rising inside one
+        if (np.bincount(heads).max() == 1
+                and not np.any((scores[1:] > scores[:-1]) & ~new)):
+            return np.arange(n, dtype=np.int64)
+    return np.lexsort((-scores, q)).astype(np.int64)
 
 
 def _groups(m: Matched, order: NDArray[np.int64], ties: str,
@@ -80,8 +94,10 @@ def _groups(m: Matched, order: NDArray[np.int64], ties: str,
     """(row order, first position of every tie group in it); ties other than "average" make
     every row its own group, after sorting each tie group by ``key`` (descending for
     "optimistic", ascending for "pessimistic")."""
+    if ties in ("stable", "docno"):
+        return order, np.arange(order.size)
     q = m.run_qidx[order]
-    s = (c_float_scores(m.run_scores) if ties == "docno" else m.run_scores)[order]
+    s = m.run_scores[order]
     new = np.ones(order.size, dtype=bool)
     if order.size:
         new[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1])
@@ -89,9 +105,7 @@ def _groups(m: Matched, order: NDArray[np.int64], ties: str,
         gid = np.cumsum(new) - 1
         k = key[order]
         order = order[np.lexsort((-k if ties == "optimistic" else k, gid))]
-        new = np.ones(order.size, dtype=bool)
-    elif ties in ("stable", "docno"):
-        new = np.ones(order.size, dtype=bool)
+        return order, np.arange(order.size)
     return order, np.flatnonzero(new)
 
 
@@ -119,8 +133,9 @@ def bpref(m: Matched, ties: str, threshold: float, n_rel: Values,
     gq = q_row[gstart]
     gend = np.append(gstart[1:], n_rows)
     gsize = (gend - gstart).astype(np.float64)
-    r = np.add.reduceat(rel[order], gstart)
-    mm = np.add.reduceat(nonrel[order], gstart)
+    r, mm = rel[order], nonrel[order]
+    if gstart.size < n_rows:  # tie groups of several rows
+        r, mm = np.add.reduceat(r, gstart), np.add.reduceat(mm, gstart)
     # positions within the query
     qfirst = np.flatnonzero(np.r_[True, q_row[1:] != q_row[:-1]])
     qstart_of = np.zeros(n_eval, dtype=np.int64)
@@ -128,7 +143,8 @@ def bpref(m: Matched, ties: str, threshold: float, n_rel: Values,
     a = gstart - qstart_of[gq]  # 0-based rank of the group's first slot
     # judged non-relevant documents in earlier groups of the same query
     cum = np.cumsum(mm) - mm
-    C = cum - cum[np.searchsorted(gstart, qstart_of[gq])]
+    gfirst = np.flatnonzero(np.r_[True, gq[1:] != gq[:-1]])  # each query's first group
+    C = cum - np.repeat(cum[gfirst], np.diff(np.append(gfirst, gq.size)))
     cap = cap_q[gq]
 
     depth = np.inf if max_depth is None else float(max_depth)
