@@ -93,7 +93,9 @@ def _check_not_null(pdf: pd.DataFrame, col: str, role: str, qid: str, part: Any)
     bad = s.isna().to_numpy()
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        at = "" if role == "qid" else f" (qid {pdf[qid].iloc[row]!r})"
+        v = pdf[qid].iloc[row]
+        # the id as the user wrote it (5, 'q5'), not numpy's repr (np.int64(5))
+        at = "" if role == "qid" else f" (qid {v.item() if isinstance(v, np.generic) else v!r})"
         kind = "NaN/null" if role == "score" else "null"
         raise ValueError(
             f"column {col!r} ({role}) has {int(bad.sum())} {kind} value(s){_where(part)}{at}; "

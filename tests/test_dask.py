@@ -117,8 +117,10 @@ def test_evaluate_bad_input(client):
                       ("score", r"column 'score' \(score\) has 1 NaN/null")):
         bad = pdf.astype({col: "float64"})
         bad.loc[7, col] = np.nan
-        with pytest.raises(ValueError, match=what + r".* in partition \d"):
+        with pytest.raises(ValueError, match=what + r".* in partition \d") as err:
             rdask.evaluate(dd.from_pandas(bad, npartitions=2), "ndcg", aligned=True)
+        if col != "qid":  # the query id as written, not numpy's repr "np.int64(..)"
+            assert f"(qid {pdf.loc[7, 'qid'].item()!r})" in str(err.value)
     inf = pdf.copy()
     inf.loc[3, "score"] = np.inf
     with pytest.raises(ValueError, match=r"score='score' in partition 0: .*(inf|finite)"):
