@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -252,3 +253,37 @@ def test_large_evaluation_in_threads_equals_one_measure_at_a_time():
         for name in names:
             alone = evaluate(qrels, run, [name], ties=ties).per_query[name]
             np.testing.assert_array_equal(together[name].to_numpy(), alone.to_numpy())
+
+
+def test_complete_num_rel_summary_counts_every_judgement_as_trec_eval():
+    """trec_eval -c recounts num_rel's "all" value over every qrels judgement with a label > 0,
+    ignoring -l (m_num_rel.c, te_calc_avg_num_rel; trec_eval 10.0 prints 5 below with -c -l 2,
+    per query 2 + 0 + 0); we summed the per-query values (2). Without -c, or with a measure's
+    own rel=, the summary stays the sum."""
+    qrels = {"a": {"d1": 1, "d2": 2, "d3": 3, "d4": 0, "d5": -1},
+             "b": {"e1": 1, "e2": 1}, "c": {"f1": 0}}
+    run = {"a": {"d1": 2.0, "x": 1.0}, "b": {"e1": 0.5}}
+    res = evaluate(qrels, run, ["num_rel", "NumRel(rel=2)"], threshold=2, complete=True)
+    assert res.per_query["num_rel"].tolist() == [2, 0, 0]
+    assert res.mean["num_rel"] == 5  # d1, d2, d3, e1, e2
+    assert res.mean["NumRel(rel=2)"] == 2
+    assert evaluate(qrels, run, ["num_rel"], threshold=2).mean["num_rel"] == 2
+    # a gain weighing level 0 shifts the labels inside: the count is the same
+    res = evaluate(qrels, run, ["num_rel", "nDCG(gains={0: 1})"], threshold=2, complete=True)
+    assert res.mean["num_rel"] == 5
+
+
+def test_judged_only_query_with_nothing_left_warns_about_trec_evals_nan():
+    """trec_eval -J prints -nan (0 / 0) for IPrec and 11pt_avg of a query none of whose
+    retrieved documents is judged, and for their "all" row (trec_eval 10.0); we give 0 and
+    said nothing."""
+    qrels = {"1": {"a": 1, "b": 0}, "3": {"d": 1}}
+    run = {"1": {"a": 2.0, "x": 1.0}, "3": {"y": 1.0}}
+    with pytest.warns(UserWarning, match=r"1 evaluated query\(ies\) keep no retrieved "
+                                         r"document \('3'\).*-nan"):
+        res = evaluate(qrels, run, ["IPrec@0.0", "P@5"], ties="docno", judged_only=True)
+    assert res.per_query["IPrec@0.0"].tolist() == [1.0, 0.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the other measures are trec_eval's numbers: silent
+        evaluate(qrels, run, ["P@5", "AP"], ties="docno", judged_only=True)
+        evaluate(qrels, run, ["IPrec@0.0"], ties="docno")

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -551,7 +552,13 @@ def evaluate(
         (trec_eval ``-l``). Per-measure ``rel=...`` overrides it.
     complete : bool, default False
         Evaluate every qrels query; those the run misses score 0 (trec_eval ``-c``). Otherwise
-        they are left out. Run queries without judgements are always ignored.
+        they are left out. Run queries without judgements are always ignored. As trec_eval
+        ``-c``, the ``mean`` (summary) of ``num_rel`` / ``NumRel`` is then the count of every
+        qrels judgement with a label >= 1, whatever ``threshold`` (trec_eval's
+        ``m_num_rel.c`` ignores ``-l`` there), while its per-query values use ``threshold``.
+        (trec_eval 10.0 itself exits with "result qid ... not found in qrels" when a qrels
+        query has no run line and ``-c`` is not given; here such queries are left out, as
+        trec_eval 9 and pytrec_eval do.)
     max_depth : int, optional
         Read only ranks 1..max_depth of every query (trec_eval ``-M``): measures use the cutoff
         ``min(k, max_depth)`` while P@k still divides by k and the ideal comes from the qrels.
@@ -571,7 +578,9 @@ def evaluate(
         ``judged_docs_only_flag``, ir_measures' ``judged_only=True``). The recall base, R and
         the ideal are unchanged. With ``max_depth`` the run is cut at ``max_depth`` first, as in
         trec_eval; that cut depends on the order of tied scores, so it needs ``ties="docno"``
-        or ``"stable"``.
+        or ``"stable"``. A query left with no retrieved document has IPrec and 11pt_avg 0
+        here, where trec_eval ``-J`` prints ``-nan`` (0 / 0) for it and for its "all" row: a
+        UserWarning names such queries.
     threads : int >= 1, optional
         Threads of the evaluation: pyarrow's file readers and the kernel sums of large runs
         (one thread per group of measures sharing a values array). None (default) takes
@@ -595,6 +604,12 @@ def evaluate(
         "docno" or "stable".
     TypeError
         Inputs or options of the wrong type.
+
+    Warns
+    -----
+    UserWarning
+        Fractional qrels labels (trec_eval reads integers); ``judged_only`` leaving an
+        evaluated query no retrieved document while IPrec or 11pt_avg is asked for.
 
     Notes
     -----
@@ -675,6 +690,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
 
     values: dict[str, np.ndarray] = {}
     empties: dict[str, np.ndarray] = {}
+    all_rel = 0.0
     try:
         for t, group in by_ties.items():
             q_side, r_side = _match.prepare(qrels, run, t == "docno", n_threads)
@@ -684,6 +700,10 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
             del q_side, r_side  # the read tables are not needed by the kernel: free them first
             if judged_only:
                 matched = _judged.judged_only(matched, t, max_depth)
+                _warn_empty_judged(matched, group)
+            if complete:  # trec_eval's "all" num_rel under -c, whatever the threshold
+                all_rel = float(np.count_nonzero(
+                    matched.base_labels >= 1.0 + (thr - float(threshold))))
             step("match")
             if matched.qids.size == 0:
                 raise ValueError(
@@ -718,6 +738,13 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
                              index=pd.Index(matched.qids.astype(str), name="qid"))
     counts = tuple(m.name for m in measures if m.kind in _COUNT_KINDS)
     mean = {m.name: _aggregate(values[m.name], m.name in counts) for m in measures}
+    if complete:
+        # trec_eval -c recounts num_rel's summary over every qrels judgement with a label > 0
+        # (its integer labels: >= 1 here), ignoring -l (m_num_rel.c, te_calc_avg_num_rel); the
+        # per-query values use the threshold. Measures with their own rel= keep the sum
+        for m in measures:
+            if m.kind == "numrel" and m.rel is None:
+                mean[m.name] = all_rel
     params = {"ties": ties, "gain": gain, "discount": discount, "log_base": log_base,
               "threshold": threshold, "complete": complete, "max_depth": max_depth,
               "beta": beta, "empty": empty, "judged_only": judged_only}
@@ -759,6 +786,24 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
            else replace(m, rel=(threshold if m.rel is None else m.rel) + 1.0)
            for m in measures]
     return out, threshold + 1.0
+
+
+def _warn_empty_judged(matched: Any, measures: Sequence[Measure]) -> None:
+    """trec_eval -J gives interpolated precision 0 / 0 (it prints -nan, for the query and its
+    "all" row) for a query none of whose retrieved documents is judged; rankmetrics gives 0.
+    Said when it happens."""
+    if not any(m.kind in ORDER_ONLY_KINDS for m in measures):
+        return
+    n_ret = np.bincount(matched.run_qidx, minlength=matched.qids.shape[0])
+    none = np.flatnonzero(n_ret == 0)
+    if none.size:
+        shown = ", ".join(repr(str(q)) for q in matched.qids[none[:5]])
+        warnings.warn(
+            f"judged_only: {none.size} evaluated query(ies) keep no retrieved document ({shown}"
+            f"{', ...' if none.size > 5 else ''}); interpolated precision (IPrec, 11pt_avg) is "
+            "0 for them here, while trec_eval -J prints -nan for them and for its 'all' row",
+            UserWarning, stacklevel=3,
+        )
 
 
 def _aggregate(values: np.ndarray, is_count: bool) -> float:
