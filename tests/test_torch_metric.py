@@ -177,3 +177,50 @@ def test_metric_errors():
     metric = RankingMetric("map")
     with pytest.raises(ValueError, match=r"preds and target must have the same shape"):
         metric.update(torch.ones(3), torch.ones(2), torch.zeros(3, dtype=torch.long))
+
+
+@pytest.mark.parametrize("cls", ["metric", "monitor"])
+@pytest.mark.parametrize("spanning", [False, True])
+def test_query_rows_spread_over_batches_raise(cls, spanning):
+    """Rows of one query in two batches, not at their boundary (a data loader shuffling rows):
+    each part was scored as a whole query, a silent wrong mean (0.9077 here, where
+    torchmetrics' RetrievalNormalizedDCG, which keeps every row, gives 0.9732). Now a
+    ValueError naming the index; whole queries with distinct indexes, and a stream whose
+    query continues at the start of the next batch (spanning=True), still go through."""
+    def make(validate=True):
+        if cls == "metric":
+            return RankingMetric("ndcg", gain="linear", spanning=spanning, validate=validate)
+        return rmt.RankingMonitor("ndcg", gain="linear", spanning=spanning,
+                                  validate=validate, count_ties=False)
+
+    f64, tt = torch.float64, torch.tensor
+    b1 = (tt([.9, .8, .7, .6], dtype=f64), tt([0, 1, 1, 0]), tt([0, 0, 1, 1]))
+    b2 = (tt([.5, .4, .95], dtype=f64), tt([1, 0, 1]), tt([2, 2, 0]))
+    m = make()
+    m.update(*b1[:2], indexes=b1[2])
+    with pytest.raises(ValueError, match=r"indexes: index 0 of this batch .*(previous batch|"
+                                         r"already scored)"):
+        m.update(*b2[:2], indexes=b2[2])
+    # whole queries, distinct indexes: the core's number
+    b3 = (torch.tensor([.5, .4], dtype=torch.float64), torch.tensor([1, 0]), torch.tensor([2, 2]))
+    m = make()
+    for p, t, i in (b1, b3):
+        m.update(p, t, indexes=i)
+    s, y, q = (torch.cat([a, b]).numpy() for a, b in zip(b1, b3, strict=True))
+    got = m.compute()
+    got = float(got if cls == "metric" else got["ndcg"])
+    assert got == pytest.approx(mean(rm.ndcg(y, s, q, gain="linear")), abs=1e-12)
+    # validate=False trusts the batching (per-batch numbering: each batch's queries whole)
+    m = make(validate=False)
+    m.update(*b1[:2], indexes=b1[2])
+    m.update(*b3[:2], indexes=b3[2] - 2)
+    if spanning:  # a query continuing at the start of the next batch is one query
+        m = make()
+        m.update(torch.tensor([.9, .8, .7], dtype=torch.float64), torch.tensor([0, 1, 1]),
+                 indexes=torch.tensor([0, 0, 1]))
+        m.update(tt([.6, .5], dtype=f64), tt([0, 1]), indexes=tt([1, 2]))
+        out = m.compute()
+        got = float(out if cls == "metric" else out["ndcg"])
+        want = rm.ndcg(np.array([0, 1, 1, 0, 1]), np.array([.9, .8, .7, .6, .5]),
+                       np.array([0, 0, 1, 1, 2]), gain="linear")
+        assert got == pytest.approx(mean(want), abs=1e-12)

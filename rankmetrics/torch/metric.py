@@ -14,7 +14,7 @@ from torch import Tensor
 from ..core.gains import DiscountLike, GainLike
 from ..measures.grammar import Measure
 from . import functional as _f
-from .monitor import SplitGuard, _Spec, join_rows, split_last_query
+from .monitor import SplitGuard, _Spec, check_spanning, join_rows, split_last_query
 
 try:
     from torchmetrics import Metric
@@ -69,8 +69,10 @@ class RankingMetric(Metric):
         Flat input whose queries may continue into the next batch (rows of a query consecutive
         in the stream): each batch's last query is held back until the next update or
         :meth:`compute`. With False (whole queries per batch) and ``validate=True``, a flat
-        batch whose first row has the index of the previous batch's last row raises ValueError
-        instead of scoring the two parts of a cut query as two queries. With DDP every process
+        batch holding an index of the previous batch (a query cut at the boundary, or its rows
+        spread over batches by a row-shuffling loader) raises ValueError instead of scoring
+        the parts as separate queries; with True, an index of a query scored at the previous
+        batch does. With DDP every process
         must get whole queries (shard the data by query); the rows each process still holds
         are gathered and scored at ``compute``.
     validate : bool, default True
@@ -81,7 +83,8 @@ class RankingMetric(Metric):
     Raises
     ------
     ValueError
-        Unknown metric names or options.
+        Unknown metric names or options; in :meth:`update`, a query split across batches
+        (see ``spanning``) or bad data.
 
     Examples
     --------
@@ -124,6 +127,7 @@ class RankingMetric(Metric):
                            log_base=log_base, threshold=threshold, beta=beta, empty=empty,
                            denominator=denominator)
         self._guard = SplitGuard()
+        self._scored: Tensor | None = None  # spanning=True: queries scored at the last update
         self._in_forward = False
         self._single = (isinstance(metrics, (str, Measure)) and len(self._spec.parsed) == 1
                         and not bounds and not count_ties)
@@ -175,7 +179,12 @@ class RankingMetric(Metric):
                 )
             if rows.shape[0] == 0:  # an empty batch of a stream (as RankingMonitor)
                 return
+            check = self._spec.validate and not self._in_forward
+            if check:
+                scored = check_spanning(self._scored, indexes)
             done, (hp, ht, hi) = split_last_query(rows, target, indexes)
+            if check:  # the held-back query is not scored yet
+                self._scored = scored[scored != hi[0]]
             # one dtype per state on every process (a DDP gather needs it): float64 scores
             # and labels (exact for floats, and integers up to 2**53), int64 ids
             self.held_preds = [hp.to(torch.float64)]
@@ -221,6 +230,7 @@ class RankingMetric(Metric):
         super().reset()
         if not getattr(self, "_in_forward", True):
             self._guard.commit(None)
+            self._scored = None
 
     def state_dict(self, *args: Any, **kwargs: Any) -> Any:
         """torchmetrics' state dict; with persistent states it also records which metrics and

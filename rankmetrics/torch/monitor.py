@@ -105,37 +105,72 @@ class _Spec:
 
 
 class SplitGuard:
-    """Detects a query cut in two by the batching when every batch should hold whole queries.
+    """Detects a query cut by the batching when every batch should hold whole queries.
 
-    Remembers the index of the last row of the previous flat batch; a batch whose first row
-    has that index continues the query (consecutive batches of one stream), which would
-    otherwise be scored as two queries. One host synchronisation per flat batch.
+    Remembers the distinct indexes of the previous flat batch ([mem] at most one per row of
+    that batch). A batch that holds one of them continues a query of the previous batch: at
+    its first row (consecutive batches of one stream), or anywhere (the rows of a query spread
+    over batches, as a row-shuffling data loader does); each part would be scored as a whole
+    query. One host synchronisation per flat batch.
     """
 
     def __init__(self) -> None:
         self.last: Tensor | None = None
+        self.seen: Tensor | None = None
 
-    def check(self, preds: Any, indexes: Any) -> Tensor | None:
-        """Raise when ``indexes`` continues the previous batch's last query; return the new
-        last index (to :meth:`commit` once the batch was added)."""
+    def check(self, preds: Any, indexes: Any) -> tuple[Tensor, Tensor] | None:
+        """Raise when ``indexes`` continues a query of the previous batch; return what
+        :meth:`commit` remembers once the batch was added."""
         if indexes is None or (isinstance(preds, Tensor) and preds.ndim != 1):
             return None
         idx = _f._tensor(indexes, "indexes", None)
         if idx.ndim != 1 or idx.numel() == 0:
             return None
-        if self.last is not None and bool(idx[0] == self.last.to(idx.device)):  # host sync
-            raise ValueError(
-                f"indexes: this batch starts with index {int(idx[0])}, the index of the last "
-                "row of the previous batch, so a query seems cut in two by the batching and "
-                "each part would be scored as a whole query. Pass spanning=True when the rows "
-                "of a query are consecutive in the stream but may cross batches; otherwise "
-                "give distinct queries distinct indexes in consecutive batches (or call "
-                "reset() between independent streams)."
-            )
-        return idx[-1].detach().clone()
+        if self.last is not None and self.seen is not None:
+            seen = self.seen.to(idx.device)
+            first, inside = (bool(v) for v in torch.stack(  # one host sync
+                [idx[0] == self.last.to(idx.device), torch.isin(idx, seen).any()]).tolist())
+            if first:
+                raise ValueError(
+                    f"indexes: this batch starts with index {int(idx[0])}, the index of the "
+                    "last row of the previous batch, so a query seems cut in two by the "
+                    "batching and each part would be scored as a whole query. Pass "
+                    "spanning=True when the rows of a query are consecutive in the stream but "
+                    "may cross batches; otherwise give distinct queries distinct indexes in "
+                    "consecutive batches (or call reset() between independent streams)."
+                )
+            if inside:
+                shared = idx[torch.isin(idx, seen)][0]
+                raise ValueError(
+                    f"indexes: index {int(shared)} of this batch was also in the previous "
+                    "batch, so the rows of a query seem spread over batches (a data loader "
+                    "shuffling rows?) and each part would be scored as a whole query. Keep "
+                    "every query's rows in one batch (or consecutive in the stream, with "
+                    "spanning=True); indexes numbered per batch need distinct numbers in "
+                    "consecutive batches (or validate=False)."
+                )
+        return idx[-1].detach().clone(), torch.unique(idx.detach())
 
-    def commit(self, last: Tensor | None) -> None:
-        self.last = last
+    def commit(self, state: tuple[Tensor, Tensor] | None) -> None:
+        self.last, self.seen = (None, None) if state is None else state
+
+
+def check_spanning(previous: Tensor | None, indexes: Tensor) -> Tensor:
+    """``spanning=True``: raise when the joined rows of an update (the held-back query first)
+    hold an index of a query scored at the previous update (its rows are not consecutive in
+    the stream: that query would be scored twice). Returns the indexes scored now, to pass as
+    ``previous`` next time ([mem] one per distinct query of the batch). One host sync."""
+    if previous is not None and indexes.numel():
+        hit = torch.isin(indexes, previous.to(indexes.device))
+        if bool(hit.any()):
+            raise ValueError(
+                f"indexes: index {int(indexes[hit][0])} of this batch belongs to a query "
+                "already scored at the previous batch: with spanning=True the rows of a query "
+                "must be consecutive in the stream (a query may only continue at the start of "
+                "the next batch); rows spread over batches (a data loader shuffling rows?) "
+                "would score that query twice."
+            )
+    return torch.unique(indexes.detach())
 
 
 def _tied_name(k: Cutoff) -> str:
@@ -188,12 +223,13 @@ class RankingMonitor:
         (``"tied@<k>"`` for every cutoff k of ``metrics``; ``"tied"`` for whole lists).
     spanning : bool, default False
         Flat input only. False: every batch holds whole queries (padded batches always do);
-        with ``validate=True`` a flat batch whose first row has the index of the previous
-        batch's last row raises ValueError (a query cut by the batching would otherwise count
-        as two queries with wrong values). True: the rows of a query are consecutive in the
-        stream but may continue into the next batch; the rows of each batch's last query are
-        held back (one query's rows at most) and evaluated with the next batch, or by
-        :meth:`compute` / :meth:`flush`.
+        with ``validate=True`` a flat batch holding an index of the previous batch raises
+        ValueError (a query cut by the batching, or its rows spread over batches by a
+        row-shuffling loader, would otherwise count as several queries with wrong values).
+        True: the rows of a query are consecutive in the stream but may continue into the next
+        batch; the rows of each batch's last query are held back (one query's rows at most)
+        and evaluated with the next batch, or by :meth:`compute` / :meth:`flush`; with
+        ``validate=True`` an index of a query scored at the previous batch raises ValueError.
     prefix : str, default ""
         Prepended to every key of :meth:`compute` (e.g. ``"val_"``).
     validate : bool, default True
@@ -212,7 +248,8 @@ class RankingMonitor:
     Raises
     ------
     ValueError
-        Unknown metric names or options (as :func:`rankmetrics.torch.evaluate`).
+        Unknown metric names or options (as :func:`rankmetrics.torch.evaluate`); in
+        :meth:`update`, a query split across batches (see ``spanning``) or bad data.
 
     Notes
     -----
@@ -269,6 +306,7 @@ class RankingMonitor:
         self._state: Tensor | None = None
         self._held: tuple[Tensor, Tensor, Tensor] | None = None
         self._guard = SplitGuard()
+        self._scored: Tensor | None = None  # spanning=True: queries scored at the last update
 
     # ------------------------------------------------------------------------------ state
     @property
@@ -339,7 +377,11 @@ class RankingMonitor:
                 )
             if rows.shape[0] == 0:
                 return
+            if self._spec.validate:
+                scored = check_spanning(self._scored, indexes)
             done, self._held = split_last_query(rows, target, indexes)
+            if self._spec.validate:  # the held-back query is not scored yet
+                self._scored = scored[scored != self._held[2][0]]
             if done[0].shape[0] == 0:
                 return
             preds, target, indexes = done
@@ -378,6 +420,7 @@ class RankingMonitor:
         if self._state is not None:
             self._state.zero_()
         self._held = None
+        self._scored = None
         self._guard.commit(None)
 
     def merge(self, other: RankingMonitor) -> RankingMonitor:
