@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .core.gains import DiscountLike, GainLike
 from .core.options import MetricOptions
-from .core.plan import QueryPlan, core_metric, weighted_mean
+from .core.plan import QueryPlan, core_metric, warn_weighted_empty_ndcg, weighted_mean
 from .core.validation import (
     check_choice,
     check_finite,
@@ -280,6 +281,7 @@ class _TieAwareMetric:
                 or cache_size < 1:
             raise ValueError(f"cache_size must be an int >= 1; got {cache_size!r}")
         self._cache = _PlanCache(int(cache_size))
+        self._empty_checked: weakref.WeakSet[QueryPlan] = weakref.WeakSet()
         parsed = [m for name in self.metrics for m in parse_measure(name)]
         self._own_ties = any(m.ties is not None for m in parsed)
         cuts = [None if m.kind == "rprec" else m.k for m in parsed]
@@ -303,10 +305,12 @@ class _TieAwareMetric:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_cache"] = _PlanCache(self._cache.maxsize)
+        state.pop("_empty_checked", None)  # weak references do not pickle: made again
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._empty_checked = weakref.WeakSet()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _TieAwareMetric:
         # LGBMModel.fit deep-copies eval_metric; the copy starts with an empty cache.
@@ -390,6 +394,9 @@ class _TieAwareMetric:
     def _results(self, labels: Any, preds: ArrayLike, group: Any, weight: Any) -> list[EvalTuple]:
         per_query, entry = self._per_query(labels, preds, group, weight)
         nq = entry.plan.n_queries
+        if entry.query_weight is not None:
+            warn_weighted_empty_ndcg(entry.plan, entry.query_weight, self.metrics, self.gain,
+                                     self.empty, "LightGBM", self._empty_checked)
         return [(name, weighted_mean(v, entry.query_weight, nq), True)
                 for name, v in per_query.items()]
 
@@ -542,7 +549,8 @@ _FACTORY_DOC = """
         ``Metadata`` rule, equal to every row's weight when weights are constant per query)
         or its first row's weight. The reported value is the weighted mean over queries.
         (LightGBM's own weighted ``ndcg`` adds an all-zero-label query's 1.0 without its
-        weight; we weight every query alike, so the two differ when such queries exist.)
+        weight; we weight every query alike, so the two differ when such queries exist: a
+        UserWarning says so once per Dataset, unless their weights sum to their count.)
     prefix : str, default ""
         Prepended to every name (no whitespace); e.g. ``"tie_"`` when LightGBM's built-in
         metric runs at the same cutoffs.

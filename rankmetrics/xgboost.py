@@ -40,7 +40,8 @@ XGBoost's conventions, reproduced by default
   ``label >= threshold`` as relevant (threshold 1, identical on binary labels).
 * Weights of a ranking DMatrix are one per query (XGBoost's rule); the value is their weighted
   mean over queries. (XGBoost's own weighted ``ndcg`` adds a query without relevant rows as 1.0
-  without its weight; we weight every query alike, so the two differ when such queries exist.)
+  without its weight; we weight every query alike, so the two differ when such queries exist:
+  a UserWarning says so once per DMatrix, unless their weights sum to their count.)
 
 The scikit-learn API (``XGBRanker``)
 ------------------------------------
@@ -75,7 +76,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .core.gains import DiscountLike, GainLike
-from .core.plan import PRECISION_DENOMINATORS, QueryPlan, parse_metric, weighted_mean
+from .core.plan import (
+    PRECISION_DENOMINATORS,
+    QueryPlan,
+    parse_metric,
+    warn_weighted_empty_ndcg,
+    weighted_mean,
+)
 from .core.validation import check_choice
 from .lightgbm import _BOUNDS, _TieAwareMetric
 
@@ -319,6 +326,9 @@ class CustomMetric(_XGBoostMetric):
         entry = self._dcache.get(dmatrix)
         values = self._values(entry.plan, predt, "predt")
         nq = entry.plan.n_queries
+        if entry.query_weight is not None:
+            warn_weighted_empty_ndcg(entry.plan, entry.query_weight, self.metrics, self.gain,
+                                     self.empty, "XGBoost", self._empty_checked)
         return [(name, weighted_mean(v, entry.query_weight, nq)) for name, v in values.items()]
 
 

@@ -225,7 +225,8 @@ def test_query_weights(small) -> None:
     rng = np.random.default_rng(0)
     qw = rng.uniform(0.5, 2.0, small.n_queries)
     row_w = np.repeat(qw, small.group_sizes)
-    got = make_feval(k=5)(s, _dataset(small, weight=row_w))[0][1]
+    with pytest.warns(UserWarning, match="LightGBM's own weighted ndcg"):  # an empty query
+        got = make_feval(k=5)(s, _dataset(small, weight=row_w))[0][1]
     assert got == pytest.approx(
         _ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=qw))
 
@@ -234,8 +235,10 @@ def test_query_weights(small) -> None:
     starts = np.r_[0, np.cumsum(small.group_sizes)[:-1]]
     mean_w = np.add.reduceat(row_w, starts) / small.group_sizes
     ds = _dataset(small, weight=row_w)
-    got_mean = make_feval(k=5)(s, ds)[0][1]
-    got_first = make_feval(k=5, query_weight="first")(s, ds)[0][1]
+    with pytest.warns(UserWarning, match="LightGBM's own weighted ndcg"):
+        got_mean = make_feval(k=5)(s, ds)[0][1]
+    with pytest.warns(UserWarning, match="LightGBM's own weighted ndcg"):
+        got_first = make_feval(k=5, query_weight="first")(s, ds)[0][1]
     assert got_mean == pytest.approx(
         _ndcg_score(small.y, s, small.qid, k=5, empty=1.0, query_weight=mean_w))
     assert got_first == pytest.approx(
@@ -507,3 +510,44 @@ def test_spelled_lightgbm_measures_equal_lightgbms_builtin_through_the_core(k) -
     assert np.mean(ours[names[1]]) == pytest.approx(builtin[f"ndcg@{k}"], abs=1e-12)
     plain = rm.QueryPlan(y, q).evaluate(s, [f"map@{k}", f"ndcg@{k}"])
     assert np.mean(plain[f"ndcg@{k}"]) < builtin[f"ndcg@{k}"]  # the empty queries score 0
+
+
+def test_weighted_ndcg_with_an_empty_query_warns_that_lightgbm_differs():
+    """LightGBM's weighted ndcg adds 1.0 for an all-zero query without its weight and divides
+    by the total weight (0.3967 here); we weight it like the others (0.8967) and only the
+    docstrings said so. Now a UserWarning, once per evaluation set; none without weights,
+    without an empty query, with empty=0.0 or for map."""
+    import warnings
+
+    y = np.array([0, 0, 0, 2, 0, 1.0])
+    s = np.array([0.3, 0.2, 0.1, 0.1, 0.9, 0.5])
+    w = np.array([3, 3, 3, 1, 1, 1.0])
+    p = {"objective": "lambdarank", "metric": "ndcg", "eval_at": [3], "verbose": -1}
+
+    def data(labels, weight):
+        return lgb.Dataset(np.zeros((6, 1)), label=labels, group=[3, 3], weight=weight,
+                           init_score=s, params=p, free_raw_data=False).construct()
+
+    d = data(y, w)
+    builtin = lgb.Booster(p, d).eval_train()[0][2]
+    feval = make_feval("ndcg", k=3)
+    with pytest.warns(UserWarning, match=r"1 of 2 queries have no relevant document: "
+                                         r"LightGBM's own weighted ndcg adds 1.0"):
+        ours = feval(s, d)[0][1]
+    assert builtin == pytest.approx((1.0 + 1 * 0.5872) / 4, abs=1e-3)
+    assert ours == pytest.approx((3 * 1.0 + 1 * 0.5872) / 4, abs=1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        feval(s, d)  # once per evaluation set
+        make_feval("ndcg", k=3)(s, data(y, None))
+        make_feval("ndcg", k=3)(s, data(np.array([1, 0, 0, 2, 0, 1.0]), w))
+        make_feval("ndcg", k=3, empty=0.0)(s, d)
+        make_feval("map", k=3)(s, d)
+        # weights of 1 on the empty query: LightGBM's number is ours
+        d1 = data(y, np.array([1, 1, 1, 2, 2, 2.0]))
+        assert make_feval("ndcg", k=3)(s, d1)[0][1] == pytest.approx(
+            lgb.Booster(p, d1).eval_train()[0][2], abs=1e-6)
+    # the unweighted numbers are LightGBM's
+    d0 = data(y, None)
+    assert make_feval("ndcg", k=3)(s, d0)[0][1] == pytest.approx(
+        lgb.Booster(p, d0).eval_train()[0][2], abs=1e-6)

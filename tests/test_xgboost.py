@@ -320,3 +320,30 @@ def test_a_metric_given_to_the_wrong_xgboost_entry_point_says_which_to_use() -> 
     reg = xgb.XGBRegressor(n_estimators=2, n_jobs=1, eval_metric=make_eval_metric("ndcg@3"))
     with pytest.raises(ValueError, match="without query boundaries"):
         reg.fit(X, y, eval_set=[(X, y)], sample_weight_eval_set=[np.ones(y.size)])
+
+
+def test_weighted_ndcg_with_an_empty_query_warns_that_xgboost_differs():
+    """XGBoost's weighted ndcg adds 1.0 for a query without relevant rows without its weight;
+    we weight it like the others and only the docstrings said so. Now a UserWarning, once per
+    DMatrix; none without weights."""
+    import warnings
+
+    y = np.array([0, 0, 0, 2, 0, 1.0])
+    s = np.array([0.3, 0.2, 0.1, 0.1, 0.9, 0.5])
+    q = np.array([0, 0, 0, 1, 1, 1])
+
+    def dmatrix(weight):
+        dm = xgb.DMatrix(np.zeros((6, 1)), label=y, qid=q, base_margin=s)
+        if weight is not None:
+            dm.set_weight(weight)
+        return dm
+
+    dm = dmatrix(np.array([3.0, 1.0]))
+    metric = make_custom_metric("ndcg@3")
+    with pytest.warns(UserWarning, match=r"XGBoost's own weighted ndcg adds 1.0"):
+        metric(s, dm)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        metric(s, dm)
+        make_custom_metric("ndcg@3")(s, dmatrix(None))
+        make_custom_metric("map@3")(s, dm)

@@ -1264,6 +1264,32 @@ def query_weights_of_rows(weight: ArrayLike, qidx: NDArray[np.int64], sizes: NDA
     return np.bincount(qidx, weights=w, minlength=sizes.shape[0]) / sizes
 
 
+def warn_weighted_empty_ndcg(plan: QueryPlan, query_weight: ArrayLike, metrics: Sequence[str],
+                             gain: Any, empty: Any, host: str, checked: Any) -> None:
+    """Warn (UserWarning, once per plan in ``checked``, a WeakSet) when a host's own weighted
+    nDCG gives another number than ours: with query weights, LightGBM and XGBoost add 1 for a
+    query whose ideal DCG is 0, unweighted, to a sum they divide by the total weight (their
+    value can exceed 1); the adapters weight every query alike. The two agree when the weights
+    of those queries sum to their count (all 1, say). Only when an nDCG metric is asked for
+    with ``empty`` 1.0 (found by one nDCG@1 pass over zero scores, once per plan)."""
+    if plan in checked or empty != 1.0 or not any(
+            parse_metric(m)[0] == "ndcg" for m in metrics):
+        return
+    checked.add(plan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        none = np.isnan(plan.ndcg(np.zeros(plan.n_rows), k=1, gain=gain, empty="skip"))
+    w = np.asarray(query_weight, dtype=np.float64)[none]
+    if none.any() and float(w.sum()) != float(w.size):
+        warnings.warn(
+            f"{int(none.sum())} of {plan.n_queries} queries have no relevant document: "
+            f"{host}'s own weighted ndcg adds 1.0 for each of them without its weight (and "
+            "divides by the total weight, so its value can exceed 1); rankmetrics weights them "
+            f"like every other query, so its ndcg differs from {host}'s built-in one on these "
+            "weights", UserWarning, stacklevel=4,
+        )
+
+
 def weighted_mean(values: Values, query_weight: ArrayLike | None, n_queries: int,
                   name: str = "query_weight") -> float:
     """Mean of per-query values, NaN (skipped) queries left out; optional per-query weights
