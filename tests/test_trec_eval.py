@@ -287,3 +287,19 @@ def test_judged_only_query_with_nothing_left_warns_about_trec_evals_nan():
         warnings.simplefilter("error")  # the other measures are trec_eval's numbers: silent
         evaluate(qrels, run, ["P@5", "AP"], ties="docno", judged_only=True)
         evaluate(qrels, run, ["IPrec@0.0"], ties="docno")
+
+
+def test_trec_eval_gain_maps_with_gains_less_than_1_apart_warn():
+    """trec_eval sorts the gains of -m ndcg.1=0.5,... with a comparator that truncates their
+    difference to an int (gain_init.c), so 0 and 0.5 compare equal and its ideal ranking can
+    come out of order: on a random case trec_eval 10.0 printed 0.4501 where the exact nDCG is
+    0.4253, and nothing said so. The gain-map syntax warns then; integer gains, gains 1 or more
+    apart and ir_measures' gains={...} (exact in ir_measures too) do not."""
+    qrels = {"q": {"a": 2, "b": 1, "c": 0, "d": 1}}
+    run = {"q": {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.3}}
+    with pytest.warns(UserWarning, match=r"ndcg.1=0.5,2=9: trec_eval orders the gains .* "
+                                         r"\(0 and 0.5\)"):
+        evaluate(qrels, run, ["ndcg.1=0.5,2=9"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evaluate(qrels, run, ["ndcg.1=3,2=9,4=4.5", "ndcg_cut.10", "nDCG(gains={1: 0.5})"])

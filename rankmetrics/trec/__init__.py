@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -695,6 +696,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
         for t, group in by_ties.items():
             q_side, r_side = _match.prepare(qrels, run, t == "docno", n_threads)
             step("read")
+            _warn_trec_gain_order(group, q_side.labels)
             group, thr = _judged_gains(q_side, group, gain, float(threshold))
             matched = _match.match(q_side, r_side, complete=complete)
             del q_side, r_side  # the read tables are not needed by the kernel: free them first
@@ -786,6 +788,36 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
            else replace(m, rel=(threshold if m.rel is None else m.rel) + 1.0)
            for m in measures]
     return out, threshold + 1.0
+
+
+_TREC_GAIN_MAP = re.compile(r"^\s*ndcg[._][+-]?\d+=", re.IGNORECASE)
+
+
+def _warn_trec_gain_order(measures: Sequence[Measure], labels: np.ndarray) -> None:
+    """trec_eval sorts the gains of ``-m ndcg.1=0.5,...`` with a comparator returning their
+    difference truncated to an int (gain_init.c, ``comp_rel_gain``): two gains less than 1
+    apart compare equal, its ideal ranking can come out of order and its nDCG differs from
+    the exact one computed here. Warn (UserWarning) when a measure in trec_eval's gain-map
+    syntax meets such gains: the listed ones and the label of every level 0..max of the qrels
+    that the map leaves out (trec_eval's linear default)."""
+    for m in measures:
+        if m.gains is None or not _TREC_GAIN_MAP.match(m.name):
+            continue
+        judged = labels[labels >= 0]
+        top = int(np.trunc(judged.max())) if judged.size else 0
+        listed = dict(m.gains)
+        values = sorted({*listed.values(), *(float(v) for v in range(top + 1)
+                                              if float(v) not in listed)})
+        close = [(a, b) for a, b in zip(values[:-1], values[1:], strict=True) if b - a < 1.0]
+        if close:
+            a, b = close[0]
+            warnings.warn(
+                f"{m.name}: trec_eval orders the gains by their difference truncated to an "
+                f"integer (gain_init.c, comp_rel_gain), so gains less than 1 apart ({a:g} and "
+                f"{b:g}) can put its ideal ranking out of order; the nDCG here uses the exact "
+                "ideal and can differ from trec_eval's",
+                UserWarning, stacklevel=3,
+            )
 
 
 def _warn_empty_judged(matched: Any, measures: Sequence[Measure]) -> None:
