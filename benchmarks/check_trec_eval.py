@@ -6,7 +6,10 @@ Needs a trec_eval build (not a test: CI has no trec_eval binary and cannot fetch
 ``git clone https://github.com/usnistgov/trec_eval && make -C trec_eval`` (tag v10.0 is what
 ``../shared/data/trec_eval`` was written with). Each case is a random qrels file (1-6 topics,
 labels -1..3, judged documents never retrieved) and run (scores with ties, written in several
-number formats, lines shuffled), evaluated with ``-q -m all_trec`` and a random choice of
+number formats, lines shuffled), evaluated with ``-q``, ``-m all_trec`` (even cases) or random
+``-m`` options with parameters (odd cases: ``P.5,20``, ``ndcg_cut``, ``success``,
+``iprec_at_recall``, ``11pt_avg`` levels, ``set_F.0.5``, an integer ``ndcg.1=3,2=9`` gain map, ...),
+and a random choice of
 ``-c``, ``-l 2|3``, ``-M 1|3|10`` and ``-J`` by trec_eval and by ``rankmetrics eval --ties docno
 --gain linear --format trec``; every line rankmetrics prints must be trec_eval's line, in
 trec_eval's order.
@@ -75,20 +78,37 @@ def make_case(seed: int) -> tuple[str, str, list[str]]:
     return "\n".join(qrels) + "\n", "\n".join(run) + "\n", flags
 
 
-def trec_eval_lines(binary: str, qrels: Path, run: Path, flags: list[str]
-                    ) -> tuple[list[str] | None, str]:
-    out = subprocess.run([binary, "-q", "-m", "all_trec", *flags, str(qrels), str(run)],
+def make_measures(seed: int) -> list[str]:
+    """``-m`` options with parameters (one per measure, as trec_eval keeps only the first of
+    several; integer gains, as trec_eval misorders gains less than 1 apart)."""
+    rng = random.Random(seed * 7 + 1)
+    a, b = sorted(rng.sample(range(1, 30), 2))
+    x, y = sorted(rng.sample([0.0, 0.1, 0.25, 0.3, 0.5, 0.75, 0.9, 1.0], 2))
+    pool = [f"P.{a},{b}", f"recall.{a}", f"ndcg_cut.{a},{b}", f"map_cut.{a}",
+            f"success.{a},{b}", f"iprec_at_recall.{x},{y}", f"11pt_avg.{x},{y}",
+            f"set_F.{rng.choice([0.5, 1.0, 2.0])}", "Rprec", "bpref", "recip_rank",
+            "num_rel_ret", "map", "set_P", "set_recall", "num_ret",
+            rng.choice(["ndcg", f"ndcg.1={rng.choice([2, 3])},2={rng.choice([5, 9])}"])]
+    return ["all_trec"] if seed % 2 == 0 else rng.sample(pool, rng.randint(1, 8))
+
+
+def trec_eval_lines(binary: str, qrels: Path, run: Path, flags: list[str],
+                    measures: list[str]) -> tuple[list[str] | None, str]:
+    ms = [x for m in measures for x in ("-m", m)]
+    out = subprocess.run([binary, "-q", *ms, *flags, str(qrels), str(run)],
                          capture_output=True, text=True, check=False)
     return (None if out.returncode else out.stdout.splitlines()), out.stderr.strip()
 
 
-def our_lines(qrels: Path, run: Path, flags: list[str]) -> tuple[list[str] | None, str]:
+def our_lines(qrels: Path, run: Path, flags: list[str], measures: list[str]
+              ) -> tuple[list[str] | None, str]:
+    ms = [x for m in measures for x in ("-m", m)]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code = cli_main(["eval", str(qrels), str(run), "-q", "-m", "all_trec", "--ties",
-                         "docno", "--gain", "linear", "--format", "trec", *flags])
+        code = cli_main(["eval", str(qrels), str(run), "-q", *ms, "--ties", "docno",
+                         "--gain", "linear", "--format", "trec", *flags])
     return (None if code else out.getvalue().splitlines()), err.getvalue().strip()
 
 
@@ -111,14 +131,15 @@ def main(argv: list[str] | None = None) -> int:
             qp, rp = keep / f"qrels.{seed}", keep / f"run.{seed}"
             qp.write_text(qrels_text)
             rp.write_text(run_text)
-            theirs, their_err = trec_eval_lines(args.trec_eval, qp, rp, flags)
+            measures = make_measures(seed)
+            theirs, their_err = trec_eval_lines(args.trec_eval, qp, rp, flags, measures)
             if theirs is None:
                 counts["trec_eval refused"] += 1
                 continue
-            ours, our_err = our_lines(qp, rp, flags)
+            ours, our_err = our_lines(qp, rp, flags, measures)
             if ours is None:
                 counts["differ"] += 1
-                print(f"case {seed} {flags}: rankmetrics refused: {our_err}")
+                print(f"case {seed} {flags} {measures}: rankmetrics refused: {our_err}")
                 continue
             nan = {line.split()[0] for line in theirs if "nan" in line}
             counts["nan lines skipped"] += sum("nan" in line for line in theirs)
@@ -133,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             counts["differ"] += 1
             only_theirs = sorted(set(theirs) - set(ours))[:3]
             only_ours = sorted(set(ours) - set(theirs))[:3]
-            print(f"case {seed} {flags}: trec_eval only {only_theirs}, rankmetrics only "
+            print(f"case {seed} {flags} {measures}: trec_eval only {only_theirs}, rankmetrics only "
                   f"{only_ours}{' (same lines, other order)' if not only_ours else ''}")
     print(", ".join(f"{k}: {v}" for k, v in counts.items()))
     return 1 if counts["differ"] else 0
