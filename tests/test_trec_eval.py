@@ -303,3 +303,17 @@ def test_trec_eval_gain_maps_with_gains_less_than_1_apart_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         evaluate(qrels, run, ["ndcg.1=3,2=9,4=4.5", "ndcg_cut.10", "nDCG(gains={1: 0.5})"])
+
+
+def test_set_f_takes_trec_evals_operations():
+    """set_F.2.0 of 7 relevant found among 18 retrieved, 7 relevant: (1 + x) P R / (x P + R)
+    is 21/32 = 0.65625 exactly, and trec_eval's operations give 0.65625000000000011, which
+    it prints 0.6563; our simplified (1 + x) found / (x R + retrieved) gave 0.65625, printed
+    0.6562 (found by benchmarks/check_trec_eval.py against trec_eval 10.0)."""
+    qrels = {"q": {f"r{i}": 1 for i in range(7)}}
+    run = {"q": {**{f"r{i}": 30.0 - i for i in range(7)},
+                 **{f"n{i}": 5.0 - i for i in range(11)}}}
+    res = evaluate(qrels, run, ["set_F.2.0"], ties="docno")
+    p, r = 7 / 18, 7 / 7
+    assert res.mean["set_F.2.0"] == (2.0 + 1.0) * p * r / (2.0 * p + r) == 0.6562500000000001
+    assert res.to_trec(per_query=False).split()[-1] == "0.6563"

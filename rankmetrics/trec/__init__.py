@@ -821,9 +821,10 @@ def _warn_trec_gain_order(measures: Sequence[Measure], labels: np.ndarray) -> No
 
 
 def _warn_empty_judged(matched: Any, measures: Sequence[Measure]) -> None:
-    """trec_eval -J gives interpolated precision 0 / 0 (it prints -nan, for the query and its
-    "all" row) for a query none of whose retrieved documents is judged; rankmetrics gives 0.
-    Said when it happens."""
+    """trec_eval -J (and pytrec_eval's ``judged_docs_only_flag``) gives interpolated precision
+    0 / 0 (NaN; trec_eval prints -nan, for the query and its "all" row) at the recall levels
+    needing no relevant document, and 11pt_avg, for a query none of whose retrieved documents
+    is judged; rankmetrics gives 0. Said when it happens."""
     if not any(m.kind in ORDER_ONLY_KINDS for m in measures):
         return
     n_ret = np.bincount(matched.run_qidx, minlength=matched.qids.shape[0])
@@ -833,7 +834,9 @@ def _warn_empty_judged(matched: Any, measures: Sequence[Measure]) -> None:
         warnings.warn(
             f"judged_only: {none.size} evaluated query(ies) keep no retrieved document ({shown}"
             f"{', ...' if none.size > 5 else ''}); interpolated precision (IPrec, 11pt_avg) is "
-            "0 for them here, while trec_eval -J prints -nan for them and for its 'all' row",
+            "0 for them here, while trec_eval -J and pytrec_eval's judged_docs_only_flag give "
+            "NaN (0 / 0) at the recall levels needing no relevant document and for 11pt_avg, "
+            "and trec_eval's 'all' row prints -nan",
             UserWarning, stacklevel=3,
         )
 

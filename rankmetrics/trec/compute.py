@@ -352,10 +352,15 @@ class _Evaluation:
         if m.kind == "r":
             return self.rel_sum("rel", t, m.k) / safe_r
         if m.kind == "setf":  # trec_eval's set_F.x weighs with x itself: (1 + x) P R / (x P + R)
-            b2 = 1.0 if m.beta is None else m.beta
-            denom = b2 * R + self.n_ret
-            return np.divide((1.0 + b2) * self.rel_sum("rel", t, None), denom,
-                             out=np.zeros(self.n), where=denom > 0)
+            x = 1.0 if m.beta is None else m.beta
+            found = self.rel_sum("rel", t, None)
+            hit = found > 0  # then R > 0 and n_ret > 0
+            # trec_eval's operations in its order (m_set_F.c), so that a value on a printed
+            # decimal's midpoint rounds as its does (set_F_2.0 0.6563, not 0.6562)
+            p_set = np.divide(found, self.n_ret, out=np.zeros(self.n), where=hit)
+            r_set = np.divide(found, R, out=np.zeros(self.n), where=hit)
+            return np.divide((x + 1.0) * p_set * r_set, x * p_set + r_set,
+                             out=np.zeros(self.n), where=hit)
         if m.kind == "f":
             b2 = (beta if m.beta is None else m.beta) ** 2
             denom = b2 * R + k_or_ret
