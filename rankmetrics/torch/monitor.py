@@ -255,7 +255,8 @@ class RankingMonitor:
     -----
     Per batch, :meth:`update` adds the batch's sums to ``state`` on the device (no host
     synchronisation beyond those of the functional kernels: one for the data checks, three for
-    flat ``indexes``, one more to split off the held-back query with ``spanning=True``).
+    flat ``indexes``, one more to split off the held-back query with ``spanning=True``, and
+    one for the check that no query of the previous batch comes back: ``validate=True``).
     :meth:`compute` reads ``state`` once and divides.
 
     Merging: the state of several monitors over disjoint queries is the sum of their states.
