@@ -577,6 +577,13 @@ def trec_eval_spelling(name: str) -> str:
     return f"{text[:len(m.group(1))]}_{param}"
 
 
+def is_trec_gain_map(name: str) -> bool:
+    """True for a name in trec_eval's ndcg gain-map syntax (``ndcg.1=3,2=9``), parsed by this
+    module's own rule (:func:`_trec_param_kind`)."""
+    pm = _TREC_PARAM_RE.match(name.strip()) if isinstance(name, str) else None
+    return pm is not None and _trec_param_kind(pm) == "ndcg"
+
+
 def trec_eval_family(name: str) -> list[str] | None:
     """The measures trec_eval's ``-m NAME`` prints for a bare family name that this grammar
     reads otherwise: ``P`` -> ``P_5`` ... ``P_1000``, ``recall`` -> ``recall_5`` ...

@@ -36,7 +36,6 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -48,7 +47,13 @@ import pandas as pd
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key, gain_key
 from ..core.validation import TIES as CORE_TIES
 from ..core.validation import check_empty, check_positive_real
-from ..measures.grammar import ORDER_ONLY_KINDS, Measure, parse_measures, trec_eval_spelling
+from ..measures.grammar import (
+    ORDER_ONLY_KINDS,
+    Measure,
+    is_trec_gain_map,
+    parse_measures,
+    trec_eval_spelling,
+)
 from . import io as _trec_io
 from . import judged as _judged
 from . import match as _match
@@ -790,9 +795,6 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
     return out, threshold + 1.0
 
 
-_TREC_GAIN_MAP = re.compile(r"^\s*ndcg[._][+-]?\d+=", re.IGNORECASE)
-
-
 def _warn_trec_gain_order(measures: Sequence[Measure], labels: np.ndarray) -> None:
     """trec_eval sorts the gains of ``-m ndcg.1=0.5,...`` with a comparator returning their
     difference truncated to an int (gain_init.c, ``comp_rel_gain``): two gains less than 1
@@ -801,7 +803,7 @@ def _warn_trec_gain_order(measures: Sequence[Measure], labels: np.ndarray) -> No
     syntax meets such gains: the listed ones and the label of every level 0..max of the qrels
     that the map leaves out (trec_eval's linear default)."""
     for m in measures:
-        if m.gains is None or not _TREC_GAIN_MAP.match(m.name):
+        if m.gains is None or not is_trec_gain_map(m.name):
             continue
         judged = labels[labels >= 0]
         top = int(np.trunc(judged.max())) if judged.size else 0
