@@ -90,7 +90,7 @@ def test_compare_json_zero_fill_and_options(files, capsys):
         (["--missing", "error"], "queries are missing in some systems (poor lacks 1 (q7))"),
         (["--names", "x"], "--names needs 3 distinct comma-separated names"),
         (["-m", "bogus@3"], "bogus"),
-        (["--gain", "a,b"], "--gain must be 'exponential', 'linear', per-level weights"),
+        (["--gain", "a,b"], "--gain must be 'linear', 'exponential', level=gain pairs"),
     ],
 )
 def test_compare_errors(files, capsys, args, message):

@@ -138,8 +138,12 @@ def test_plan_errors():
         rm.ndcg_score(Y, S, Q, query_weight=[1.0])
     with pytest.raises(TypeError, match="depth must be a positive int"):
         rm.dcg_curve(Y, S, Q, depth=None)
-    with pytest.raises(ValueError, match="integers beyond 2\\*\\*53"):
+    with pytest.raises(ValueError, match="integers of magnitude 2\\*\\*53 or more"):
         rm.ndcg(Y, np.array([2**60, 1, 2, 3]), Q)
+    for edge in (2**53, -(2**53)):  # the bound itself is refused, and said so
+        with pytest.raises(ValueError, match="magnitude 2\\*\\*53 or more"):
+            rm.ndcg(Y, np.array([edge, 1, 2, 3]), Q)
+    assert np.all(np.isfinite(rm.ndcg(Y, np.array([2**53 - 1, 1, 2, 3]), Q)))
 
 
 def test_inputs_not_mutated_and_types_accepted():

@@ -305,6 +305,48 @@ def test_trec_eval_gain_maps_with_gains_less_than_1_apart_warn():
         evaluate(qrels, run, ["ndcg.1=3,2=9,4=4.5", "ndcg_cut.10", "nDCG(gains={1: 0.5})"])
 
 
+def test_gain_maps_that_trec_eval_reads_otherwise_are_refused(tmp_path, capsys):
+    """trec_eval 10.0 on ndcg.1=3,1=5 uses the first gain of level 1 (get_gain: 0.9134 on a
+    case where we took the last, 0.8232, silently); on ndcg.-1=2 it gives the gain to
+    retrieved documents missing from the qrels in the DCG but not in the ideal DCG (0.9180,
+    above 1 with ndcg.-2=5: 5.6309) where we gave them 0; it truncates ndcg.1.5=3 to level 1.
+    Each is now a ValueError naming the measure, as is a level given twice in --gain or
+    gains={...} (a dict display keeps the last silently)."""
+    from rankmetrics.cli import main
+
+    qrels = {"q": {"a": 2, "b": 1, "c": 0}}
+    run = {"q": {"a": 0.1, "b": 0.9, "c": 0.5, "x": 0.7}}
+    for name, match in [("ndcg.1=3,1=5", r"'ndcg.1=3,1=5' \(trec_eval keeps the first gain\) "
+                                         r"gives level 1 twice"),
+                        ("ndcg.-1=2", r"'ndcg.-1=2': level -1 is not supported"),
+                        ("ndcg.-2=5,1=2", r"level -2 is not supported"),
+                        ("ndcg.1.5=3", r"level 1.5 is not an integer; trec_eval truncates it"),
+                        ("nDCG(gains={1: 3, 1: 5})", r"gives level 1 twice"),
+                        ("nDCG(gains={1: 3, 1.0: 5})", r"gives level 1.0 twice"),
+                        ("nDCG(gains=1=3;1=5)", r"gives level 1 twice")]:
+        with pytest.raises(ValueError, match=match):
+            evaluate(qrels, run, [name])
+    qf, rf = tmp_path / "q.txt", tmp_path / "r.txt"
+    qf.write_text("q 0 a 2\nq 0 b 1\nq 0 c 0\n")
+    rf.write_text("q Q0 b 1 0.9 t\nq Q0 x 2 0.7 t\nq Q0 c 3 0.5 t\nq Q0 a 4 0.1 t\n")
+    for argv in (["eval", str(qf), str(rf), "-m", "nDCG", "--gain", "1=3,1=5"],
+                 ["compare", str(qf), str(rf), str(rf), "-m", "nDCG", "--gain", "1=3,1=5"]):
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse's type= error
+            code = exc.code
+        assert code in (1, 2)
+        assert "--gain gives level 1 twice" in capsys.readouterr().err
+    # a gain for a negative label was ignored silently (those documents have gain 0 here)
+    for name, kw in [("nDCG(gains={-1: 1, 2: 9})", {}), ("nDCG", {"gain": {-1: 1, 2: 9}}),
+                     ("ERR(gains={-2: 4})", {})]:
+        with pytest.raises(ValueError, match=r"a gain for level -\d; TREC evaluation gives "
+                                             "negative-label"):
+            evaluate({"q": {"a": 2, "b": -1}}, run, [name], **kw)
+    kept = evaluate({"q": {"a": 2, "b": -1}}, run, ["nDCG(gains={-1: 0, 2: 9})"]).mean
+    assert kept["nDCG(gains={-1: 0, 2: 9})"] == pytest.approx(1 / np.log2(5))
+
+
 def test_set_f_takes_trec_evals_operations():
     """set_F.2.0 of 7 relevant found among 18 retrieved, 7 relevant: (1 + x) P R / (x P + R)
     is 21/32 = 0.65625 exactly, and trec_eval's operations give 0.65625000000000011, which

@@ -216,7 +216,7 @@ def test_in_memory_run_scores_follow_the_core_rule():
         return pa.table({"qid": ["1", "1"], "docid": ["a", "b"], "score": col})
 
     for run in ({"1": {"a": 2**60 + 1, "b": 2**60}}, frame(big), table(pa.array(big))):
-        with pytest.raises(ValueError, match=r"run .*score has integers beyond 2\*\*53"):
+        with pytest.raises(ValueError, match=r"run .*score has integers of magnitude 2\*\*53"):
             evaluate(qrels, run, ["RR"])
     bad = [{"1": {"a": "1_0", "b": " 9 "}}, frame(["0.5", "0.7"]), frame([1 + 0j, 2 + 9j]),
            frame(pd.to_datetime(["2024-01-01", "2024-01-02"])), table(pa.array(["0.5", "0.7"]))]
@@ -227,7 +227,7 @@ def test_in_memory_run_scores_follow_the_core_rule():
 
     with pytest.raises(TypeError, match=r"run: score must be numeric"):
         run_from_arrays(["1", "1"], ["0.5", "0.7"])
-    with pytest.raises(ValueError, match=r"run: score has integers beyond 2\*\*53"):
+    with pytest.raises(ValueError, match=r"run: score has integers of magnitude 2\*\*53 or more"):
         run_from_arrays(["1", "1"], [2**60 + 1, 2**60])
     for run in ({"1": {"a": 3, "b": 2.5}}, frame(np.array([3, 2], np.int32)),
                 table(pa.array([3, 2], pa.int8())), frame(np.array([3.0, 2.0], np.float32))):
@@ -290,7 +290,9 @@ def test_lone_cr_json_duplicates_and_unreadable_writes_are_errors(tmp_path):
     """Old-Mac CR line ends made one line of a run (its extra fields ignored: NumRet 1, no
     error); duplicate JSON keys kept the last value; write_run accepted ids with a vertical
     tab or a first id starting 'PAR1' / '{', which read back shifted or as another format;
-    float ids and labels past 2**63 wrapped to -9223372036854775808."""
+    float ids and labels past 2**63 wrapped to -9223372036854775808. The readers took a TREC
+    file whose first query id starts 'PAR1', '{' or 'BZh' for parquet, JSON or bzip2 (and
+    failed); now they look for the whole magic, and the writer refuses only ids that have it."""
     qrels = {"q": {"a": 1, "b": 0}}
     cr = tmp_path / "cr.run"
     cr.write_bytes(b"q Q0 a 1 0.5 t\rq Q0 b 2 0.4 t\rq Q0 c 3 0.3 t\r")
@@ -308,9 +310,12 @@ def test_lone_cr_json_duplicates_and_unreadable_writes_are_errors(tmp_path):
     assert not (tmp_path / "w.json").exists()
     with pytest.raises(ValueError, match="contains whitespace"):
         write_run(tmp_path / "v.txt", {"q": {"a\x0bb": 0.9, "c": 0.1}})
-    for first in ("PAR1x", "BZh91", "{7"):
-        with pytest.raises(ValueError, match="would start the file with"):
+    for first in ('{"q', "{}", "BZh91AY&SYq"):
+        with pytest.raises(ValueError, match="would start the file as"):
             write_qrels(tmp_path / "m.txt", [first], ["d"], [1])
+    for first in ("PAR1x", "BZh91", "{7", "PAR1"):  # TREC text still: read back as written
+        write_qrels(tmp_path / "m.qrels", [first], ["d"], [1])
+        assert read_qrels(tmp_path / "m.qrels")["qid"].tolist() == [first]
     write_run(tmp_path / "ok.txt", ["zPAR1", "{z"], ["a", "b"], [1.0, 2.0])  # not first: fine
     assert read_run(tmp_path / "ok.txt").shape == (2, 3)
     assert run_from_arrays([1e19, 3.0], [0.5, 0.4])["qid"].tolist() == [

@@ -6,12 +6,12 @@ Registered into :mod:`rankmetrics.cli` by :func:`add_parsers`.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
 from ..core.gains import DISCOUNTS
 from ..core.validation import TIES
+from ..measures.grammar import parse_gain_spec
 
 _GAIN_CURVES = ("cg", "dcg", "ncg", "ndcg")
 _SESSION_CURVES = ("sdcg", "nsdcg")
@@ -31,27 +31,10 @@ _CURVE_NAMES = {"cg": "CG", "dcg": "DCG", "ncg": "nCG", "ndcg": "nDCG"}
 
 
 def parse_gain(text: str) -> Any:
-    """``exponential`` | ``linear`` | per-level weights ``0,1,10,100`` | ``1=3,2=9`` pairs.
-
-    As ``rankmetrics eval --gain``: in level=gain pairs, levels left out keep their linear gain.
-    """
-    t = text.strip()
-    if t.lower() in ("exponential", "linear"):
-        return t.lower()
-    try:
-        if "=" in t:
-            pairs = {float(a): float(b) for a, b in (p.split("=") for p in t.split(","))}
-            values = list(pairs.values())
-        else:
-            values = [float(w) for w in t.split(",")]
-    except ValueError:
-        raise ValueError(
-            f"--gain must be 'exponential', 'linear', per-level weights such as '0,1,10,100' or "
-            f"level=gain pairs such as '1=3,2=9'; got {text!r}"
-        ) from None
-    if any(not math.isfinite(w) or w < 0 for w in values):
-        raise ValueError(f"--gain weights must be finite numbers >= 0; got {text!r}")
-    return pairs if "=" in t else values
+    """``exponential`` | ``linear`` | per-level weights ``0,1,10,100`` | ``1=3,2=9`` pairs
+    (:func:`rankmetrics.measures.grammar.parse_gain_spec`; levels left out keep their linear
+    gain)."""
+    return parse_gain_spec(text, "--gain")
 
 
 def _positive_int(text: str) -> int:

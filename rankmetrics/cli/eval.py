@@ -10,6 +10,7 @@ import tempfile
 from typing import Any
 
 from ..core.gains import DISCOUNTS
+from ..measures.grammar import parse_gain_spec
 
 DEFAULT_MEASURES = ("AP", "Rprec", "RR", "P@5", "P@10", "nDCG", "nDCG@10", "R@100")
 #: inputs at least this large (bytes, qrels + run) get a progress bar on a terminal
@@ -18,19 +19,12 @@ FORMATS = ("table", "csv", "json", "trec")
 
 
 def _gain(text: str) -> Any:
-    """``linear`` | ``exponential`` | ``1=3,2=9,4=4.5`` (level=gain) | ``0,1,10,100`` (weights)."""
-    t = text.strip()
-    if t.lower() in ("linear", "exponential"):
-        return t.lower()
+    """``linear`` | ``exponential`` | ``1=3,2=9,4=4.5`` (level=gain) | ``0,1,10,100`` (weights),
+    as :func:`rankmetrics.measures.grammar.parse_gain_spec` reads them."""
     try:
-        if "=" in t:
-            return {float(a): float(b) for a, b in (p.split("=") for p in t.split(","))}
-        return [float(x) for x in t.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--gain must be 'linear', 'exponential', level=gain pairs like '1=3,2=9' or "
-            f"per-level weights like '0,1,10,100'; got {text!r}"
-        ) from None
+        return parse_gain_spec(text, "--gain")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _empty(text: str) -> Any:

@@ -151,7 +151,8 @@ def _small_int_labels(arr: np.ndarray) -> NDArray[np.uint8] | None:
 
 def _int_range_error(name: str) -> ValueError:
     return ValueError(
-        f"{name} has integers beyond 2**53 that float64 cannot rank exactly; rescale them first"
+        f"{name} has integers of magnitude 2**53 or more that float64 cannot rank exactly; "
+        "rescale them first"
     )
 
 

@@ -275,16 +275,53 @@ def _number(value: str, what: str) -> float:
     return out
 
 
+class _DuplicateLevel(ValueError):
+    """A gain map that gives one level twice."""
+
+
+def _level_gain_pairs(items: list[str], what: str) -> dict[float, float]:
+    """``level=gain`` texts as a dict; a level given twice is a ValueError (trec_eval keeps the
+    first, a Python dict the last: neither is what every reader expects)."""
+    out: dict[float, float] = {}
+    for item in items:
+        a, sep, b = item.partition("=")
+        if not sep:
+            raise ValueError(f"{what}: {item!r} is not a level=gain pair")
+        level, gain = float(a), float(b)
+        if level in out:
+            raise _DuplicateLevel(f"{what} gives level {a.strip()} twice; give each level once")
+        out[level] = gain
+    return out
+
+
+def _dict_literal(text: str, what: str) -> Any:
+    """``{1: 3, 2: 9}`` evaluated as a literal, refusing a key given twice (which Python's own
+    dict display would silently drop); None when ``text`` is no literal."""
+    try:
+        node = ast.parse(text, mode="eval").body
+        obj = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    if isinstance(node, ast.Dict) and isinstance(obj, dict) and len(obj) != len(node.keys):
+        seen: set[Any] = set()
+        for key in node.keys:
+            value = ast.literal_eval(key) if key is not None else None
+            if value in seen:
+                raise _DuplicateLevel(f"{what} gives level {value} twice; give each level once")
+            seen.add(value)
+    return obj
+
+
 def _parse_gains(value: str, name: str) -> tuple[tuple[float, float], ...]:
     text = value.strip()
-    try:
-        obj = ast.literal_eval(text) if text.startswith("{") else None
-    except (ValueError, SyntaxError):
-        obj = None
+    what = f"gains of {name!r}"
+    obj = _dict_literal(text, what) if text.startswith("{") else None
     if obj is None and not text.startswith("{"):
         # trec_eval spelling 1=3;2=9 (';' because ',' separates parameters)
         try:
-            obj = {float(a): float(b) for a, b in (p.split("=") for p in text.split(";"))}
+            obj = _level_gain_pairs(text.split(";"), what)
+        except _DuplicateLevel:
+            raise
         except ValueError:
             obj = None
     if not isinstance(obj, Mapping) or not obj:
@@ -299,6 +336,50 @@ def _parse_gains(value: str, name: str) -> tuple[tuple[float, float], ...]:
             raise ValueError(f"gain of level {a} in {name!r} must be >= 0; got {b}")
         pairs.append((la, gb))
     return tuple(sorted(pairs))
+
+
+def parse_gain_spec(text: str, what: str = "--gain") -> str | dict[float, float] | list[float]:
+    """A gain given as command-line text, parsed for ``rankmetrics eval --gain`` and the
+    analysis commands' ``--gain``.
+
+    Parameters
+    ----------
+    text : str
+        ``linear`` | ``exponential`` | level=gain pairs ``1=3,2=9`` (levels left out keep
+        their linear gain) | per-level weights ``0,1,10,100`` (the gain of level 0, 1, 2, ...).
+    what : str
+        The option's name, for messages.
+
+    Returns
+    -------
+    str, dict of float to float, or list of float
+        The ``gain=`` argument of :func:`rankmetrics.trec.evaluate` and the core functions.
+
+    Raises
+    ------
+    ValueError
+        Text of none of these forms; a gain that is negative or not finite; a level given
+        twice (``1=3,1=5``: trec_eval's ``ndcg.1=3,1=5`` keeps the first, a dict the last).
+    """
+    t = text.strip()
+    if t.lower() in ("exponential", "linear"):
+        return t.lower()
+    try:
+        if "=" in t:
+            pairs = _level_gain_pairs(t.split(","), what)
+            values = list(pairs.values())
+        else:
+            values = [float(w) for w in t.split(",")]
+    except _DuplicateLevel:
+        raise
+    except ValueError:
+        raise ValueError(
+            f"{what} must be 'linear', 'exponential', level=gain pairs such as '1=3,2=9' or "
+            f"per-level weights such as '0,1,10,100'; got {text!r}"
+        ) from None
+    if any(not math.isfinite(w) or w < 0 for w in values):
+        raise ValueError(f"{what} weights must be finite numbers >= 0; got {text!r}")
+    return pairs if "=" in t else values
 
 
 def _cutoff(kind: str, cut: str | None, name: str) -> tuple[int | None, float | None]:
@@ -487,7 +568,9 @@ def parse_measure(name: str | Measure) -> list[Measure]:
     pm = _TREC_PARAM_RE.match(name.strip())
     kind_p = _trec_param_kind(pm) if pm else None
     if pm and kind_p == "ndcg":  # trec_eval's ndcg.1=3,2=9: the gain of each listed level
-        pairs = (p.split("=") for p in pm.group(3).split(","))
+        pairs = [p.split("=") for p in pm.group(3).split(",")]
+        _trec_gain_levels([a for a, _ in pairs], name)
+        _level_gain_pairs(pm.group(3).split(","), f"{name!r} (trec_eval keeps the first gain)")
         gains = ", ".join(f"{a.strip()}: {b.strip()}" for a, b in pairs)
         return [renamed(parse_measure(f"nDCG(gains={{{gains}}})")[0], name)]
     if pm and kind_p == "11pt":  # trec_eval's 11pt_avg..25,.5,.75: the recall levels
@@ -575,6 +658,27 @@ def trec_eval_spelling(name: str) -> str:
     if m.group(1) == "iprec_at_recall":
         param = f"{float(param):.2f}"
     return f"{text[:len(m.group(1))]}_{param}"
+
+
+def _trec_gain_levels(levels: list[str], name: str) -> None:
+    """Refuse the levels of a trec_eval gain map that trec_eval reads otherwise than we would:
+    it truncates a level to an integer (``atol``), and gives its pseudo-levels -1 (retrieved,
+    not in the qrels) and -2 (in the qrels, unjudged) their gain in the DCG but not in the
+    ideal DCG, so that nDCG exceeds 1."""
+    for text in levels:
+        level = float(text)
+        if level < 0:
+            raise ValueError(
+                f"{name!r}: level {text.strip()} is not supported in trec_eval's gain map. "
+                "trec_eval counts the gain of its pseudo-levels (-1: retrieved but not in the "
+                "qrels, -2: unjudged) in the DCG but not in the ideal DCG, so nDCG can exceed 1; "
+                "use nDCG(gains={...}) for the gains of negative qrels labels"
+            )
+        if level != int(level):
+            raise ValueError(
+                f"{name!r}: level {text.strip()} is not an integer; trec_eval truncates it to "
+                f"{int(level)} (atol). Give integer levels"
+            )
 
 
 def is_trec_gain_map(name: str) -> bool:

@@ -170,7 +170,7 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
         values = values[2:]
         if max(abs(p_lo), abs(p_hi)) >= _INT_EXACT:
             raise ValueError(
-                "preds has integers beyond 2**53 that float64 cannot rank exactly; "
+                "preds has integers of magnitude 2**53 or more that float64 cannot rank exactly; "
                 "rescale them first"
             )
     l_lo, l_hi = values[0], values[1]

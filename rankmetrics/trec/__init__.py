@@ -37,7 +37,7 @@ import json
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -773,8 +773,10 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
     levels = np.unique(np.concatenate([labels[labels >= 0], [0.0]]))
     tables: dict[str, dict[float, float]] = {}
     for m in measures:
-        if m.kind in ("ndcg", "dcg", "cg", "ncg"):
+        if m.kind in ("ndcg", "dcg", "cg", "ncg", "err", "rbp"):
             spec = dict(m.gains) if m.gains is not None else (m.gain or gain)
+            _refuse_negative_level_gains(m.name, spec)
+        if m.kind in ("ndcg", "dcg", "cg", "ncg"):
             g = apply_gain(trec_gain(spec, levels), levels)
             tables[m.name] = {0.0: 0.0, **{lv + 1.0: v for lv, v in
                                            zip(levels.tolist(), g.tolist(), strict=True)}}
@@ -793,6 +795,21 @@ def _judged_gains(q_side: Any, measures: list[Measure], gain: GainLike,
            else replace(m, rel=(threshold if m.rel is None else m.rel) + 1.0)
            for m in measures]
     return out, threshold + 1.0
+
+
+def _refuse_negative_level_gains(name: str, spec: Any) -> None:
+    """A gain map giving a negative label a gain would be ignored here (unjudged and
+    negative-label documents have gain 0, :func:`_judged_gains`) and trec_eval would count it
+    in the DCG alone; refuse it (ValueError naming the measure) rather than ignore it."""
+    if not isinstance(spec, Mapping):
+        return
+    bad = sorted(float(k) for k, v in spec.items() if float(k) < 0 and float(v) != 0)
+    if bad:
+        raise ValueError(
+            f"{name}: a gain for level {bad[0]:g}; TREC evaluation gives negative-label (and "
+            "unjudged) documents gain 0, as trec_eval's ideal DCG does (its DCG would count "
+            "the gain, so nDCG could exceed 1). Leave negative levels out of the gain map"
+        )
 
 
 def _warn_trec_gain_order(measures: Sequence[Measure], labels: np.ndarray) -> None:

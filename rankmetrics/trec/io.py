@@ -16,7 +16,8 @@ a file is dropped before any parser sees the bytes.
 
 Compressed files (gzip, bzip2, xz) are recognised by their magic bytes and their extension; the
 format (TREC text, JSON, parquet, CSV, TSV) by the extension under the compression suffix and,
-for unknown extensions, by the content (``PAR1`` is parquet, a leading ``{`` JSON).
+for unknown extensions, by the content (``PAR1`` at both ends is parquet, a leading ``{`` and
+a key JSON; a TREC file whose first query id starts ``PAR1``, ``{`` or ``BZh`` stays TREC).
 """
 
 from __future__ import annotations
@@ -72,6 +73,11 @@ EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".csv": 
 FORMATS = ("trec", "json", "parquet", "csv", "tsv")
 _COMPRESSION = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
 _MAGIC = {"gzip": b"\x1f\x8b", "bzip2": b"BZh", "xz": b"\xfd7zXZ\x00"}
+#: bzip2's magic in full: "BZh", a block-size digit, then a block or end-of-stream marker (so
+#: a TREC file whose first query id starts with "BZh" is not taken for bzip2)
+_BZIP2 = re.compile(rb"BZh[1-9](\x31\x41\x59\x26\x53\x59|\x17\x72\x45\x38\x50\x90)", re.S)
+#: the start of a JSON object: "{", whitespace, then a key or "}"
+_JSON_START = re.compile(rb"\{\s*[\"}]")
 _BOM = b"\xef\xbb\xbf"
 #: whether pyarrow's CSV reader may use its thread pool (``read_file(..., threads=1)`` clears it)
 _USE_THREADS: contextvars.ContextVar[bool] = contextvars.ContextVar("use_threads", default=True)
@@ -101,7 +107,7 @@ def _check_path(path: str | os.PathLike, kind: str) -> Path:
 def _sniff(p: Path) -> bytes:
     try:
         with open(p, "rb") as f:
-            return f.read(8)
+            return f.read(64)
     except OSError as exc:
         raise OSError(f"{p}: cannot be read ({exc.strerror or exc})") from None
 
@@ -110,7 +116,7 @@ def compression_of(p: Path, head: bytes) -> str | None:
     """"gzip", "bzip2", "xz" or None, from the magic bytes; a compression extension on a file
     without them is an error naming the file."""
     for name, magic in _MAGIC.items():
-        if head.startswith(magic):
+        if head.startswith(magic) and (name != "bzip2" or _BZIP2.match(head)):
             return name
     ext = _COMPRESSION.get(p.suffix.lower())
     if ext is not None and head:
@@ -125,8 +131,8 @@ def detect_format(path: str | os.PathLike, kind: str = "run") -> tuple[str, str 
     """(format, compression, why) of a file: format one of :data:`FORMATS`.
 
     The extension under a compression suffix decides (``run.parquet``, ``qrels.json.gz``); an
-    unknown extension is read by content: ``PAR1`` starts parquet, ``{`` JSON, anything else
-    is TREC text.
+    unknown extension is read by content: ``PAR1`` at both ends is parquet, ``{`` followed by
+    a key (or ``}``) JSON, anything else TREC text.
     """
     p = _check_path(path, kind)
     head = _sniff(p)
@@ -138,12 +144,25 @@ def detect_format(path: str | os.PathLike, kind: str = "run") -> tuple[str, str 
     ext = os.path.splitext(name)[1]
     if ext in EXTENSIONS:
         return EXTENSIONS[ext], comp, f"the extension {ext}"
-    if comp is None and head.startswith(b"PAR1"):
-        return "parquet", comp, "its first bytes 'PAR1'"
+    if comp is None and head.startswith(b"PAR1") and _ends_with_par1(p):
+        return "parquet", comp, "its first and last bytes 'PAR1'"
     start = head.lstrip(_BOM).lstrip()
-    if comp is None and start.startswith(b"{"):
-        return "json", comp, "its first character '{'"
+    if comp is None and _JSON_START.match(start):
+        return "json", comp, "its first characters '{' and a key"
     return "trec", comp, "its content (TREC text: no known extension)"
+
+
+def _ends_with_par1(p: Path) -> bool:
+    """Parquet files end with their magic too; a TREC line starting ``PAR1`` does not."""
+    try:
+        with open(p, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            if f.tell() < 12:
+                return False
+            f.seek(-4, os.SEEK_END)
+            return f.read(4) == b"PAR1"
+    except OSError as exc:
+        raise OSError(f"{p}: cannot be read ({exc.strerror or exc})") from None
 
 
 def _open(p: Path, comp: str | None) -> IO[bytes]:
@@ -982,10 +1001,6 @@ def writing_format(path: str | os.PathLike) -> tuple[str, str | None]:
     return fmt, comp
 
 
-#: starts of a file that the readers take for another format (parquet, bzip2, JSON)
-_MAGIC_STARTS = ("PAR1", "BZh", "{")
-
-
 def _check_trec_ids(col: pa.Array, what: str, first: bool) -> None:
     """Ids that TREC text holds and reads back as they are: no whitespace (the readers split
     on ASCII whitespace, vertical tab and form feed included), none empty; in the first column
@@ -1002,11 +1017,13 @@ def _check_trec_ids(col: pa.Array, what: str, first: bool) -> None:
 
 
 def _check_first_id(first: str) -> None:
-    """The file's first field must not begin as another format does (the readers sniff)."""
-    magic = next((m for m in _MAGIC_STARTS if first.startswith(m)), None)
+    """The file's first field must not begin as another format does (the readers sniff:
+    :func:`detect_format`; a written file ends with a newline, so never as parquet)."""
+    head = first.encode("utf-8", "surrogateescape")
+    magic = "JSON" if _JSON_START.match(head) else "bzip2" if _BZIP2.match(head) else None
     if magic is not None:
-        raise ValueError(f"query id {first!r} would start the file with {magic!r}, which "
-                         "readers take for another format's (write parquet, JSON, CSV or TSV "
+        raise ValueError(f"query id {first!r} would start the file as {magic} does, and readers "
+                         "would take it for that format (write parquet, JSON, CSV or TSV "
                          "instead)")
 
 
