@@ -67,10 +67,10 @@ __all__ = [
     "RankingCVWarning",
     "make_ranking_scorer",
     "ranking_scorers",
-    "ndcg_scorer",
-    "ndcg_at_10_scorer",
-    "map_scorer",
-    "mrr_scorer",
+    "ndcg_scorer",  # noqa: F822 (built at each access: __getattr__)
+    "ndcg_at_10_scorer",  # noqa: F822 (built at each access: __getattr__)
+    "map_scorer",  # noqa: F822 (built at each access: __getattr__)
+    "mrr_scorer",  # noqa: F822 (built at each access: __getattr__)
 ]
 
 _MIN_SKLEARN = (1, 6)
@@ -541,15 +541,24 @@ def ranking_scorers(*metrics: str, **options: Any) -> dict[str, Any]:
     return {m: make_ranking_scorer(m, **options) for m in metrics}
 
 
-#: nDCG over the whole list of each query (linear gain as scikit-learn, log2 discount, ties
-#: averaged).
-ndcg_scorer = make_ranking_scorer("ndcg")
-#: nDCG@10 (linear gain as scikit-learn, log2 discount, ties averaged).
-ndcg_at_10_scorer = make_ranking_scorer("ndcg@10")
-#: Mean average precision (relevant: label >= 1, ties averaged).
-map_scorer = make_ranking_scorer("map")
-#: Mean reciprocal rank (relevant: label >= 1, ties averaged).
-mrr_scorer = make_ranking_scorer("mrr")
+#: the ready-made scorers: module attributes built afresh at each access (PEP 562), as
+#: ``sklearn.metrics.get_scorer`` hands out copies, so ``set_score_request`` on one changes
+#: no other user's. ``ndcg_scorer``: nDCG over the whole list of each query (linear gain as
+#: scikit-learn, log2 discount, ties averaged); ``ndcg_at_10_scorer``: nDCG@10;
+#: ``map_scorer``: mean average precision (relevant: label >= 1, ties averaged);
+#: ``mrr_scorer``: mean reciprocal rank (relevant: label >= 1, ties averaged).
+_READY_SCORERS = {"ndcg_scorer": "ndcg", "ndcg_at_10_scorer": "ndcg@10", "map_scorer": "map",
+                  "mrr_scorer": "mrr"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _READY_SCORERS:
+        return make_ranking_scorer(_READY_SCORERS[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_READY_SCORERS})
 
 
 # ------------------------------------------------------------------------------ the wrapper

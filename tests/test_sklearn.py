@@ -224,6 +224,23 @@ def test_ready_scorers(data, routing):
     assert scorers["p@5"](est, X, y, qid=q) == rankmetrics.mean_precision_score(y, pred, q, k=5)
 
 
+def test_ready_scorers_are_not_shared_between_users():
+    """The ready-made scorers were module-level objects: set_score_request(qid=False) on
+    ``ndcg_scorer`` changed it for every later user in the process (sklearn's get_scorer hands
+    out copies). Each access now builds one."""
+    import rankmetrics.sklearn as rs
+
+    with sklearn.config_context(enable_metadata_routing=True):
+        mine = rs.ndcg_scorer.set_score_request(qid=False)
+        assert mine.get_metadata_routing().consumes("score", ["qid", "groups"]) == {"groups"}
+        for name in ("ndcg_scorer", "ndcg_at_10_scorer", "map_scorer", "mrr_scorer"):
+            assert getattr(rs, name).get_metadata_routing().consumes(
+                "score", ["qid", "groups"]) == {"qid", "groups"}
+            assert name in dir(rs)
+    with pytest.raises(AttributeError, match="has no attribute 'ndcg_scorrer'"):
+        rs.ndcg_scorrer  # noqa: B018
+
+
 def test_scorer_requests_qid_and_groups():
     for scorer in (ndcg_scorer, make_ranking_scorer("map")):
         request = scorer.get_metadata_routing()
