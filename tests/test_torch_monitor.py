@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -102,7 +103,8 @@ def test_vector_loss_counts_every_item_and_reset():
     assert out["queries"] == 2
     mon.reset()
     assert mon.state.abs().sum().item() == 0
-    assert math.isnan(mon.compute()["ndcg"])
+    with pytest.warns(UserWarning, match=r"ndcg: no query could be scored \(no query was seen"):
+        assert math.isnan(mon.compute()["ndcg"])
 
 
 def test_empty_skip_counts_per_metric():
@@ -116,6 +118,32 @@ def test_empty_skip_counts_per_metric():
     assert out["ndcg@2"] == pytest.approx(ref["ndcg@2"], abs=1e-12)
     assert out["map"] == pytest.approx(ref["map"], abs=1e-12)
     assert mon.state[mon.state_names.index("map:count")].item() == 2
+
+
+def test_every_query_skipped_warns_as_the_core_does():
+    """With empty="skip" and no query holding a relevant document, compute() returned NaN
+    and said nothing; the core's mean warns "no query could be scored". Now both do, and a
+    query that is scored keeps the metric silent."""
+    from rankmetrics.torch import RankingMetric
+
+    y, s, q = np.array([0, 0, 0]), np.array([0.1, 0.2, 0.3]), np.array([1, 1, 2])
+    with pytest.warns(UserWarning, match="no query could be scored"):
+        rm.ndcg_score(y, s, q, k=2, empty="skip")
+    for metric in (RankingMetric("ndcg@2", empty="skip"),
+                   RankingMonitor(["ndcg@2", "map"], empty="skip")):
+        metric.update(torch.tensor(s), torch.tensor(y), torch.tensor(q))
+        with pytest.warns(UserWarning) as record:
+            out = metric.compute()
+        said = sorted(str(w.message) for w in record)
+        names = ["map", "ndcg@2"] if isinstance(metric, RankingMonitor) else ["ndcg@2"]
+        assert said == [f"{n}: no query could be scored (all 2 queries were skipped "
+                        "(empty='skip')); nan" for n in names]
+        assert math.isnan(float(out if torch.is_tensor(out) else out["ndcg@2"]))
+    ok = RankingMetric("ndcg@2", empty="skip")
+    ok.update(torch.tensor(s), torch.tensor([1, 0, 0]), torch.tensor(q))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ok.compute().item() == pytest.approx(0.6309297535714575)
 
 
 def test_merge_equals_one_monitor():

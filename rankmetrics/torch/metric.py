@@ -267,6 +267,12 @@ class RankingMetric(Metric):
         Tensor or dict of str to Tensor
             A 0-d float64 tensor for a single metric name; else a dict of them (metric names,
             ``_min``/``_max`` bounds, ``"queries"`` and ``"tied@<k>"`` with ``count_ties``).
+
+        Warns
+        -----
+        UserWarning
+            A metric no query could be scored for (none seen, or all skipped under
+            ``empty="skip"``): its value is NaN, as the core's mean.
         """
         st = self.state
         if self.spanning:

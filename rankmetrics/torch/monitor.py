@@ -9,6 +9,7 @@ combines workers. Memory does not grow with the number of batches.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -94,6 +95,11 @@ class _Spec:
             out[prefix + "loss"] = s["loss_sum"] / s["loss_count"]
         for name, *_ in self.parsed:
             c = s[f"{name}:count"]
+            if c == 0:  # as the core's mean: NaN, and said
+                seen = "no query was seen" if s["queries"] == 0 else (
+                    f"all {int(s['queries'])} queries were skipped (empty='skip')")
+                warnings.warn(f"{prefix + name}: no query could be scored ({seen}); nan",
+                              UserWarning, stacklevel=3)
             out[prefix + name] = s[f"{name}:sum"] / c if c > 0 else math.nan
             if self.bounds:
                 out[prefix + name + "_min"] = s[f"{name}:min_sum"] / c if c > 0 else math.nan
@@ -410,6 +416,12 @@ class RankingMonitor:
             ``"<name>_max"`` with ``bounds=True``, ``"queries"``, and ``"tied@<k>"`` with
             ``count_ties=True``, each prefixed with ``prefix``. A metric without any scored
             query is NaN.
+
+        Warns
+        -----
+        UserWarning
+            For each metric without any scored query (none seen, or all skipped under
+            ``empty="skip"``).
         """
         st = self.state
         if self._held is not None:
