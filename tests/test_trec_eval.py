@@ -347,6 +347,30 @@ def test_gain_maps_that_trec_eval_reads_otherwise_are_refused(tmp_path, capsys):
     assert kept["nDCG(gains={-1: 0, 2: 9})"] == pytest.approx(1 / np.log2(5))
 
 
+def test_trec_evals_rbp_is_not_taken_for_ours(tmp_path, capsys):
+    """rankmetrics eval -m rbp printed RBP(p=0.8) with graded gains, 0.3199 on a file where
+    trec_eval 10.0's rbp (p = 0.9, each query's gains divided by its largest label) prints
+    0.1235: a borrowed name with another number, silently. The command line now refuses the
+    name and says what to write; rankmetrics.trec.evaluate, where rbp is also the core's
+    name, warns; RBP(...) and the other names stay silent."""
+    from rankmetrics.cli import main
+
+    qf, rf = tmp_path / "q.txt", tmp_path / "r.txt"
+    qf.write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n")
+    rf.write_text("1 Q0 a 1 0.9 t\n1 Q0 b 2 0.7 t\n1 Q0 c 3 0.5 t\n")
+    for name in ("rbp", "rbp.p=0.8", "map,rbp"):
+        assert main(["eval", str(qf), str(rf), "-m", name]) == 1
+        err = capsys.readouterr().err
+        assert "is trec_eval 10's rbp" in err and "Ask for RBP(p=0.9)" in err
+    with pytest.warns(UserWarning, match=r"'rbp' is trec_eval 10's rbp"):
+        got = evaluate(str(qf), str(rf), ["rbp"]).mean["rbp"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evaluate(str(qf), str(rf), ["RBP"]).mean["RBP"] == got
+        assert main(["eval", str(qf), str(rf), "-m", "RBP(p=0.9)"]) == 0
+    assert got == pytest.approx(0.2 * (2 + 0.8))
+
+
 def test_set_f_takes_trec_evals_operations():
     """set_F.2.0 of 7 relevant found among 18 retrieved, 7 relevant: (1 + x) P R / (x P + R)
     is 21/32 = 0.65625 exactly, and trec_eval's operations give 0.65625000000000011, which

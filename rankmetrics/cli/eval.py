@@ -119,6 +119,7 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
         ORDER_ONLY_KINDS,
         parse_measure,
         split_measure_list,
+        trec_eval_conflict,
         trec_eval_family,
         trec_eval_position,
         trec_eval_spelling,
@@ -128,6 +129,9 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
         return list(DEFAULT_MEASURES)
     out: list[str] = []
     for name in (m for v in values for m in split_measure_list(v)):
+        conflict = trec_eval_conflict(name)  # -m rbp: trec_eval's own measure, refused
+        if conflict is not None:
+            raise ValueError(conflict)
         family = trec_eval_family(name)  # -m P / -m recall: trec_eval's P_5 ... P_1000
         if family is not None:
             out.extend(family)

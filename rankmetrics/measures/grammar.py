@@ -688,6 +688,32 @@ def is_trec_gain_map(name: str) -> bool:
     return pm is not None and _trec_param_kind(pm) == "ndcg"
 
 
+#: trec_eval 10 names that this grammar reads as another measure: ``rbp`` (``rbp.p=0.8``, ...)
+#: is the core's RBP here, trec_eval's own RBP elsewhere (case-sensitive, as trec_eval reads
+#: its names: ``RBP`` is ir_measures')
+_TREC_EVAL_OTHER = re.compile(r"^rbp(?:[._].*)?$")
+
+
+def trec_eval_conflict(name: str) -> str | None:
+    """Why a trec_eval name means another measure in this grammar (a sentence), or None.
+
+    ``rbp``: trec_eval 10's rank-biased precision (m_rbp.c) takes p = 0.9 and divides each
+    query's gains by the largest label of its qrels when that exceeds 1, reading two
+    uninitialised variables while doing so (its number depends on the build); this grammar's
+    ``rbp`` is Moffat & Zobel's with p = 0.8 and the label as the gain (ir_measures' ``RBP``).
+    ``rankmetrics eval`` refuses the name, :func:`rankmetrics.trec.evaluate` warns.
+    """
+    if not isinstance(name, str) or not _TREC_EVAL_OTHER.match(name.strip()):
+        return None
+    return (
+        f"{name.strip()!r} is trec_eval 10's rbp, which takes p = 0.9 (unless rbp.p= is given) "
+        "and divides each query's "
+        "gains by the largest label of its qrels (reading two uninitialised variables in "
+        "m_rbp.c, so its number depends on the build); rankmetrics' rbp is RBP(p=0.8) with the "
+        "label as the gain (ir_measures' RBP). Ask for RBP(p=0.9) or RBP(p=0.9, rel=1)"
+    )
+
+
 def trec_eval_family(name: str) -> list[str] | None:
     """The measures trec_eval's ``-m NAME`` prints for a bare family name that this grammar
     reads otherwise: ``P`` -> ``P_5`` ... ``P_1000``, ``recall`` -> ``recall_5`` ...

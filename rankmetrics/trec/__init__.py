@@ -52,6 +52,7 @@ from ..measures.grammar import (
     Measure,
     is_trec_gain_map,
     parse_measures,
+    trec_eval_conflict,
     trec_eval_spelling,
 )
 from . import io as _trec_io
@@ -615,7 +616,9 @@ def evaluate(
     -----
     UserWarning
         Fractional qrels labels (trec_eval reads integers); ``judged_only`` leaving an
-        evaluated query no retrieved document while IPrec or 11pt_avg is asked for.
+        evaluated query no retrieved document while IPrec or 11pt_avg is asked for; the name
+        ``rbp``, which is trec_eval 10's other RBP
+        (:func:`rankmetrics.measures.grammar.trec_eval_conflict`).
 
     Notes
     -----
@@ -668,6 +671,10 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
 'pessimistic'
     """
     measures = parse_measures(metrics)
+    for m in measures:
+        conflict = trec_eval_conflict(m.name)
+        if conflict is not None:
+            warnings.warn(conflict + " to silence this warning", UserWarning, stacklevel=2)
     _check_options(ties, threshold, max_depth, beta, empty, gain, discount, log_base, complete)
     if not isinstance(judged_only, bool):
         raise TypeError(f"judged_only must be True or False; got {judged_only!r}")
