@@ -6,7 +6,8 @@ Needs a trec_eval build (not a test: CI has no trec_eval binary and cannot fetch
 ``git clone https://github.com/usnistgov/trec_eval && make -C trec_eval`` (tag v10.0 is what
 ``../shared/data/trec_eval`` was written with). Each case is a random qrels file (1-6 topics,
 labels -1..3, judged documents never retrieved) and run (scores with ties, written in several
-number formats, lines shuffled), evaluated with ``-q``, ``-m all_trec`` (even cases) or random
+number formats, some equal in single precision only, lines shuffled), evaluated with ``-q``,
+``-m all_trec`` (even cases) or random
 ``-m`` options with parameters (odd cases: ``P.5,20``, ``ndcg_cut``, ``success``,
 ``iprec_at_recall``, ``11pt_avg`` levels, ``set_F.0.5``, an integer ``ndcg.1=3,2=9`` gain map, ...),
 and a random choice of
@@ -43,7 +44,7 @@ def make_case(seed: int) -> tuple[str, str, list[str]]:
     qids = rng.sample(["1", "2", "10", "301", "q7", "01", "A", "b"], rng.randint(1, 6))
     qrels: list[str] = []
     run: list[str] = []
-    number = rng.choice(["{:.3f}", "{:.1f}", "{:g}", "{:.2e}", "{}"])
+    number = rng.choice(["{:.3f}", "{:.1f}", "{:g}", "{:.2e}", "{}", "{:.12g}"])
     for q in qids:
         docs = list(dict.fromkeys(f"d{rng.randint(0, 60)}" for _ in range(rng.randint(1, 25))))
         if rng.random() < 0.9:
@@ -52,6 +53,8 @@ def make_case(seed: int) -> tuple[str, str, list[str]]:
             qrels += [f"{q} 0 u{j} {rng.choice([0, 1, 2])}" for j in range(rng.randint(0, 3))]
         if rng.random() < 0.85:
             pool = [round(rng.uniform(-2, 5), rng.choice([0, 1, 2])) for _ in range(4)]
+            if number == "{:.12g}":  # equal as C floats, not as doubles (trec_eval 10's)
+                pool += [pool[0] + 1e-8, pool[0] + 2e-8]
             for i, d in enumerate(docs):
                 if rng.random() < 0.8:
                     s = rng.choice(pool) if rng.random() < 0.5 else rng.uniform(-2, 5)

@@ -32,6 +32,12 @@ def docno_order(scores: Mapping[str, float]) -> list[str]:
                                  reverse=True)]
 
 
+def docno_order_double(scores: Mapping[str, float]) -> list[str]:
+    """trec_eval 10's order: score (a double) descending, then docno descending."""
+    return [d for d, _ in sorted(scores.items(), key=lambda kv: (kv[1] + 0.0, kv[0]),
+                                 reverse=True)]
+
+
 def tie_orders(scores: Mapping[str, float]) -> Iterator[list[str]]:
     """Every ranking consistent with the scores (all orders within each tie group)."""
     groups: dict[float, list[str]] = {}
@@ -223,6 +229,53 @@ def test_docno_compares_scores_as_c_floats():
     assert evaluate(qrels, run, ["RR"], ties="docno").per_query["RR"].tolist() == [0.5]
     assert evaluate(qrels, run, ["RR"], ties="stable").per_query["RR"].tolist() == [1.0]
     assert docno_order(run["q"]) == ["b", "a"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_docno_scores_double_matches_trec_eval_10s_order(seed):
+    """trec_eval 10 compares scores as doubles (trec_format.h: double sim), trec_eval 9 and
+    pytrec_eval as C floats. Scores a few 1e-9 apart (one C float, two doubles) took the
+    C-float order in every mode, so rankmetrics eval printed map 0.5 where trec_eval 10
+    prints 1.0 (15.12345679 vs 15.12345671). docno_scores="double" follows trec_eval 10,
+    the default "float" trec_eval 9 / pytrec_eval."""
+    qrels, run = random_case(seed)
+    rng = random.Random(seed)
+    for q in run:
+        for d in run[q]:
+            if rng.random() < 0.5:
+                run[q][d] += rng.choice([1, 2]) * 1e-9
+    opts = {"complete": rng.random() < 0.5, "threshold": rng.choice([1.0, 2.0]),
+            "max_depth": rng.choice([None, None, 2, 4])}
+    names = [m[0] for m in MEASURES]
+    for scores, order in (("double", docno_order_double), ("float", docno_order)):
+        res = evaluate(qrels, run, names, ties="docno", gain="linear", docno_scores=scores,
+                       **opts)
+        want = reference(qrels, run, order=order, **opts)
+        for q, row in want.items():
+            for name, value in row.items():
+                assert res.per_query.loc[q, name] == pytest.approx(value, abs=1e-12), \
+                    (scores, q, name)
+
+
+def test_docno_scores_double_in_the_cli_and_under_judged_only(tmp_path, capsys):
+    from rankmetrics.cli import main
+
+    qf, rf = tmp_path / "q.txt", tmp_path / "r.txt"
+    qf.write_text("1 0 a 1\n1 0 b 0\n1 0 c 0\n")
+    rf.write_text("1 Q0 a 1 15.12345679 r\n1 Q0 b 2 15.12345671 r\n1 Q0 u 3 1e-300 r\n"
+                  "1 Q0 c 4 2e-300 r\n")
+    base = ["eval", str(qf), str(rf), "--ties", "docno", "--format", "trec", "-m", "map,P.1"]
+    assert main(base) == 0  # trec_eval 10.0 prints map 1.0000, P_1 1.0000
+    assert capsys.readouterr().out.split() == ["map", "all", "1.0000", "P_1", "all", "1.0000"]
+    assert main([*base, "--docno-scores", "float"]) == 0  # trec_eval 9, pytrec_eval
+    assert capsys.readouterr().out.split() == ["map", "all", "0.5000", "P_1", "all", "0.0000"]
+    # -J -M 2 cuts at rank 2 in the order of the same precision: c above u as doubles only
+    res = {s: evaluate(str(qf), str(rf), ["NumRet", "P@2"], ties="docno", judged_only=True,
+                       max_depth=3, docno_scores=s).mean for s in ("double", "float")}
+    assert res["double"] == {"NumRet": 3.0, "P@2": 0.5}
+    assert res["float"] == {"NumRet": 2.0, "P@2": 0.5}
+    with pytest.raises(ValueError, match="docno_scores must be 'float'"):
+        evaluate(str(qf), str(rf), ["P@1"], docno_scores="single")
 
 
 def _one_query_cases(n: int):

@@ -63,6 +63,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--ties", choices=ties, default="average",
                    help="order of tied scores: exact average over orderings (default), "
                         "optimistic, pessimistic, stable (file order), docno (trec_eval)")
+    p.add_argument("--docno-scores", choices=("double", "float"), default="double",
+                   help="with --ties docno, compare scores as doubles (trec_eval 10; default) "
+                        "or as C floats (trec_eval 9, pytrec_eval, ir_measures: scores equal "
+                        "in single precision tie)")
     p.add_argument("-q", "--per-query", action="store_true",
                    help="print every query, not only the aggregate")
     p.add_argument("--format", choices=FORMATS, default="table",
@@ -217,6 +221,7 @@ def run(args: argparse.Namespace) -> int:
                 discount=args.discount, log_base=args.log_base, threshold=args.threshold,
                 complete=args.complete, max_depth=args.max_depth, beta=args.beta,
                 empty=args.empty, progress=_show_progress(args), judged_only=args.judged_only,
+                docno_scores=args.docno_scores,
             )
         except ValueError as exc:
             if run_src == args.run:

@@ -509,6 +509,7 @@ def evaluate(
     progress: bool | None = False,
     judged_only: bool = False,
     threads: int | None = None,
+    docno_scores: str = "float",
 ) -> EvalResult:
     """Evaluate a run against qrels, per query and on average.
 
@@ -541,10 +542,8 @@ def evaluate(
         Order of documents with equal scores. "average": the exact mean over all orderings
         (McSherry & Najork 2008); "optimistic"/"pessimistic": the best/worst ordering; "stable":
         run order; "docno": document id descending (byte order), as trec_eval does, the
-        scores compared as C floats (trec_eval 9.x, pytrec_eval; trec_eval 10.0 compares
-        doubles, so scores equal in single precision only are ordered by score there).
-        IPrec and 11pt_avg are maxima over ranks with no exact tie average: they raise under
-        "average".
+        scores compared as ``docno_scores`` says. IPrec and 11pt_avg are maxima over ranks
+        with no exact tie average: they raise under "average".
     gain : {"linear", "exponential"}, sequence, mapping or callable, default "linear"
         Gain of a label for nDCG/DCG/CG/nCG (see :func:`rankmetrics.ndcg`). "linear", the
         label itself, is trec_eval's and ir_measures' gain, so ``nDCG@10`` here is their
@@ -594,6 +593,11 @@ def evaluate(
         ``pyarrow.cpu_count()``, so ``pyarrow.set_cpu_count(1)`` makes the whole evaluation run
         on the calling thread; 1 does so whatever pyarrow's setting. The numbers do not depend
         on it.
+    docno_scores : {"float", "double"}, default "float"
+        The precision in which ``ties="docno"`` compares scores: "float", C floats, as
+        trec_eval 9.x, pytrec_eval and ir_measures do (scores equal in single precision, such
+        as 15.12345679 and 15.12345671, tie and are ordered by document id); "double", as
+        trec_eval 10.0 does (``rankmetrics eval``'s default). Other tie rules compare doubles.
 
     Returns
     -------
@@ -678,6 +682,9 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
     _check_options(ties, threshold, max_depth, beta, empty, gain, discount, log_base, complete)
     if not isinstance(judged_only, bool):
         raise TypeError(f"judged_only must be True or False; got {judged_only!r}")
+    if docno_scores not in ("float", "double"):
+        raise ValueError(f"docno_scores must be 'float' (trec_eval 9, pytrec_eval) or 'double' "
+                         f"(trec_eval 10); got {docno_scores!r}")
     n_threads = _check_threads(threads)
     for m in measures:
         if m.empty is not None:
@@ -706,7 +713,8 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
     all_rel = 0.0
     try:
         for t, group in by_ties.items():
-            q_side, r_side = _match.prepare(qrels, run, t == "docno", n_threads)
+            q_side, r_side = _match.prepare(qrels, run, t == "docno", n_threads,
+                                            docno_scores == "double")
             step("read")
             _warn_trec_gain_order(group, q_side.labels)
             group, thr = _judged_gains(q_side, group, gain, float(threshold))
@@ -761,7 +769,8 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
                 mean[m.name] = all_rel
     params = {"ties": ties, "gain": gain, "discount": discount, "log_base": log_base,
               "threshold": threshold, "complete": complete, "max_depth": max_depth,
-              "beta": beta, "empty": empty, "judged_only": judged_only}
+              "beta": beta, "empty": empty, "judged_only": judged_only,
+              "docno_scores": docno_scores}
     return EvalResult(per_query=per_query, mean=mean, params=params, _counts=counts)
 
 

@@ -30,7 +30,7 @@ from ..core.kernel import padded
 from ..core.plan import QueryPlan
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
 from .judged import bpref as _bpref
-from .match import Matched, c_float_scores
+from .match import Matched, docno_scores
 
 Values = NDArray[np.float64]
 Cut = int | None
@@ -46,8 +46,8 @@ class _Core:
         self.ties = "stable" if ties == "docno" else ties
         self.plan = QueryPlan(m.run_labels, qid=m.run_qidx,
                               recall_base=(m.base_labels, m.base_qidx))
-        # trec_eval keeps scores as C floats: docno order compares them in single precision
-        scores = c_float_scores(m.run_scores) if ties == "docno" else m.run_scores
+        # docno order compares the scores as trec_eval did (C floats before version 10)
+        scores = docno_scores(m) if ties == "docno" else m.run_scores
         self.ranking = self.plan.rank(scores, depth=depth, ties=self.ties)
         self.width = int(self.plan.sizes.max())
         self._sums: dict[Any, Values] = {}

@@ -53,6 +53,15 @@ class Matched:
     run_in_qrels: NDArray[np.bool_] | None = None
     #: (n_base_rows,) the recall-base judgement has label >= 0; None as above
     base_judged: NDArray[np.bool_] | None = None
+    #: docno order compares the scores as doubles (trec_eval 10), not as C floats (trec_eval
+    #: 9, pytrec_eval)
+    docno_double: bool = False
+
+
+def docno_scores(m: Matched) -> NDArray[np.floating[Any]]:
+    """The scores as trec_eval's docno order compares them: doubles (trec_eval 10) or C floats
+    (trec_eval 9 and pytrec_eval; :func:`c_float_scores`), as the match was made."""
+    return m.run_scores if m.docno_double else c_float_scores(m.run_scores)
 
 
 @dataclass
@@ -76,6 +85,8 @@ class RunSide:
     scores: NDArray[np.float64]
     docno_order: bool
     src: Any
+    #: docno order on the scores as doubles (trec_eval 10) rather than C floats
+    docno_double: bool = False
 
 
 def _array(col: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray:
@@ -114,14 +125,15 @@ def _warn_fractional(src: Any, tb: pa.Table, i: int, n: int) -> None:
     )
 
 
-def prepare(qrels: Any, run: Any, docno_order: bool, threads: int | None = None
-            ) -> tuple[QrelsSide, RunSide]:
+def prepare(qrels: Any, run: Any, docno_order: bool, threads: int | None = None,
+            docno_double: bool = False) -> tuple[QrelsSide, RunSide]:
     """Read both sides (qrels first, so that their errors are reported first); ``threads=1``
-    keeps the readers on the calling thread."""
+    keeps the readers on the calling thread. ``docno_double``: the docno order compares the
+    scores as doubles (trec_eval 10), else as C floats (trec_eval 9, pytrec_eval)."""
     qs = prepare_qrels(qrels, threads)
     tb = to_table(run, "run", threads=threads)
     rs = RunSide(_array(tb.column("qid")), _array(tb.column("docid")),
-                 tb.column("score").to_numpy(), docno_order, run)
+                 tb.column("score").to_numpy(), docno_order, run, docno_double)
     return qs, rs
 
 
@@ -317,27 +329,32 @@ def c_float_scores(scores: NDArray[np.float64]) -> NDArray[np.floating[Any]]:
 
 
 def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
-                 docs: pa.ChunkedArray) -> _Order:
-    """trec_eval's order within a query: score (a C float) descending, then docno descending
+                 docs: pa.ChunkedArray, double: bool = False) -> _Order:
+    """trec_eval's order within a query: score descending (a C float, as trec_eval 9 and
+    pytrec_eval keep it; a double with ``double``, as trec_eval 10), then docno descending
     (strcmp); queries by ``rank_of_row``.
 
     Query rank and float32 score are packed into one int64 key (the float's bits mapped to an
     order-preserving unsigned integer) and argsorted by numpy, unless already sorted (a run file
-    lists each query's documents best first); only rows whose key is shared, the ties, are then
-    sorted by document id with pyarrow.
+    lists each query's documents best first); doubles are sorted by (query, score) with
+    ``np.lexsort`` unless already in order. Only rows whose query and score are shared, the
+    ties, are then sorted by document id with pyarrow.
     """
-    with np.errstate(over="ignore"):  # beyond float32's range: inf, as trec_eval's C floats
-        s32 = scores.astype(np.float32)
-    s32 += np.float32(0.0)  # -0.0 == 0.0 for C floats too
-    key = s32.view(np.uint32).astype(np.int64)
-    del s32
-    np.subtract(0x7FFFFFFF, key, out=key, where=key < 0x80000000)  # scores >= 0: descending
-    key |= rank_of_row << 32
-    if _sorted(key):
-        order, srt = None, key
+    if double:
+        order, srt = _double_key_order(rank_of_row, scores)
     else:
-        order = np.argsort(key, kind="stable")  # runs are mostly sorted: timsort is linear
-        srt = key[order]
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, as trec_eval's floats
+            s32 = scores.astype(np.float32)
+        s32 += np.float32(0.0)  # -0.0 == 0.0 for C floats too
+        key = s32.view(np.uint32).astype(np.int64)
+        del s32
+        np.subtract(0x7FFFFFFF, key, out=key, where=key < 0x80000000)  # scores >= 0: descending
+        key |= rank_of_row << 32
+        if _sorted(key):
+            order, srt = None, key
+        else:
+            order = np.argsort(key, kind="stable")  # runs are mostly sorted: timsort is linear
+            srt = key[order]
     same = srt[1:] == srt[:-1]
     if not same.any():
         return _Order(order)
@@ -353,6 +370,24 @@ def _docno_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64],
         return _Order(None, at, moved)
     order[at] = moved
     return _Order(order)
+
+
+def _double_key_order(rank_of_row: NDArray[np.int64], scores: NDArray[np.float64]
+                      ) -> tuple[NDArray[np.int64] | None, NDArray[np.int64]]:
+    """(row order or None when the rows are in order already, a key per ordered row equal
+    exactly when query and score are): the query ascending, then the score, a double,
+    descending (-0.0 equal to 0.0; the scores are finite)."""
+    s = scores + 0.0  # -0.0 + 0.0 is 0.0
+    if s.size < 2 or bool(np.all((rank_of_row[1:] > rank_of_row[:-1]) | (
+            (rank_of_row[1:] == rank_of_row[:-1]) & (s[1:] <= s[:-1])))):
+        order = None
+        q, v = rank_of_row, s
+    else:
+        order = np.lexsort((-s, rank_of_row))  # stable: equal keys keep the row order
+        q, v = rank_of_row[order], s[order]
+    new = np.ones(q.size, dtype=bool)
+    new[1:] = (q[1:] != q[:-1]) | (v[1:] != v[:-1])
+    return order, np.cumsum(new, dtype=np.int64)
 
 
 def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
@@ -472,7 +507,7 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
     # rows grouped by query in the run's first-seen order (r_codes): a run written query by
     # query, best first, is already in order and is not copied
     if rs.docno_order:
-        order = _docno_order(r_codes, scores, r_docs)
+        order = _docno_order(r_codes, scores, r_docs, rs.docno_double)
     else:
         order = _Order(None if _sorted(r_codes) else np.argsort(r_codes, kind="stable"))
     del r_codes
@@ -486,4 +521,5 @@ def match(qs: QrelsSide, rs: RunSide, *, complete: bool) -> Matched:
         run_judged=order(r_judged),
         run_in_qrels=order(r_in_qrels),
         base_judged=q_judged[base_keep],
+        docno_double=rs.docno_double,
     )
