@@ -119,6 +119,31 @@ def test_registry_has_one_entry_per_measure():
         assert d.core is None or d.core in rm.core.plan.METRICS
 
 
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_measure_asked_for_twice_in_one_call_gives_its_value_twice(backend):
+    """Rprec under two names in one evaluate call (["Rprec", "r_precision"], or the LightGBM
+    adapter's bounds=True with ties="optimistic") raised IndexError: its sums had one row for
+    two requested names. Every core measure, asked for under its name and again with
+    (ties=average), gives the value of a call of its own."""
+    y = np.array([2, 0, 1, 0, 1, 1, 0, 3])
+    s = np.array([0.5, 0.5, 0.1, 0.9, 0.3, 0.3, 0.2, 0.8])
+    q = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    prev = rm.get_backend()
+    rm.set_backend(backend)
+    try:
+        plan = rm.QueryPlan(y, q)
+        for d in DEFINITIONS:
+            if d.core is None:
+                continue
+            name = d.display
+            twice = plan.evaluate(s, [name, f"{name}(ties=average)"])
+            alone = plan.evaluate(s, [name])[name]
+            np.testing.assert_array_equal(twice[name], alone)
+            np.testing.assert_array_equal(twice[f"{name}(ties=average)"], alone)
+    finally:
+        rm.set_backend(prev)
+
+
 def test_old_parse_metric_still_works():
     assert rm.parse_metric("ndcg@10") == ("ndcg", 10)
     assert rm.parse_metric("MAP") == ("ap", None)

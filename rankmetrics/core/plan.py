@@ -692,7 +692,9 @@ class QueryPlan:
             pass
         elif kind == "rprec":
             ranking = self._ranking(y_score, ks, ties)
-            sums = self._rel_at_r(ranking, rel_ext, n_rel, ties)[None, :]
+            # one row per requested name (Rprec has no cutoff: the rows are equal)
+            sums = np.repeat(self._rel_at_r(ranking, rel_ext, n_rel, ties)[None, :], len(ks),
+                             axis=0)
         elif kind == "success":
             ranking = self._ranking(y_score, ks, ties)
             # the rr terms are P(first relevant at rank i) / i: times i they sum to
