@@ -262,3 +262,46 @@ def test_warnings_print_in_the_commands_words(tmp_path, capsys):
     assert code == 0 and out.split()[-1] == "1.0000"
     assert err.startswith("rankmetrics eval: warning: ") and "not integers" in err
     assert "UserWarning" not in err and ".py:" not in err and len(err.splitlines()) == 1
+
+
+def test_trec_eval_lines_for_leading_zeros_families_and_all_trec(files, capsys):
+    """Compared with a trec_eval 10.0 build: -m P.05 printed P_05 (trec_eval reads the
+    cutoff with atol and prints P_5); -m ndcg_cut -m ndcg_cut.3 printed ndcg_cut_3 after
+    ndcg_cut_1000 (a bare family sorted as one name); -m all_trec left out the 19 trec_eval
+    measures we do not compute without a word."""
+    code, out, _ = run_cli(capsys, *files, "-m", "P.05", "-m", "success.01", "-m",
+                           "map_cut.010", "-m", "P.007,10", "-m", "P.5", "--format", "trec")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [
+        "P_5", "P_7", "P_10", "map_cut_10", "success_1"]
+    code, out, _ = run_cli(capsys, *files, "-m", "ndcg_cut", "-m", "ndcg_cut.3", "-m",
+                           "ndcg_cut.5", "--format", "trec")
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines()]
+    assert names == [f"ndcg_cut_{k}" for k in (3, 5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    code, out, err = run_cli(capsys, *files, "-m", "all_trec", "--ties", "docno", "--format",
+                             "trec")
+    assert code == 0 and out
+    assert ("all_trec leaves out the trec_eval measures rankmetrics does not compute: runid, "
+            "num_q, gm_map, relstring, infAP") in err and "rbp_resid, unj" in err
+
+
+def test_headerless_tsv_and_csv_are_read_as_trec_text(tmp_path, capsys):
+    """MS MARCO's qrels.dev.tsv is TREC qrels lines with tabs and no header; trec_eval reads
+    it, we stopped with "needs a query id column ... got columns ['1', '0', 'd1', '1']".
+    A .tsv/.csv whose first line names no column and splits into a TREC line is TREC text
+    now; a header naming the columns is still a table, an unknown header still an error."""
+    q, r, txt = tmp_path / "qrels.dev.tsv", tmp_path / "run.csv", tmp_path / "run.txt"
+    q.write_text("1\t0\td1\t1\n1\t0\td2\t0\n2\t0\td3\t2\n")
+    r.write_text("1 Q0 d2 1 0.9 r\n1 Q0 d1 2 0.5 r\n2 Q0 d3 1 0.1 r\n")
+    txt.write_text(r.read_text())
+    code, out, _ = run_cli(capsys, str(q), str(r), "-m", "map", "--format", "trec")
+    assert code == 0 and out.split() == ["map", "all", "0.7500"]
+    table = tmp_path / "qrels.csv"
+    table.write_text("qid,docno,label\n1,d1,1\n1,d2,0\n2,d3,2\n")
+    code, out2, _ = run_cli(capsys, str(table), str(txt), "-m", "map", "--format", "trec")
+    assert code == 0 and out2 == out
+    odd = tmp_path / "odd.tsv"
+    odd.write_text("topic_no\tdocument\tjudgement\n1\td1\t1\n")
+    code, _, err = run_cli(capsys, str(odd), str(txt), "-m", "map")
+    assert code == 1 and "odd.tsv (read as tsv, detected from the extension .tsv)" in err

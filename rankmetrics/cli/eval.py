@@ -121,6 +121,7 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
     from ..measures.grammar import (
         ALL_TREC,
         ORDER_ONLY_KINDS,
+        TREC_EVAL_ORDER,
         parse_measure,
         split_measure_list,
         trec_eval_conflict,
@@ -141,8 +142,15 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
             out.extend(family)
             continue
         if name.strip().lower() != "all_trec":
-            out.append(name)
+            members = parse_measure(name)  # ndcg_cut, success, ...: one line per member, so
+            # that each sorts and is deduplicated among the other -m options' lines
+            out.extend([m.name for m in members] if len(members) > 1 else [name])
             continue
+        have = {TREC_EVAL_ORDER[trec_eval_position(trec_eval_spelling(n))[0]]
+                for n in ALL_TREC}
+        sys.stderr.write(
+            "rankmetrics eval: all_trec leaves out the trec_eval measures rankmetrics does not "
+            "compute: " + ", ".join(f for f in TREC_EVAL_ORDER if f not in have) + "\n")
         keep = [n for n in ALL_TREC
                 if ties != "average" or parse_measure(n)[0].kind not in ORDER_ONLY_KINDS]
         if len(keep) < len(ALL_TREC):

@@ -635,10 +635,11 @@ def parse_measure(name: str | Measure) -> list[Measure]:
 
 
 def _trec_cut_param(kind: str, low: str, tm: re.Match[str]) -> str:
-    """The parameter of a trec_eval cutoff name; a dotted one with a fraction (``ndcg_cut.23.4``,
-    from trec_eval's own tests) is cut to its integer part, as trec_eval's ``atol`` reads it."""
+    """The parameter of a trec_eval cutoff name; a dotted one is read as trec_eval's ``atol``
+    reads it and prints it: a fraction (``ndcg_cut.23.4``, from trec_eval's own tests) is cut
+    to its integer part, leading zeros (``P.05``) are dropped."""
     param = tm.group(2)
-    if kind not in ("iprec", "setf") and low[len(tm.group(1))] == "." and "." in param:
+    if kind not in ("iprec", "setf") and low[len(tm.group(1))] == ".":
         return str(int(float(param)))
     return param
 

@@ -92,8 +92,9 @@ def read_qrels(src: Any) -> pd.DataFrame:
 
         File formats, by the extension under a ``.gz``/``.bz2``/``.xz`` suffix (compression is
         recognised by the file's first bytes too): ``.parquet``/``.pq``, ``.json`` (the nested
-        dict), ``.csv``/``.tsv`` with a header naming the columns; any other name is read by
-        content -- parquet's ``PAR1``, JSON's ``{``, else TREC text (``query iter docno
+        dict), ``.csv``/``.tsv`` with a header naming the columns (without one, TREC lines
+        are TREC text: MS MARCO's ``qrels.dev.tsv``); any other name is read by content --
+        parquet's ``PAR1`` at both ends, JSON's ``{`` and a key, else TREC text (``query iter docno
         relevance`` per line, whitespace separated; lines starting with ``#`` are comments; a
         UTF-8 byte-order mark is dropped).
 

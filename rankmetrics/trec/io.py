@@ -631,11 +631,35 @@ def read_file(path: str | os.PathLike, kind: str, *, threads: int | None = None)
     fmt, comp, why = detect_format(p, kind)
     token = _USE_THREADS.set(threads is None or threads > 1)
     try:
-        if fmt == "trec":
+        if fmt == "trec" or (fmt in ("csv", "tsv") and _headerless_trec(p, comp, kind)):
             return _read_trec(p, comp, kind)
         return _read_other(p, comp, fmt, why, kind)
     finally:
         _USE_THREADS.reset(token)
+
+
+def _headerless_trec(p: Path, comp: str | None, kind: str) -> bool:
+    """A ``.tsv``/``.csv`` file that is TREC text without a header (MS MARCO's
+    ``qrels.dev.tsv``: ``qid<TAB>0<TAB>docid<TAB>label``), as trec_eval reads any file: its
+    first line names no column of ours, and splits on whitespace into a qrels line (4 fields,
+    an integer label last) or a run line (6 fields, a number 5th)."""
+    try:
+        with _open(p, comp) as f:
+            first = f.readline(1 << 16)
+    except (OSError, EOFError, ValueError, lzma.LZMAError):
+        return False  # the table reader reports it
+    fields = first.lstrip(_BOM).decode("utf-8", "replace").split()
+    known = {*QID_COLUMNS, *DOC_COLUMNS, *VALUE_COLUMNS[kind]}
+    if any(f.strip("\"'").lower() in known for f in fields):
+        return False
+    want, value = (4, 3) if kind == "qrels" else (6, 4)
+    if len(fields) != want:
+        return False
+    try:
+        v = float(fields[value])
+    except ValueError:
+        return False
+    return kind == "run" or v == int(v)
 
 
 def _regular(p: Path) -> bool:
