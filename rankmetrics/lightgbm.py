@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -173,6 +174,7 @@ class _PlanCache:
         y = check_labels(labels, label_name)
         if y.ndim != 1:
             raise ValueError(f"{label_name} must be 1-D; got shape {y.shape}")
+        _refuse_empty_groups(group, "LightGBM", "group")
         sizes = check_group_sizes(group, y.shape[0], "group", label_name)
         plan = QueryPlan.from_group_sizes(y, sizes)
         qw = None if weight is None else _query_weights(weight, plan.sizes, query_weight_rule)
@@ -189,6 +191,24 @@ class _PlanCache:
 # ---------------------------------------------------------------------------------------------
 # the metric objects
 # ---------------------------------------------------------------------------------------------
+
+
+def _refuse_empty_groups(sizes: Any, host: str, arg: str) -> None:
+    """A query group of size 0 is a ValueError saying what the host does with it: LightGBM and
+    XGBoost score it as a query without relevant documents (ndcg and map 1.0), which a group
+    array made with ``np.bincount`` of query ids with gaps holds silently."""
+    arr = np.asarray(sizes)
+    if arr.ndim != 1 or arr.dtype.kind not in "iuf" or arr.size == 0:
+        return  # check_group_sizes reports these
+    empty = np.flatnonzero(arr == 0)
+    if empty.size:
+        raise ValueError(
+            f"{arg}: {empty.size} quer{'y' if empty.size == 1 else 'ies'} of size 0 (the "
+            f"first at position {int(empty[0])}); {host}'s built-in metrics count each as a "
+            "query without relevant documents (ndcg and map 1.0), so their mean moves toward "
+            "1 with every one; rankmetrics refuses them: drop the zero sizes (group sizes from "
+            "np.bincount of query ids with gaps hold them)"
+        )
 
 
 def _expand(metrics: Any, k: Any) -> list[str]:
@@ -263,6 +283,16 @@ class _TieAwareMetric:
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"label_gain: {exc}") from None
             gain = [float(g) for g in label_gain]
+            drop = next((i for i in range(1, len(gain)) if gain[i] < gain[i - 1]), None)
+            if drop is not None and any(REGISTRY[parse_measure(m)[0].kind].quantity == "gain"
+                                        for m in self.metrics):
+                warnings.warn(
+                    f"label_gain decreases from label {drop - 1} to {drop} ({gain[drop - 1]:g} "
+                    f"> {gain[drop]:g}): LightGBM's ideal DCG orders the documents by label, "
+                    "not by gain, so its ndcg can exceed 1; rankmetrics' ideal orders them by "
+                    "gain (the exact maximum) and its ndcg differs from LightGBM's there",
+                    UserWarning, stacklevel=3,
+                )
         # validated now rather than at the first boosting round
         opts = MetricOptions(gain=gain, discount=discount, log_base=log_base,
                              threshold=threshold, beta=beta, empty=empty,
@@ -563,9 +593,16 @@ _FACTORY_DOC = """
     ValueError
         Unknown metric, gain, discount, tie or empty rule; non-positive cutoffs; a ``k`` that
         no name takes (each has its own cutoff or takes none); duplicate names; whitespace in
-        ``prefix``; ``gain`` together with ``label_gain``.
+        ``prefix``; ``gain`` together with ``label_gain``. At a call: a query group of size 0
+        (LightGBM scores it 1.0, a query without relevant documents).
     TypeError
         Non-integer cutoffs, non-string metric names, non-boolean ``bounds``.
+
+    Warns
+    -----
+    UserWarning
+        A ``label_gain`` that decreases somewhere, with a gain measure: LightGBM's ideal DCG
+        orders documents by label, ours by gain, and the two ndcg differ.
 
     Notes
     -----
@@ -977,7 +1014,14 @@ def _builtin(metric: str, y_true: ArrayLike, y_score: ArrayLike, group: ArrayLik
 
     y = np.asarray(y_true, dtype=np.float64)
     s = np.asarray(y_score, dtype=np.float64)
-    ks = [int(k)] if isinstance(k, (int, np.integer)) else [int(c) for c in k]
+    try:  # LightGBM's eval_at: no None (the whole list), no str (a sequence of characters)
+        if k is None or isinstance(k, str):
+            raise TypeError
+        ks = [int(c) for c in check_ks(k) if c is not None]
+        if len(ks) != len(check_ks(k)):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise TypeError(f"k must be a positive int or a sequence of them; got {k!r}") from None
     if y.ndim != 1 or s.shape != y.shape:
         raise ValueError(
             f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length"

@@ -84,7 +84,7 @@ from .core.plan import (
     weighted_mean,
 )
 from .core.validation import check_choice
-from .lightgbm import _BOUNDS, _TieAwareMetric
+from .lightgbm import _BOUNDS, _refuse_empty_groups, _TieAwareMetric
 
 if TYPE_CHECKING:  # pragma: no cover
     import xgboost
@@ -145,6 +145,7 @@ def _read_dmatrix(dmatrix: Any, source: tuple[np.ndarray, np.ndarray, np.ndarray
             "XGBRanker.fit(..., eval_set=[(X, y)], eval_qid=[qid])"
         )
     sizes = np.diff(ptr)
+    _refuse_empty_groups(sizes, "XGBoost", "the DMatrix's query groups (group=)")
     if int(ptr[-1]) != labels.shape[0]:
         raise ValueError(
             f"the DMatrix's query groups cover {int(ptr[-1])} rows but it has "
@@ -310,9 +311,10 @@ class CustomMetric(_XGBoostMetric):
         Raises
         ------
         ValueError
-            The DMatrix has no query groups, weights that are not one per query, or
-            labels/scores the core rejects (negative labels with exponential gain, NaN scores,
-            a prediction length other than the row count).
+            The DMatrix has no query groups or a group of size 0 (XGBoost scores it 1.0),
+            weights that are not one per query, or labels/scores the core rejects
+            (negative labels with exponential gain, NaN scores, a prediction length other than
+            the row count).
         TypeError
             ``dmatrix`` is not a DMatrix (the metric was given to ``XGBRanker(eval_metric=...)``,
             which calls it per query with label arrays: use :func:`make_eval_metric` there).
@@ -376,7 +378,8 @@ class EvalMetric(_XGBoostMetric):
         ------
         ValueError
             Called by ``XGBRegressor`` / ``XGBClassifier``, which pass the whole evaluation
-            set without query boundaries; or inputs the core rejects.
+            set without query boundaries; ``y_true`` not one label per row (2-D, empty); or
+            inputs the core rejects.
         """
         caller = sys._getframe(1)
         if sample_weight is not None or (caller.f_globals.get("__name__") == "xgboost.sklearn"
@@ -387,7 +390,12 @@ class EvalMetric(_XGBoostMetric):
                 "score it as one query. Use XGBRanker(eval_metric=...) with eval_qid, or "
                 "xgb.train(custom_metric=make_custom_metric(...)) on a DMatrix with qid"
             )
-        y = np.asarray(y_true).reshape(-1)
+        y = np.asarray(y_true)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.reshape(-1)
+        if y.ndim != 1 or y.size == 0:
+            raise ValueError(f"{self.__name__}: y_true must be one label per row of one query "
+                             f"(1-D, not empty); got shape {y.shape}")
         plan = QueryPlan.from_group_sizes(y, [y.shape[0]])
         return float(self._values(plan, y_score)[self.__name__][0])
 

@@ -551,3 +551,35 @@ def test_weighted_ndcg_with_an_empty_query_warns_that_lightgbm_differs():
     d0 = data(y, None)
     assert make_feval("ndcg", k=3)(s, d0)[0][1] == pytest.approx(
         lgb.Booster(p, d0).eval_train()[0][2], abs=1e-6)
+
+
+def test_host_conventions_we_refuse_or_warn_about_say_so() -> None:
+    """Found against LightGBM 4.7: a group of size 0 (np.bincount of query ids with gaps) is
+    scored 1.0 by LightGBM's built-in metric, which we refused as "group must be positive
+    integers"; a label_gain that decreases makes LightGBM's ndcg exceed 1 (its ideal orders
+    by label), ours silently differed; builtin_ndcg(k=2.7) raised a bare TypeError and
+    k="12" evaluated ndcg@1 and ndcg@2."""
+    y = np.array([2, 0, 1, 0, 0, 3, 1])
+    s = np.array([0.1, 0.5, 0.3, 0.2, 0.9, 0.4, 0.8])
+    ds = lgb.Dataset(np.zeros((7, 1)), y, group=[3, 0, 2, 2], params=QUIET).construct()
+    with pytest.raises(ValueError, match=r"group: 1 query of size 0 \(the first at position "
+                                         r"1\); LightGBM's built-in metrics count each"):
+        make_feval("ndcg", k=3)(s, ds)
+    with pytest.raises(ValueError, match="query of size 0"):
+        make_eval_metric("ndcg", k=3)(y, s, None, [3, 0, 2, 2])
+    gain = [0.0, 10.0, 1.0]
+    with pytest.warns(UserWarning, match=r"label_gain decreases from label 1 to 2 \(10 > 1\)"):
+        f = make_feval("ndcg", k=1, ties="stable", label_gain=gain)
+    yy, ss = np.array([1, 2, 0]), np.array([0.9, 0.1, 0.5])
+    d3 = lgb.Dataset(np.zeros((3, 1)), yy, group=[3], params=QUIET).construct()
+    assert f(ss, d3)[0][1] == 1.0
+    assert builtin_ndcg(yy, ss, [3], k=1, label_gain=gain)["ndcg@1"] == 10.0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_feval("map", k=1, label_gain=gain)  # no gain measure: silent
+        make_feval("ndcg", k=1, label_gain=[0, 1, 3, 3, 7])
+    for bad in (2.7, None, "12", [1, None]):
+        with pytest.raises(TypeError, match="k must be a positive int or a sequence of them"):
+            builtin_ndcg([1, 0, 1], [0.5, 0.1, 0.2], [3], k=bad)

@@ -347,3 +347,23 @@ def test_weighted_ndcg_with_an_empty_query_warns_that_xgboost_differs():
         metric(s, dm)
         make_custom_metric("ndcg@3")(s, dmatrix(None))
         make_custom_metric("map@3")(s, dm)
+
+
+def test_empty_groups_and_bad_y_true_name_the_argument() -> None:
+    """A DMatrix group of size 0 (XGBoost scores it 1.0) was refused naming "group_sizes",
+    which the user never passed; a 2-column y_true was blamed on y_score; an empty y_true
+    named "group_sizes"."""
+    y = np.array([2, 0, 1, 0, 0, 3, 1])
+    s = np.array([0.1, 0.5, 0.3, 0.2, 0.9, 0.4, 0.8])
+    d = xgb.DMatrix(np.zeros((7, 1)), label=y, group=[3, 0, 2, 2])
+    with pytest.raises(ValueError, match=r"the DMatrix's query groups \(group=\): 1 query of "
+                                         r"size 0 .* XGBoost's built-in metrics count each"):
+        make_custom_metric("ndcg", k=3)(s, d)
+    m = make_eval_metric("ndcg@3")
+    with pytest.raises(ValueError, match=r"ndcg@3: y_true must be one label per row .* got "
+                                         r"shape \(3, 2\)"):
+        m(np.array([[2, 2], [0, 0], [1, 1]]), np.array([0.3, 0.2, 0.1]))
+    with pytest.raises(ValueError, match=r"y_true must be one label per row .* got shape \(0,\)"):
+        m([], [])
+    assert m(np.array([[2], [0], [1]]), np.array([0.3, 0.2, 0.1])) == \
+        m(np.array([2, 0, 1]), np.array([0.3, 0.2, 0.1]))
