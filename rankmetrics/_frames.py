@@ -84,6 +84,25 @@ def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: s
         raise ValueError(f"qid={qid!r} is also {taken} output column; rename the qid column")
 
 
+def check_case_collisions(qid: str | None, outputs: Sequence[str], engine: str) -> None:
+    """For an engine whose column names are case-insensitive (Spark by default): output
+    columns (the measures' names) that differ only in case, or a qid column named like one of
+    them, are a ValueError naming the argument (the engine would stop at them with an
+    ambiguous reference, after the whole job has run)."""
+    seen: dict[str, str] = {}
+    for name in (*outputs, WEIGHT):
+        low = name.lower()
+        if low in seen and name != WEIGHT:
+            raise ValueError(
+                f"measures {seen[low]!r} and {name!r} give output columns that {engine}, whose "
+                "column names ignore case, cannot tell apart; ask for one of them")
+        seen.setdefault(low, name)
+    if qid is not None and qid.lower() in seen:
+        raise ValueError(
+            f"qid={qid!r} is also the output column {seen[qid.lower()]!r} to {engine}, whose "
+            "column names ignore case; rename the qid column")
+
+
 def _where(part: Any) -> str:
     return "" if part is None else f" in partition {part}"
 

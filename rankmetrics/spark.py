@@ -120,7 +120,8 @@ def evaluate(
     ------
     ValueError
         A missing column, one named by two arguments, a qid column named like a measure's
-        output; null qids, labels or weights; NaN/null/inf scores; negative labels;
+        output (ignoring case, as Spark does unless ``spark.sql.caseSensitive``), measures
+        whose names differ only in case; null qids, labels or weights; NaN/null/inf scores; negative labels;
         unknown measures or options (errors found on the executors arrive wrapped in Spark's
         ``PythonException`` carrying this message).
     TypeError
@@ -147,6 +148,8 @@ def evaluate(
     names = _frames.output_names(names_in, ties, options)
     _frames.check_columns(df.columns, {"qid": qid, "label": label, "score": score,
                                        "weight": weight}, "Spark DataFrame", names)
+    if str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() != "true":
+        _frames.check_case_collisions(qid, names, "Spark (spark.sql.caseSensitive=false)")
     if num_partitions is not None and (isinstance(num_partitions, bool)
                                        or not isinstance(num_partitions, int)
                                        or num_partitions < 1):

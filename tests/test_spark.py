@@ -183,3 +183,24 @@ def test_column_collisions_are_named(spark):
     evaluator = rspark.RankingEvaluator(metricName="map", qidCol="map")
     with pytest.raises(ValueError, match="is also the measure 'map'"):
         evaluator.evaluate(spark.createDataFrame(pdf.rename(columns={"qid": "map"})))
+
+
+def test_names_differing_only_in_case_are_refused_before_the_job(spark):
+    """Spark's column names ignore case (spark.sql.caseSensitive=false): ["ndcg@2", "nDCG@2"]
+    and a qid column "RR" beside the measure "rr" ran the whole job, then stopped with
+    AnalysisException [AMBIGUOUS_REFERENCE]. Each is a ValueError naming the argument now;
+    with spark.sql.caseSensitive=true they are evaluated."""
+    pdf = _pdf(n_queries=5)
+    df = spark.createDataFrame(pdf)
+    with pytest.raises(ValueError, match=r"measures 'ndcg@2' and 'nDCG@2' give output columns "
+                                         r"that Spark .* cannot tell apart"):
+        rspark.evaluate(df, ["ndcg@2", "nDCG@2"])
+    renamed = spark.createDataFrame(pdf.rename(columns={"qid": "RR"}))
+    with pytest.raises(ValueError, match=r"qid='RR' is also the output column 'rr' to Spark"):
+        rspark.evaluate(renamed, ["rr"], qid="RR")
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        res = rspark.evaluate(renamed, ["rr"], qid="RR")
+        assert np.isfinite(res.mean["rr"])
+    finally:
+        spark.conf.set("spark.sql.caseSensitive", "false")

@@ -224,3 +224,48 @@ def test_query_rows_spread_over_batches_raise(cls, spanning):
         want = rm.ndcg(np.array([0, 1, 1, 0, 1]), np.array([.9, .8, .7, .6, .5]),
                        np.array([0, 0, 1, 1, 2]), gain="linear")
         assert got == pytest.approx(mean(want), abs=1e-12)
+
+
+def test_narrow_and_unusual_dtypes_found_by_a_probe():
+    """float8 scores crashed in torch.aminmax (NotImplementedError) where float16 widens
+    exactly; pad_slates crashed in index_put on uint16/32/64 and float8; RankingMetric with
+    spanning=True cast held-back int64 scores >= 2**53 to float64 (a false tie: MRR 0.75 for
+    1.0) where every other path refuses them; set_dtype(torch.bfloat16) rounded the state
+    (2928 queries counted of 3000)."""
+    y = torch.tensor([1, 0, 2])
+    exact = torch.tensor([0.5, 0.25, 1.0])
+    f8 = [d for d in (getattr(torch, n, None) for n in (
+        "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+        "float8_e8m0fnu")) if d is not None]
+    assert f8
+    for dt in f8:
+        p = exact.to(dt)
+        assert torch.equal(rmt.ndcg(p, y), rmt.ndcg(exact, y))
+        mon = rmt.RankingMonitor("ndcg")
+        mon.update(p[None], y[None])
+        assert mon.compute()["ndcg"] == pytest.approx(rmt.ndcg(exact, y).item())
+    q = torch.tensor([1, 5, 1, 5])
+    yy = torch.tensor([0, 1, 1, 0])
+    for dt in (torch.uint16, torch.uint32, torch.uint64, *f8):
+        p = torch.tensor([8.0, 2.0, 4.0, 1.0]).to(dt)
+        for pad in (0.0, -float("inf")):
+            sp, st, m = rmt.pad_slates(p, yy.to(dt) if not dt.is_floating_point else yy, q,
+                                       pad_value=pad)
+            assert sp.dtype == dt and sp.shape == (2, 2) and bool(m.all())
+            assert torch.equal(rmt.ndcg(sp, st, mask=m), rmt.ndcg(p, yy, q))
+    big = torch.tensor([2**53, 2**53 + 1])
+    metric = rmt.RankingMetric("mrr", spanning=True)
+    with pytest.raises(ValueError, match="magnitude 2\\*\\*53 or more"):
+        metric.update(big, torch.tensor([0, 1]), indexes=torch.tensor([1, 1]))
+    counted = rmt.RankingMetric("p@1", count_ties=True)
+    with pytest.warns(UserWarning, match=r"keeps its state in float64 .* is ignored"):
+        assert counted.set_dtype(torch.bfloat16) is counted
+    gen = torch.Generator().manual_seed(0)
+    preds, target = torch.rand(3000, 4, generator=gen), torch.randint(0, 2, (3000, 4),
+                                                                      generator=gen)
+    for i in range(0, 3000, 100):
+        counted.update(preds[i:i + 100], target[i:i + 100])
+    out = counted.compute()
+    assert counted.state.dtype == torch.float64 and out["queries"].item() == 3000
+    assert out["p@1"].item() == pytest.approx(
+        target.gather(1, preds.argmax(1, keepdim=True)).double().mean().item(), abs=1e-12)

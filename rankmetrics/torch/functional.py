@@ -11,7 +11,7 @@ neural learning-to-rank code uses:
   ``mask`` (True = a real document): the output has shape ``(B,)``.
 
 There is no Python loop over queries. Scores are compared (sorted, tested for ties) in their own
-precision (float16/bfloat16 widen exactly to float32); sums run in float32, or float64 when the
+precision (float8/float16/bfloat16 widen exactly to float32); sums run in float32, or float64 when the
 scores are float64 (or integers). Outputs never carry gradients.
 
 Host synchronisations: the data checks (one sync for all of them, skipped with
@@ -119,6 +119,14 @@ _UNSIGNED_WIDE = tuple(getattr(torch, n) for n in ("uint16", "uint32", "uint64")
 def _is_numeric(dtype: torch.dtype) -> bool:
     return dtype.is_floating_point or dtype in (
         torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+def _widen_float8(t: Tensor) -> Tensor:
+    """float8 tensors (e4m3, e5m2, e8m0, ...; few torch kernels take them) as float32, which
+    holds each of their values exactly: ties stay those of the input."""
+    if t.dtype.is_floating_point and t.dtype.itemsize == 1:
+        return t.to(torch.float32)
+    return t
 
 
 def _widen_unsigned(t: Tensor, name: str, *, ids: bool = False) -> Tensor:
@@ -248,8 +256,8 @@ def prepare(
         raise ValueError(
             f"target is on {target.device} but preds on {dev}; move both to one device"
         )
-    preds = _widen_unsigned(preds, "preds")
-    target = _widen_unsigned(target, "target")
+    preds = _widen_float8(_widen_unsigned(preds, "preds"))
+    target = _widen_float8(_widen_unsigned(target, "target"))
     if not _is_numeric(preds.dtype):
         raise TypeError(f"preds must be numeric, got dtype {preds.dtype}")
     if not _is_numeric(target.dtype):
@@ -679,7 +687,7 @@ def _one(name: str, preds: Any, target: Any, indexes: Any, mask: Any, k: Any, ti
 # ------------------------------------------------------------------------------ docs
 _PARAMS = {
     "inputs": """preds : Tensor of shape (N,) or (B, L)
-        Model scores (float16/bfloat16/float32/float64, int or bool); a higher score ranks first.
+        Model scores (float8/float16/bfloat16/float32/float64, int or bool); a higher score ranks first.
         Ties are detected in the scores' own precision. Gradients are not tracked.
     target : Tensor of the shape of ``preds``
         Graded relevance labels >= 0 (int, float or bool), on the device of ``preds``.

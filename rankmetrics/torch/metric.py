@@ -5,6 +5,7 @@ Imported lazily by ``rankmetrics.torch.RankingMetric``; needs ``rankmetrics[torc
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -40,6 +41,18 @@ def _joined(state: Tensor | list[Tensor], ids: bool) -> Tensor | None:
     for p in parts[1:]:
         out = join_rows(out, p, out.device)
     return out
+
+
+def _check_held_scores(preds: Tensor) -> None:
+    """Integer scores held back for the next batch must survive the float64 state: 64-bit
+    integers of magnitude 2**53 or more are a ValueError (the message of the scored rows)."""
+    if preds.numel() == 0 or preds.dtype not in (torch.int64, torch.uint64):
+        return
+    wide = _f._widen_unsigned(preds, "preds")
+    lo, hi = torch.aminmax(wide)
+    if max(abs(int(lo)), abs(int(hi))) >= 2**53:
+        raise ValueError("preds has integers of magnitude 2**53 or more that float64 cannot "
+                         "rank exactly; rescale them first")
 
 
 class RankingMetric(Metric):
@@ -186,7 +199,9 @@ class RankingMetric(Metric):
             if check:  # the held-back query is not scored yet
                 self._scored = scored[scored != hi[0]]
             # one dtype per state on every process (a DDP gather needs it): float64 scores
-            # and labels (exact for floats, and integers up to 2**53), int64 ids
+            # and labels (exact for floats, and integers up to 2**53: larger ones are refused
+            # now, as the scored rows are, before the cast could make them tie), int64 ids
+            _check_held_scores(hp)
             self.held_preds = [hp.to(torch.float64)]
             self.held_target = [ht.to(torch.float64)]
             self.held_indexes = [hi.to(torch.int64)]
@@ -231,6 +246,17 @@ class RankingMetric(Metric):
         if not getattr(self, "_in_forward", True):
             self._guard.commit(None)
             self._scored = None
+
+    def set_dtype(self, dst_type: str | torch.dtype) -> RankingMetric:
+        """torchmetrics' explicit state cast, declined: the state holds sums and query counts
+        that float32, float16 or bfloat16 cannot keep exact (bfloat16 counted 2928 of 3000
+        queries), so it stays float64 and a UserWarning says so. ``compute`` returns float64
+        tensors either way."""
+        if dst_type not in (torch.float64, "torch.float64", "float64", "torch.DoubleTensor"):
+            warnings.warn(f"RankingMetric keeps its state in float64 (sums and query counts "
+                          f"that {dst_type} would round); set_dtype({dst_type}) is ignored",
+                          UserWarning, stacklevel=2)
+        return self
 
     def state_dict(self, *args: Any, **kwargs: Any) -> Any:
         """torchmetrics' state dict; with persistent states it also records which metrics and

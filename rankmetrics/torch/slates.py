@@ -29,6 +29,34 @@ def _fill(value: float, dtype: torch.dtype) -> float:
     return value if exact else 0
 
 
+#: dtypes few torch kernels take (index_put, full): padded through a same-width view
+_VIEWED = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
+
+
+def _padded(x: Tensor, b: int, width: int, qi: Tensor, pos: Tensor, order: Tensor,
+            pad_value: float) -> Tensor:
+    """``x[order]`` placed at ``(qi, pos)`` of a (b, width) tensor of x's dtype, the rest
+    ``pad_value`` where the dtype holds it exactly, else 0 (float8 e8m0, which has no 0: its
+    smallest value). uint16/32/64 and float8 are scattered through a signed or uint8 view."""
+    dt = x.dtype
+    work = _VIEWED.get(dt)
+    if work is None and dt.is_floating_point and dt.itemsize == 1:
+        work = torch.uint8
+    if work is None:
+        out = torch.full((b, width), _fill(pad_value, dt), dtype=dt, device=x.device)
+        out[qi, pos] = x[order]
+        return out
+    if dt.is_floating_point:  # float8: the value if it survives the round trip, else 0
+        v = torch.tensor(pad_value).to(dt)
+        same = v.float().item() == pad_value or (math.isnan(pad_value) and v.float().isnan())
+        fill = (v if same else torch.tensor(0.0).to(dt)).view(work).item()
+    else:
+        fill = torch.tensor(int(_fill(pad_value, dt)), dtype=dt).view(work).item()
+    out = torch.full((b, width), fill, dtype=work, device=x.device)
+    out[qi, pos] = x.view(work)[order]
+    return out.view(dt)
+
+
 def pad_slates(
     preds: Any, target: Any, indexes: Any, *, pad_value: float = 0.0
 ) -> tuple[Tensor, Tensor, Tensor]:
@@ -49,7 +77,8 @@ def pad_slates(
     pad_value : float, default 0.0
         Value written into the padding of both ``preds`` and ``target`` (ignored by every
         metric under ``mask``); where a dtype cannot hold it exactly (``-inf``, NaN or a
-        fraction with integer or bool labels), that tensor's padding is 0.
+        fraction with integer or bool labels, ``-inf`` in float8 e4m3), that tensor's
+        padding is 0 (float8 e8m0, which has no 0: its smallest value, 2**-127).
 
     Returns
     -------
@@ -102,10 +131,8 @@ def pad_slates(
     starts = torch.cumsum(counts, 0) - counts
     pos = torch.arange(q.shape[0], device=q.device) - starts[qi]
     b, width = int(counts.shape[0]), int(counts.max())
-    out_p = torch.full((b, width), _fill(pad_value, p.dtype), dtype=p.dtype, device=p.device)
-    out_t = torch.full((b, width), _fill(pad_value, t.dtype), dtype=t.dtype, device=t.device)
+    out_p = _padded(p, b, width, qi, pos, order, pad_value)
+    out_t = _padded(t, b, width, qi, pos, order, pad_value)
     mask = torch.zeros((b, width), dtype=torch.bool, device=p.device)
-    out_p[qi, pos] = p[order]
-    out_t[qi, pos] = t[order]
     mask[qi, pos] = True
     return out_p, out_t, mask
