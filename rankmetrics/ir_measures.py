@@ -65,6 +65,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 import pandas as pd
 
+from .measures.grammar import parse_measure
 from .trec import TIES, evaluate
 
 __all__ = ["RankMetricsProvider", "prefer", "provider"]
@@ -150,7 +151,8 @@ _SUPPORTED: list[Any] = [
     _m._Rprec(rel=_AnyParam(), judged_only=_AnyParam()),
     _m._Success(cutoff=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam()),
     _m._SetF(rel=_AnyParam(), beta=_AnyParam(), judged_only=_AnyParam()),
-    _m._SetP(rel=_AnyParam(), judged_only=_AnyParam()),  # not relative=True (set_relative_P)
+    _m._SetP(rel=_AnyParam(), judged_only=_AnyParam(),
+             relative=Choices(False)),  # not relative=True (trec_eval's set_relative_P)
     _m._SetR(rel=_AnyParam()),
     _m._NumRet(rel=_AnyParam()),
     _m._NumRel(rel=_AnyParam()),
@@ -246,8 +248,29 @@ class RankMetricsProvider(Provider):
         # IPrec is a maximum over ranks: no exact tie average (see rankmetrics.trec.evaluate)
         self.SUPPORTED_MEASURES = _SUPPORTED + ([] if ties == "average" else _ORDER_ONLY)
 
+    def supports(self, measure: Any) -> bool:
+        """ir_measures' parameter check, and also False for a measure rankmetrics would refuse
+        when computing it (``SetF(beta=0)``; ``nDCG(gains=...)`` giving a negative label a
+        gain, which TREC evaluation here keeps at 0): ir_measures then takes it from its own
+        providers, as it would without this one, instead of failing."""
+        if not super().supports(measure):
+            return False
+        try:
+            text, _ = translate(measure)
+            parse_measure(text)
+        except (TypeError, ValueError):
+            return False
+        gains = measure.params.get("gains", NOT_PROVIDED) if measure.NAME == "nDCG" else None
+        if gains is None or not _given(gains):
+            return True
+        return not any(float(k) < 0 and float(v) != 0 for k, v in dict(gains).items())
+
     def _evaluator(self, measures: Iterable[Any], qrels: Any) -> Evaluator:
         measures = list(measures)
+        refused = [m for m in measures if not self.supports(m)]
+        if refused:  # called directly (ir_measures' pipeline asks supports() first)
+            raise ValueError(f"rankmetrics does not provide {', '.join(map(str, refused))} "
+                             "(ir_measures' own providers do)")
         frame = _irm.util.QrelsConverter(qrels).as_pd_dataframe()
         frame = frame[["query_id", "doc_id", "relevance"]].astype(
             {"query_id": str, "doc_id": str})

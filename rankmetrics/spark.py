@@ -121,9 +121,9 @@ def evaluate(
     ValueError
         A missing column, one named by two arguments, a qid column named like a measure's
         output (ignoring case, as Spark does unless ``spark.sql.caseSensitive``), measures
-        whose names differ only in case; null qids, labels or weights; NaN/null/inf scores; negative labels;
-        unknown measures or options (errors found on the executors arrive wrapped in Spark's
-        ``PythonException`` carrying this message).
+        whose names differ only in case; null qids, labels or weights; NaN/null/inf scores;
+        negative labels; unknown measures or options (errors found on the executors arrive
+        wrapped in Spark's ``PythonException`` carrying this message).
     TypeError
         ``df`` is not a Spark DataFrame.
     ImportError

@@ -305,3 +305,48 @@ def test_headerless_tsv_and_csv_are_read_as_trec_text(tmp_path, capsys):
     odd.write_text("topic_no\tdocument\tjudgement\n1\td1\t1\n")
     code, _, err = run_cli(capsys, str(odd), str(txt), "-m", "map")
     assert code == 1 and "odd.tsv (read as tsv, detected from the extension .tsv)" in err
+
+
+def test_second_probe_of_the_new_command_line_paths(tmp_path, capsys):
+    """A .tsv run with 5- or 7-field lines, or a # comment first, was read as a table (the
+    TREC reader takes them); a .tsv qrels with a fractional first label too; -m ndcg.01=3
+    failed on a Python literal it built ("{01: 3}"; trec_eval prints ndcg_01=3); -m rbp_resid
+    got the rbp message; rbp.p=0.8 was told to ask for p=0.9; all_trec twice said its note
+    twice; compare --ties docno compared C floats where eval compares doubles."""
+    q = tmp_path / "qrels.tsv"
+    q.write_text("# judged by hand\n1\t0\td1\t0.5\n1\t0\td2\t1\n")
+    r5, r7 = tmp_path / "run5.tsv", tmp_path / "run7.tsv"
+    r5.write_text("1 Q0 d2 1 2.0\n1 Q0 d1 2 1.0\n")
+    r7.write_text("# a run\n1 Q0 d2 1 2.0 r x\n1 Q0 d1 2 1.0 r x\n")
+    for run in (r5, r7):
+        code, out, err = run_cli(capsys, str(q), str(run), "-m", "map", "--format", "trec")
+        assert code == 0 and out.split() == ["map", "all", "1.0000"]
+        assert "warning:" in err and "are not integers" in err
+    code, out, _ = run_cli(capsys, *_files(tmp_path), "-m", "ndcg.01=3", "--format", "trec")
+    assert code == 0 and out.split()[:2] == ["ndcg_01=3", "all"]
+    code, _, err = run_cli(capsys, *_files(tmp_path), "-m", "rbp_resid")
+    assert code == 1 and "unknown measure 'rbp_resid'" in err
+    code, _, err = run_cli(capsys, *_files(tmp_path), "-m", "rbp.p=0.8")
+    assert code == 1 and "takes p = 0.8" in err and "Ask for RBP(p=0.8)" in err
+    code, _, err = run_cli(capsys, *_files(tmp_path), "-m", "all_trec", "-m", "all_trec",
+                           "--ties", "docno")
+    assert code == 0 and err.count("all_trec leaves out") == 1
+    qf, rf = tmp_path / "q.txt", tmp_path / "r.txt"
+    qf.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    rf.write_text("1 Q0 a 1 15.12345679 r\n1 Q0 b 2 15.12345671 r\n2 Q0 c 1 1.0 r\n")
+    code, out, _ = run_cli(capsys, str(qf), str(rf), "-m", "P@1", "--ties", "docno",
+                           "--format", "csv", "-q")
+    assert code == 0 and "1,1.0000" in out  # trec_eval 10: a (15.12345679) first
+    from rankmetrics.cli import main
+
+    assert main(["compare", str(qf), str(rf), str(rf), "-m", "P@1", "--ties", "docno",
+                 "--format", "csv"]) == 0
+    report = capsys.readouterr().out
+    assert "0.5" not in report.split("\n")[1] and "1.0" in report
+
+
+def _files(tmp_path):
+    q, r = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    q.write_text(QRELS)
+    r.write_text(RUN)
+    return str(q), str(r)

@@ -218,3 +218,27 @@ def test_pyterrier_experiment_runs_on_rankmetrics(shared_data):
     for name, m in zip(["nDCG@10", "AP", "RR"], measures, strict=True):
         for qid, value in core[name].items():
             assert got.loc[qid, str(m)] == pytest.approx(value, abs=1e-12)
+
+
+def test_measures_it_cannot_give_ir_measures_number_fall_back_to_ir_measures():
+    """SetP(relative=True) (trec_eval's set_relative_P) passed supports() and was computed as
+    plain SetP (0.5 for 0.8333); SetF(beta=0) and a gain for a negative label passed
+    supports() and then raised, so prefer() lost ir_measures' fallback."""
+    from ir_measures import SetF, SetP, nDCG
+
+    from rankmetrics.ir_measures import prefer
+
+    qrels = {"q1": {"d1": 2, "d2": 0, "d3": 1, "d4": 1}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.1, "d5": 0.5}, "q2": {"d2": 1.0, "d1": 0.5}}
+    p = provider()
+    refused = [SetP(relative=True), SetF(beta=0.0), nDCG(gains={-1: 5})@5]
+    for m in refused:
+        assert not p.supports(m)
+        with pytest.raises(ValueError, match="rankmetrics does not provide"):
+            p.calc_aggregate([m], qrels, run)
+        with prefer():
+            ours = irm.calc_aggregate([m], qrels, run)[m]
+        assert ours == pytest.approx(irm.pytrec_eval.calc_aggregate([m], qrels, run)[m])
+    assert p.supports(SetP) and p.supports(SetP(relative=False))
+    assert p.calc_aggregate([SetP], qrels, run)[SetP] == pytest.approx(
+        irm.pytrec_eval.calc_aggregate([SetP], qrels, run)[SetP])

@@ -73,7 +73,8 @@ def _gain_options(p: argparse.ArgumentParser, *, session: bool) -> None:
                    help="base b of the rank discount (default 2)")
     g.add_argument("--ties", default="average", choices=(*TIES, "docno"),
                    help="tie rule for equal scores (default: average = exact mean over "
-                        "orderings; docno = trec_eval's document id order, TREC runs only)")
+                        "orderings; docno = trec_eval 10's document id order, scores compared "
+                        "as doubles, TREC runs only)")
     if session:
         s = p.add_argument_group("sessions (RUN lines: SESSION QUERY TOPIC DOCNO RANK SCORE "
                                  "[TAG]; QUERY = sequence number 1, 2, ...)")
@@ -336,10 +337,12 @@ def run_compare(args: argparse.Namespace) -> int:
                                                  correction=args.correction, metric=m,
                                                  **resampling))
     else:
+        # docno ties as trec_eval 10 and the other commands compare scores: as doubles
+        docno: dict[str, Any] = {"docno_scores": "double"} if args.ties == "docno" else {}
         comparisons = stats.compare_runs(args.qrels, runs, metrics, tests=tests,
                                          alpha=args.alpha, missing=args.missing,
                                          correction=args.correction, **resampling,
-                                         **_eval_kwargs(args))
+                                         **_eval_kwargs(args), **docno)
     text = render_report(comparisons, args.format, relative=not args.no_relative)
     if args.format == "text" and args.details:
         text += "".join("\n\n" + c.summary() for c in comparisons)

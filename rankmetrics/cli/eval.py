@@ -133,6 +133,7 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
     if not values:
         return list(DEFAULT_MEASURES)
     out: list[str] = []
+    said_all = False  # all_trec given twice: expanded (and said) once
     for name in (m for v in values for m in split_measure_list(v)):
         conflict = trec_eval_conflict(name)  # -m rbp: trec_eval's own measure, refused
         if conflict is not None:
@@ -146,6 +147,9 @@ def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[st
             # that each sorts and is deduplicated among the other -m options' lines
             out.extend([m.name for m in members] if len(members) > 1 else [name])
             continue
+        if said_all:
+            continue
+        said_all = True
         have = {TREC_EVAL_ORDER[trec_eval_position(trec_eval_spelling(n))[0]]
                 for n in ALL_TREC}
         sys.stderr.write(

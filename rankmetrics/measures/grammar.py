@@ -288,6 +288,8 @@ def _level_gain_pairs(items: list[str], what: str) -> dict[float, float]:
         if not sep:
             raise ValueError(f"{what}: {item!r} is not a level=gain pair")
         level, gain = float(a), float(b)
+        if not math.isfinite(level):
+            raise ValueError(f"{what}: level {a.strip()} is not a finite number")
         if level in out:
             raise _DuplicateLevel(f"{what} gives level {a.strip()} twice; give each level once")
         out[level] = gain
@@ -571,7 +573,8 @@ def parse_measure(name: str | Measure) -> list[Measure]:
         pairs = [p.split("=") for p in pm.group(3).split(",")]
         _trec_gain_levels([a for a, _ in pairs], name)
         _level_gain_pairs(pm.group(3).split(","), f"{name!r} (trec_eval keeps the first gain)")
-        gains = ", ".join(f"{a.strip()}: {b.strip()}" for a, b in pairs)
+        # as numbers (trec_eval reads "01" as 1; a Python literal would not)
+        gains = ", ".join(f"{float(a)!r}: {float(b)!r}" for a, b in pairs)
         return [renamed(parse_measure(f"nDCG(gains={{{gains}}})")[0], name)]
     if pm and kind_p == "11pt":  # trec_eval's 11pt_avg..25,.5,.75: the recall levels
         return [renamed(parse_measure(f"11pt_avg(levels=[{pm.group(3)}])")[0], name)]
@@ -692,7 +695,7 @@ def is_trec_gain_map(name: str) -> bool:
 #: trec_eval 10 names that this grammar reads as another measure: ``rbp`` (``rbp.p=0.8``, ...)
 #: is the core's RBP here, trec_eval's own RBP elsewhere (case-sensitive, as trec_eval reads
 #: its names: ``RBP`` is ir_measures')
-_TREC_EVAL_OTHER = re.compile(r"^rbp(?:[._].*)?$")
+_TREC_EVAL_OTHER = re.compile(r"^rbp(?:\.(.*))?$")
 
 
 def trec_eval_conflict(name: str) -> str | None:
@@ -704,14 +707,16 @@ def trec_eval_conflict(name: str) -> str | None:
     ``rbp`` is Moffat & Zobel's with p = 0.8 and the label as the gain (ir_measures' ``RBP``).
     ``rankmetrics eval`` refuses the name, :func:`rankmetrics.trec.evaluate` warns.
     """
-    if not isinstance(name, str) or not _TREC_EVAL_OTHER.match(name.strip()):
+    tm = _TREC_EVAL_OTHER.match(name.strip()) if isinstance(name, str) else None
+    if tm is None:
         return None
+    given = re.search(r"(?:^|,)\s*p\s*=\s*([0-9.eE+-]+)", tm.group(1) or "")
+    p = given.group(1) if given else "0.9"
     return (
-        f"{name.strip()!r} is trec_eval 10's rbp, which takes p = 0.9 (unless rbp.p= is given) "
-        "and divides each query's "
+        f"{name.strip()!r} is trec_eval 10's rbp, which takes p = {p} and divides each query's "
         "gains by the largest label of its qrels (reading two uninitialised variables in "
         "m_rbp.c, so its number depends on the build); rankmetrics' rbp is RBP(p=0.8) with the "
-        "label as the gain (ir_measures' RBP). Ask for RBP(p=0.9) or RBP(p=0.9, rel=1)"
+        f"label as the gain (ir_measures' RBP). Ask for RBP(p={p}) or RBP(p={p}, rel=1)"
     )
 
 

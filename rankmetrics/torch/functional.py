@@ -11,8 +11,8 @@ neural learning-to-rank code uses:
   ``mask`` (True = a real document): the output has shape ``(B,)``.
 
 There is no Python loop over queries. Scores are compared (sorted, tested for ties) in their own
-precision (float8/float16/bfloat16 widen exactly to float32); sums run in float32, or float64 when the
-scores are float64 (or integers). Outputs never carry gradients.
+precision (float8/float16/bfloat16 widen exactly to float32); sums run in float32, or float64
+when the scores are float64 (or integers). Outputs never carry gradients.
 
 Host synchronisations: the data checks (one sync for all of them, skipped with
 ``validate=False``); with flat input, one to see whether ``indexes`` are sorted and two for the
@@ -687,7 +687,8 @@ def _one(name: str, preds: Any, target: Any, indexes: Any, mask: Any, k: Any, ti
 # ------------------------------------------------------------------------------ docs
 _PARAMS = {
     "inputs": """preds : Tensor of shape (N,) or (B, L)
-        Model scores (float8/float16/bfloat16/float32/float64, int or bool); a higher score ranks first.
+        Model scores (float8/float16/bfloat16/float32/float64, int or bool); a higher score
+        ranks first.
         Ties are detected in the scores' own precision. Gradients are not tracked.
     target : Tensor of the shape of ``preds``
         Graded relevance labels >= 0 (int, float or bool), on the device of ``preds``.

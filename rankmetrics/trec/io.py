@@ -641,25 +641,30 @@ def read_file(path: str | os.PathLike, kind: str, *, threads: int | None = None)
 def _headerless_trec(p: Path, comp: str | None, kind: str) -> bool:
     """A ``.tsv``/``.csv`` file that is TREC text without a header (MS MARCO's
     ``qrels.dev.tsv``: ``qid<TAB>0<TAB>docid<TAB>label``), as trec_eval reads any file: its
-    first line names no column of ours, and splits on whitespace into a qrels line (4 fields,
-    an integer label last) or a run line (6 fields, a number 5th)."""
+    first line that is not blank or a ``#`` comment (a comment is TREC text's, not a table's)
+    names no column of ours and splits on whitespace as the TREC reader reads a line: 4 fields
+    and a number last (qrels), at least 5 and a number 5th (run)."""
     try:
         with _open(p, comp) as f:
-            first = f.readline(1 << 16)
+            for _ in range(1000):
+                line = f.readline(1 << 16).lstrip(_BOM)
+                if not line or (line.strip() and not line.lstrip().startswith(b"#")):
+                    break
+                if line.lstrip().startswith(b"#"):
+                    return True
     except (OSError, EOFError, ValueError, lzma.LZMAError):
         return False  # the table reader reports it
-    fields = first.lstrip(_BOM).decode("utf-8", "replace").split()
+    fields = line.decode("utf-8", "replace").split()
     known = {*QID_COLUMNS, *DOC_COLUMNS, *VALUE_COLUMNS[kind]}
     if any(f.strip("\"'").lower() in known for f in fields):
         return False
-    want, value = (4, 3) if kind == "qrels" else (6, 4)
-    if len(fields) != want:
+    if len(fields) != 4 if kind == "qrels" else len(fields) < 5:
         return False
     try:
-        v = float(fields[value])
+        float(fields[3 if kind == "qrels" else 4])
     except ValueError:
         return False
-    return kind == "run" or v == int(v)
+    return True
 
 
 def _regular(p: Path) -> bool:
