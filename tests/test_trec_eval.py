@@ -358,10 +358,10 @@ def test_trec_evals_rbp_is_not_taken_for_ours(tmp_path, capsys):
     qf, rf = tmp_path / "q.txt", tmp_path / "r.txt"
     qf.write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n")
     rf.write_text("1 Q0 a 1 0.9 t\n1 Q0 b 2 0.7 t\n1 Q0 c 3 0.5 t\n")
-    for name in ("rbp", "rbp.p=0.8", "map,rbp"):
+    for name, p in (("rbp", "0.9"), ("rbp.p=0.8", "0.8"), ("map,rbp", "0.9")):
         assert main(["eval", str(qf), str(rf), "-m", name]) == 1
         err = capsys.readouterr().err
-        assert "is trec_eval 10's rbp" in err and "Ask for RBP(p=0.9)" in err
+        assert "is trec_eval 10's rbp" in err and f"Ask for RBP(p={p})" in err
     with pytest.warns(UserWarning, match=r"'rbp' is trec_eval 10's rbp"):
         got = evaluate(str(qf), str(rf), ["rbp"]).mean["rbp"]
     with warnings.catch_warnings():
