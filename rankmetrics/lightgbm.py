@@ -1015,13 +1015,12 @@ def _builtin(metric: str, y_true: ArrayLike, y_score: ArrayLike, group: ArrayLik
     y = np.asarray(y_true, dtype=np.float64)
     s = np.asarray(y_score, dtype=np.float64)
     try:  # LightGBM's eval_at: no None (the whole list), no str (a sequence of characters)
-        if k is None or isinstance(k, str):
-            raise TypeError
-        ks = [int(c) for c in check_ks(k) if c is not None]
-        if len(ks) != len(check_ks(k)):
-            raise TypeError
+        cuts = () if k is None or isinstance(k, str) else check_ks(k)
     except (TypeError, ValueError):
-        raise TypeError(f"k must be a positive int or a sequence of them; got {k!r}") from None
+        cuts = ()
+    if not cuts or None in cuts:
+        raise TypeError(f"k must be a positive int or a sequence of them; got {k!r}")
+    ks = [int(c) for c in cuts if c is not None]
     if y.ndim != 1 or s.shape != y.shape:
         raise ValueError(
             f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length"

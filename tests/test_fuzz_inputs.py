@@ -881,21 +881,24 @@ def test_fuzz_session_frame_ids(bad):
 
 # ----------------------------------------------------------------------------------- CLI
 @_settings(12)
-@given(case=problems(qid_encodings=["int64", "str"], faults=["none"]))
-def test_fuzz_cli_eval(case: Case, tmp_path_factory: Any) -> None:
+@given(case=problems(qid_encodings=["int64", "str"], faults=["none"]),
+       ext=st.sampled_from([".txt", ".tsv"]))
+def test_fuzz_cli_eval(case: Case, ext: str, tmp_path_factory: Any) -> None:
+    """TREC files, also headerless ``.tsv`` ones (MS MARCO's layout) read as TREC text."""
     from rankmetrics.cli import main
 
     if case.notes["scores"] == "big_python_int":
         return
     folder = tmp_path_factory.mktemp("cli")
-    qrels, run = folder / "qrels.txt", folder / "run.txt"
+    qrels, run = folder / f"qrels{ext}", folder / f"run{ext}"
+    sep = "\t" if ext == ".tsv" else " "
     names = [str(case.qid_ids[j]) for j in case.logical.tolist()]
     with open(qrels, "w") as f:
         for i, (qq, lab) in enumerate(zip(names, case.labels.tolist(), strict=True)):
-            f.write(f"{qq} 0 d{i} {lab}\n")
+            f.write(sep.join([qq, "0", f"d{i}", str(lab)]) + "\n")
     with open(run, "w") as f:
         for i, (qq, sc) in enumerate(zip(names, case.scores.tolist(), strict=True)):
-            f.write(f"{qq} Q0 d{i} {i + 1} {sc!r} r\n")
+            f.write(sep.join([qq, "Q0", f"d{i}", str(i + 1), repr(sc), "r"]) + "\n")
     import contextlib
     import io
     import json

@@ -38,6 +38,7 @@ from ..core.gains import DiscountLike, GainLike, LevelGains, gain_key
 from ..core.options import MetricOptions
 from ..core.plan import core_metric
 from ..core.validation import (
+    _int_range_error,
     check_k,
     check_labels,
     check_scores,
@@ -177,10 +178,7 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
         p_lo, p_hi = values[:2]
         values = values[2:]
         if max(abs(p_lo), abs(p_hi)) >= _INT_EXACT:
-            raise ValueError(
-                "preds has integers of magnitude 2**53 or more that float64 cannot rank exactly; "
-                "rescale them first"
-            )
+            raise _int_range_error("preds")
     l_lo, l_hi = values[0], values[1]
     if not (np.isfinite(l_lo) and np.isfinite(l_hi)):
         bad = labels[~torch.isfinite(labels)][0].item()

@@ -13,6 +13,7 @@ import torch
 from torch import Tensor
 
 from ..core.gains import DiscountLike, GainLike
+from ..core.validation import _int_range_error
 from ..measures.grammar import Measure
 from . import functional as _f
 from .monitor import SplitGuard, _Spec, check_spanning, join_rows, split_last_query
@@ -48,11 +49,9 @@ def _check_held_scores(preds: Tensor) -> None:
     integers of magnitude 2**53 or more are a ValueError (the message of the scored rows)."""
     if preds.numel() == 0 or preds.dtype not in (torch.int64, torch.uint64):
         return
-    wide = _f._widen_unsigned(preds, "preds")
-    lo, hi = torch.aminmax(wide)
-    if max(abs(int(lo)), abs(int(hi))) >= 2**53:
-        raise ValueError("preds has integers of magnitude 2**53 or more that float64 cannot "
-                         "rank exactly; rescale them first")
+    lo, hi = torch.aminmax(_f._widen_unsigned(preds, "preds"))
+    if max(abs(int(lo)), abs(int(hi))) >= _f._INT_EXACT:
+        raise _int_range_error("preds")
 
 
 class RankingMetric(Metric):
@@ -251,7 +250,23 @@ class RankingMetric(Metric):
         """torchmetrics' explicit state cast, declined: the state holds sums and query counts
         that float32, float16 or bfloat16 cannot keep exact (bfloat16 counted 2928 of 3000
         queries), so it stays float64 and a UserWarning says so. ``compute`` returns float64
-        tensors either way."""
+        tensors either way.
+
+        Parameters
+        ----------
+        dst_type : torch.dtype or str
+            The dtype asked for; only float64 is taken silently.
+
+        Returns
+        -------
+        RankingMetric
+            ``self``, unchanged.
+
+        Warns
+        -----
+        UserWarning
+            Any ``dst_type`` other than float64.
+        """
         if dst_type not in (torch.float64, "torch.float64", "float64", "torch.DoubleTensor"):
             warnings.warn(f"RankingMetric keeps its state in float64 (sums and query counts "
                           f"that {dst_type} would round); set_dtype({dst_type}) is ignored",
