@@ -2,11 +2,9 @@
 
 The same math as :mod:`.err` (see its docstring for the tie average: the stop probability at the
 j-th position of a tie group is the difference of adjacent elementary symmetric means of the
-group's continue probabilities), with the same floating-point operations. The optimistic,
-pessimistic and stable orders give numbers identical to numpy's; under tie averaging the two
-backends visit a tie group's members in different orders (numpy's ``argsort``, row order here),
-so products may round differently: equal to a few ulps (tests/test_err_rbp.py allows 4 n eps,
-n = list length). It reads a
+group's continue probabilities), with the same floating-point operations in the same order
+(under tie averaging a group's members by ascending q), so the numbers are numpy's bit for
+bit. It reads a
 :class:`~rankmetrics.core.backend.SegRanking`: every segment's candidates in rank order
 (``rows[offsets[s]: offsets[s] + counts[s]]``), tie groups found again from the scores.
 """
@@ -59,12 +57,15 @@ def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cu
                 for a in range(n):
                     if 1.0 - stop[rows[o + g0 + a]] < 1.0:
                         live = True
-                if live:
+                if live:  # the members by ascending q, as numpy's reference visits them
+                    for a in range(n):
+                        vbuf[a] = 1.0 - stop[rows[o + g0 + a]]
+                    _sort_ascending(vbuf, n)
                     ebar[0] = 1.0
                     for j in range(1, m + 1):
                         ebar[j] = 0.0
                     for i in range(1, n + 1):
-                        qi = 1.0 - stop[rows[o + g0 + i - 1]]
+                        qi = vbuf[i - 1]
                         top = min(i, m)
                         for j in range(top, 0, -1):  # right side first: ebar[j - 1] still old
                             jj = float(j)
@@ -78,7 +79,7 @@ def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cu
                         acc += 0.0
                         cum[p] = acc
                 for a in range(n):  # the whole group passes before the next one
-                    before *= 1.0 - stop[rows[o + g0 + a]]
+                    before *= vbuf[a] if live else 1.0 - stop[rows[o + g0 + a]]
             else:
                 if n > 1:  # optimistic / pessimistic: larger (smaller) stop probability first
                     for a in range(n):

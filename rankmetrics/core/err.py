@@ -27,7 +27,8 @@ tie-averaged ERR is therefore
 
     ERR@k = sum_V B_V sum_{j : t_V + j <= k} (ebar_{j-1}(V) - ebar_j(V)) / (t_V + j).
 
-The means are built by adding one document at a time,
+The means are built by adding one document at a time, by ascending q (so that every kernel
+rounds alike),
 ebar_m(S + {x}) = ((|S| + 1 - m) ebar_m(S) + m x ebar_{m-1}(S)) / (|S| + 1): a convex
 combination, so no cancellation. Cost: O(sum_V n_V min(n_V, k - t_V)) per query -- linear for a
 cutoff k, quadratic in the size of a tie group for the whole list (k=None).
@@ -80,6 +81,10 @@ def _bucket_contributions(rb: RankedBucket, stop_ext: Values, width: int,
     """ERR contribution of each of the first ``width`` positions of every query: (qb, width)."""
     q = 1.0 - np.take(stop_ext, rb.rows)  # padding rows have R = 0, q = 1
     qb, w = q.shape
+    if average:
+        # every kernel visits a tie group's members by ascending q: the tie average is
+        # order-free, its rounding is not, and one order makes the kernels agree bit for bit
+        q = np.take_along_axis(q, np.lexsort((q, rb.start), axis=-1), axis=-1)
     before = np.ones((qb, w))
     np.cumprod(q[:, :-1], axis=1, out=before[:, 1:])  # prod of q over positions < p
     pos = np.arange(w)

@@ -33,6 +33,7 @@ from .gains import (
 )
 from .options import DENOMINATORS
 from .validation import (
+    F_AS_RECALL,
     all_finite,
     check_choice,
     check_empty,
@@ -713,8 +714,8 @@ class QueryPlan:
         if kind == "ap" and denominator == "found":  # torchmetrics' AP@k: exact, not E/E
             out = _found.ap_found(ranking, self.n_queries, rel_ext, ties, ks, sums)
         elif kind in ("precision", "recall", "fbeta", "ap", "rprec"):
-            if kind == "fbeta":  # (1 + beta^2) x sums / (beta^2 R + k), in that order
-                sums *= 1.0 + beta * beta
+            if kind == "fbeta" and beta * beta <= F_AS_RECALL:
+                sums *= 1.0 + beta * beta  # (1 + beta^2) x sums / (beta^2 R + k), in that order
             with np.errstate(divide="ignore", invalid="ignore"):
                 for j, k in enumerate(ks):
                     np.divide(sums[j], self._denominator(kind, k, n_rel, beta, denominator,
@@ -739,7 +740,8 @@ class QueryPlan:
         documents R. Returns a float or an (n_queries,) array (``n_rel`` or :attr:`sizes` themselves
         where they are the denominator: read, never written); raises nothing (R = 0 divides
         to NaN or inf, replaced by the empty rule)."""
-        if kind in ("recall", "rprec") or (kind == "ap" and denominator == "relevant"):
+        if (kind in ("recall", "rprec") or (kind == "ap" and denominator == "relevant")
+                or (kind == "fbeta" and beta * beta > F_AS_RECALL)):
             return n_rel
         if kind == "precision" and k is not None and precision_denominator != "min_k_size":
             return float(k)  # [mem] a scalar: the same quotients, no array per query

@@ -423,10 +423,13 @@ def _object_qid(q: np.ndarray, name: str) -> np.ndarray:
     if times is not None:
         return times
     kind = check_id_types(items, name)
-    if kind == "str":
-        return np.array(items, dtype=str)
-    if kind == "bytes":
-        return np.array(items, dtype=bytes)
+    if kind in ("str", "bytes"):
+        nul = "\x00" if kind == "str" else b"\x00"
+        if any(x.endswith(nul) for x in items):  # numpy's fixed-width U/S drop trailing NULs
+            out = np.empty(len(items), dtype=object)
+            out[:] = items
+            return out
+        return np.array(items, dtype=str if kind == "str" else bytes)
     if kind == "int":
         ints = [int(x) for x in items]
         for dt in (np.int64, np.uint64):
@@ -517,6 +520,11 @@ def check_result_size(n: int, depth: int, name: str = "depth") -> None:
 
 #: The largest cutoff or depth taken (a rank past every list: the kernels hold ranks in int64).
 MAX_CUTOFF = 1 << 62
+
+#: beta^2 above which F-beta is computed as recall: (1 + b2) tp / (b2 R + k) differs from tp / R
+#: by less than k / b2 relative (below 2**-400 for any k < 2**64), so it rounds to recall bit
+#: for bit, where the formula itself overflows to inf / inf
+F_AS_RECALL = 2.0**512
 
 
 def check_k(k: Any, name: str = "k") -> int | None:

@@ -700,6 +700,12 @@ def err_contributions(ev: Evaluator, mode: str, stop: Tensor) -> Tensor:
     else:
         r = torch.where(rk.pos_valid, stop.gather(1, rk.idx), 0.0)
     q = 1.0 - r
+    if mode == "average":
+        # a tie group's members by ascending q, as the core visits them (the rounding of
+        # the products depends on the order): by q, then stably by group
+        by_q = torch.sort(q, dim=1, stable=True).indices
+        q = q.gather(1, by_q.gather(1, torch.sort(rk.start.gather(1, by_q), dim=1,
+                                                  stable=True).indices))
     cp = torch.cumprod(q, dim=1)
     excl = torch.cat([torch.ones_like(cp[:, :1]), cp[:, :-1]], dim=1)
     if mode != "average":
@@ -714,8 +720,8 @@ def err_contributions(ev: Evaluator, mode: str, stop: Tensor) -> Tensor:
     tail_q = None
     if rk.tail is not None and rk.tmask is not None:
         # members of the tail group (it may continue past W): the documents of its score
-        order = torch.argsort((~rk.tmask).to(torch.int8), dim=1, stable=True)
-        tail_q = (1.0 - stop).gather(1, order)
+        # by ascending q, members first (others sort as 2.0, after every q <= 1)
+        tail_q = torch.sort(torch.where(rk.tmask, 1.0 - stop, 2.0), dim=1).values
     ebar = torch.zeros_like(q)  # ebar_j of each position's group, held at offset j
     sizef = size.to(stop.dtype)
     for i in range(1, longest + 1):

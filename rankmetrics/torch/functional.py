@@ -38,6 +38,7 @@ from ..core.gains import DiscountLike, GainLike, LevelGains, gain_key
 from ..core.options import MetricOptions
 from ..core.plan import core_metric
 from ..core.validation import (
+    F_AS_RECALL,
     _int_range_error,
     check_k,
     check_labels,
@@ -429,7 +430,8 @@ def _binary_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
         out = sums / safe_r
     elif base in ("fbeta", "f1"):
         b2 = 1.0 if base == "f1" else opt.beta * opt.beta
-        out = (1.0 + b2) * sums / (b2 * n_rel[None, :] + k_eff)
+        out = (sums / safe_r if b2 > F_AS_RECALL
+               else (1.0 + b2) * sums / (b2 * n_rel[None, :] + k_eff))
     elif base == "ap" and opt.denominator == "found":  # torchmetrics' AP@k, exact E[sum/d]
         from ._found import ap_found
 

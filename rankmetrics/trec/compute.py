@@ -28,6 +28,7 @@ from ..core import found as _found
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key
 from ..core.kernel import padded
 from ..core.plan import QueryPlan
+from ..core.validation import F_AS_RECALL
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
 from .judged import bpref as _bpref
 from .match import Matched, docno_scores
@@ -362,7 +363,10 @@ class _Evaluation:
             return np.divide((x + 1.0) * p_set * r_set, x * p_set + r_set,
                              out=np.zeros(self.n), where=hit)
         if m.kind == "f":
-            b2 = (beta if m.beta is None else m.beta) ** 2
+            b = beta if m.beta is None else m.beta
+            b2 = b * b  # inf past the float range, where ** raises OverflowError
+            if b2 > F_AS_RECALL:
+                return self.rel_sum("rel", t, m.k) / safe_r
             denom = b2 * R + k_or_ret
             return np.divide((1.0 + b2) * self.rel_sum("rel", t, m.k), denom,
                              out=np.zeros(self.n), where=denom > 0)

@@ -1,0 +1,71 @@
+"""Valid inputs at the far ends of their range: a huge F-beta weight, query ids that numpy's
+fixed-width strings would shorten."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _extras import require
+
+import rankmetrics as rm
+from rankmetrics.trec import evaluate as trec_evaluate
+
+Y = np.array([2, 0, 1, 0, 1, 3, 0, 1])
+S = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
+Q = np.array([7, 7, 7, 9, 9, 9, 7, 9])
+
+
+@pytest.mark.parametrize("beta", [1e77, 2.0**256 * 1.5, 1e154, 1e200, 1e308])
+def test_fbeta_with_a_huge_beta_is_recall(beta):
+    """(1 + b^2) tp / (b^2 R + k) overflowed to inf / inf = NaN (and a query of R = 1 to 0.0)
+    once b^2 R passed the float range; its limit, and its value to the last bit, is recall."""
+    want = rm.recall(Y, S, Q, k=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning, no "all skipped" warning
+        np.testing.assert_array_equal(rm.fbeta(Y, S, Q, k=2, beta=beta), want)
+        np.testing.assert_array_equal(
+            rm.QueryPlan(Y, Q).evaluate(S, [f"F(beta={beta!r})@2"])[f"F(beta={beta!r})@2"],
+            want)
+        assert rm.mean_fbeta_score(Y, S, Q, k=2, beta=beta) == pytest.approx(want.mean())
+
+
+def test_fbeta_just_below_the_switch_keeps_the_formula():
+    """Below 2**512 for beta^2 the formula is computed as written; there it already rounds to
+    recall (the switch moves no value)."""
+    beta = 2.0**255
+    np.testing.assert_array_equal(rm.fbeta(Y, S, Q, k=2, beta=beta), rm.recall(Y, S, Q, k=2))
+    # F2@2 = 5 tp / (4 R + 2): one relevant document in each top 2, R = 2 and 3
+    np.testing.assert_array_equal(rm.fbeta(Y, S, Q, k=2, beta=2.0), [5 / 10, 5 / 14])
+
+
+def test_fbeta_huge_beta_in_trec_and_torch():
+    qrels = {"q1": {"d1": 1, "d2": 1, "d3": 0}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 3.0, "d2": 1.0, "d3": 2.0}, "q2": {"d1": 1.0, "d2": 2.0}}
+    got = trec_evaluate(qrels, run, ["F(beta=1e200)@2", "R@2"]).mean
+    assert got["F(beta=1e200)@2"] == got["R@2"] == pytest.approx(0.75)
+    setf = trec_evaluate(qrels, run, ["SetF(beta=1e308)", "R"]).mean
+    assert setf["SetF(beta=1e308)"] == pytest.approx(setf["R"])
+    torch = require("torch")
+    from rankmetrics.torch import fbeta, recall
+
+    p, t, i = torch.tensor(S), torch.tensor(Y), torch.tensor(Q)
+    assert torch.equal(fbeta(p, t, i, k=2, beta=1e200), recall(p, t, i, k=2))
+
+
+@pytest.mark.parametrize("kind", ["str", "bytes", "series"])
+def test_ids_differing_only_by_trailing_nul_stay_apart(kind):
+    """numpy's fixed-width U/S types drop trailing NULs, which merged "a" and "a\\0" into one
+    query; np.unique of the object array (the documented grouping) keeps them apart."""
+    ids = ["a", "a\x00", "a", "a\x00\x00"]
+    if kind == "bytes":
+        ids = [x.encode() for x in ids]
+    qid = np.array(ids, dtype=object)
+    if kind == "series":
+        pd = require("pandas")
+        qid = pd.Series(ids)
+    y, s = [1, 0, 0, 1], [0.9, 0.8, 0.7, 0.6]
+    plan = rm.QueryPlan(y, qid)
+    assert plan.qids.tolist() == np.unique(np.array(ids, dtype=object)).tolist()
+    np.testing.assert_allclose(rm.ndcg(y, s, qid), [1.0, 0.0, 1.0])
