@@ -315,19 +315,21 @@ def _trec_inputs(qrels: Any, runs: Any, ties: str) -> tuple[Any, dict[str, Any],
     ``ties="docno"`` (trec_eval's order: document id descending within equal scores) sorts
     every run so and returns "stable"."""
     from ..trec import read_qrels, read_run
+    from ..trec.match import refuse_duplicates
     from .stats import _run_names
 
     check_choice("ties", ties, ("average", "optimistic", "pessimistic", "stable", "docno"))
     judged = read_qrels(qrels)
+    judged = judged.assign(qid=judged["qid"].astype(str), docid=judged["docid"].astype(str))
+    refuse_duplicates(judged, "qrels", qrels)
     judged = judged.assign(
-        qid=judged["qid"].astype(str), docid=judged["docid"].astype(str),
         label=np.clip(judged["label"].to_numpy(dtype=np.float64), 0.0, None),
-    ).drop_duplicates(["qid", "docid"], keep="last")
+    ).drop_duplicates(["qid", "docid"])
     read = {}
     for name, run in _run_names(runs).items():
         r = read_run(run)
         r = r.assign(qid=r["qid"].astype(str), docid=r["docid"].astype(str))
-        r = r.drop_duplicates(["qid", "docid"], keep="first")
+        refuse_duplicates(r, "run", run)
         r = r[r["qid"].isin(set(judged["qid"]))]
         if ties == "docno":
             r = r.sort_values(["qid", "docid"], ascending=[True, False], kind="stable")

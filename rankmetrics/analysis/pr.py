@@ -43,15 +43,29 @@ def _relevant_counts(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | Non
     return plan, counts, r_rows
 
 
+def _counts(value: ArrayLike, name: str, n_queries: int) -> Values:
+    """One whole, non-negative count per query (a scalar for every query) as float64; raises
+    TypeError for what is not numbers, ValueError for fractions, negatives or a bad shape."""
+    raw = np.asarray(value)
+    if raw.dtype.kind not in "iuf" or raw.dtype == np.float16:
+        raise TypeError(f"{name} must be whole numbers of documents (int, or one per query); "
+                        f"got {value!r}")
+    r = raw.astype(np.float64)
+    if r.ndim == 0:
+        r = np.full(n_queries, float(r))
+    if r.shape != (n_queries,):
+        raise ValueError(f"{name} must be one count per query ({n_queries},); got shape "
+                         f"{r.shape}")
+    if not np.all(np.isfinite(r)) or np.any(r != np.round(r)) or np.any(r < 0):
+        bad = r[~(np.isfinite(r) & (r == np.round(r)) & (r >= 0))][0]
+        raise ValueError(f"{name} must be whole non-negative numbers of documents; got {bad:g}")
+    return r
+
+
 def _recall_base(n_relevant: ArrayLike | None, r_rows: Values, n_queries: int) -> Values:
     if n_relevant is None:
         return r_rows
-    r = np.asarray(n_relevant, dtype=np.float64)
-    if r.ndim == 0:
-        r = np.full(n_queries, float(r))
-    if r.shape != (n_queries,) or not np.all(np.isfinite(r)):
-        raise ValueError(f"n_relevant must be one finite count per query ({n_queries},); got "
-                         f"shape {r.shape}")
+    r = _counts(n_relevant, "n_relevant", n_queries)
     if np.any(r < r_rows - 1e-9):
         raise ValueError("n_relevant is smaller than the relevant rows of some query")
     return r
@@ -170,13 +184,8 @@ def fallout(
         raise ValueError("k must be a positive int; fallout needs a cutoff")
     plan, counts, r_rows = _relevant_counts(y_true, y_score, qid, threshold, ties, kk)
     r_all = _recall_base(n_relevant, r_rows, plan.n_queries)
-    big_n = np.asarray(n_documents, dtype=np.float64)
-    if big_n.ndim == 0:
-        big_n = np.full(plan.n_queries, float(big_n))
+    big_n = _counts(n_documents, "n_documents", plan.n_queries)
     sizes = np.asarray(plan.sizes, dtype=np.float64)
-    if big_n.shape != (plan.n_queries,) or not np.all(np.isfinite(big_n)):
-        raise ValueError(f"n_documents must be one finite count per query ({plan.n_queries},);"
-                         f" got shape {big_n.shape}")
     if np.any(big_n < sizes) or np.any(big_n < r_all):
         raise ValueError("n_documents (the collection size) is smaller than a query's ranked "
                          "list or its relevant documents")

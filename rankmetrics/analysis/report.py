@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:  # pragma: no cover
     from .stats import Comparison
 
@@ -92,7 +94,8 @@ def report_table(comparisons: Sequence[Comparison], *, symbols: Sequence[str] = 
     Raises
     ------
     ValueError
-        No comparisons, different systems, or more tests than symbols.
+        No comparisons, different systems, more tests than symbols, comparisons of one metric
+        (or none given) over different scores, or one test given twice for a metric.
     """
     from .stats import _pairs
 
@@ -112,7 +115,18 @@ def report_table(comparisons: Sequence[Comparison], *, symbols: Sequence[str] = 
     mark = {m: symbols[i] * repeat for i, m in enumerate(methods)}
     by_metric: dict[str, list[Comparison]] = {}
     for c in comparisons:
-        by_metric.setdefault(c.metric or "score", []).append(c)
+        cs = by_metric.setdefault(c.metric or "score", [])
+        if cs:  # a row holds one measure's scores and marks each test once
+            name = c.metric or "score (no metric= given)"
+            if not (np.array_equal(cs[0].queries, c.queries)
+                    and np.array_equal(cs[0].scores, c.scores, equal_nan=True)):
+                raise ValueError(
+                    f"comparisons of {name} hold different per-query scores; they would share "
+                    "one row (its means from the first, its markers from all): give each "
+                    "compare() its own metric=")
+            if any(x.method_statement() == c.method_statement() for x in cs):
+                raise ValueError(f"the test {c.method_statement()!r} is given twice for {name}")
+        cs.append(c)
     pairs = tuple((systems[a], systems[b]) for a, b in _pairs(len(systems)))
     rows = []
     for metric, cs in by_metric.items():

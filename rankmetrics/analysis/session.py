@@ -250,6 +250,10 @@ class SessionDCG:
         )
 
 
+#: the longest session :func:`sessions_by_length` tabulates (one column per length)
+_MAX_SESSION = 100_000
+
+
 def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.DataFrame:
     """Number of sessions issuing exactly 1, 2, ... queries, and queries per session (2008 Table 2).
 
@@ -269,8 +273,10 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
     Raises
     ------
     ValueError
-        Query counts below 1, a system without sessions, or a session longer than
-        ``max_queries``.
+        No system, query counts below 1 or above 100 000, a system without sessions,
+        ``max_queries`` below 1, or a session longer than ``max_queries``.
+    TypeError
+        ``max_queries`` not an int.
 
     References
     ----------
@@ -286,6 +292,14 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
     import pandas as pd
 
     items = results.items() if isinstance(results, Mapping) else [("sessions", results)]
+    if not items:
+        raise ValueError("results holds no system")
+    if max_queries is not None:
+        if isinstance(max_queries, (bool, np.bool_)) or not isinstance(max_queries,
+                                                                       (int, np.integer)):
+            raise TypeError(f"max_queries must be a positive int or None; got {max_queries!r}")
+        if max_queries < 1:
+            raise ValueError(f"max_queries must be a positive int or None; got {max_queries}")
     counts = {}
     for name, r in items:
         n = np.asarray(r.n_queries if isinstance(r, SessionDCG) else r)
@@ -293,9 +307,15 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
                 or np.any(n < 1) or np.any(n != np.round(n)):
             raise ValueError(f"system {name!r}: query counts must be a non-empty 1-D array of "
                              "integers >= 1")
+        if np.any(n > _MAX_SESSION):  # one column per length: bounded
+            raise ValueError(f"system {name!r}: a session of {n.max()} queries; the table has "
+                             f"a column per length and takes at most {_MAX_SESSION:,}")
         counts[str(name)] = n.astype(np.int64)
     longest = max(int(n.max()) for n in counts.values())
     width = longest if max_queries is None else int(max_queries)
+    if width > _MAX_SESSION:
+        raise ValueError(f"max_queries must be at most {_MAX_SESSION:,} (a column per length); "
+                         f"got {max_queries}")
     if width < longest:
         raise ValueError(f"max_queries={max_queries} but a session has {longest} queries")
     rows = {name: [*np.bincount(n, minlength=width + 1)[1:].astype(float), float(n.size),
@@ -844,12 +864,16 @@ def _qrels_frame(qrels: Any) -> pd.DataFrame:
         from ..trec import read_qrels
 
         frame = read_qrels(qrels)
+    from ..trec.match import refuse_duplicates
+
     out = pd.DataFrame({
         "qid": frame["qid"].astype(str).to_numpy(),
         "docid": frame["docid"].astype(str).to_numpy(),
-        "label": np.clip(frame["label"].to_numpy(dtype=np.float64), 0.0, None),
+        "label": frame["label"].to_numpy(dtype=np.float64),
     })
-    return out.drop_duplicates(["qid", "docid"], keep="last")
+    refuse_duplicates(out, "qrels", qrels)
+    out["label"] = np.clip(out["label"].to_numpy(), 0.0, None)
+    return out.drop_duplicates(["qid", "docid"])
 
 
 def _input_kind(src: Any) -> str | None:

@@ -18,6 +18,7 @@ DataFrame input/output.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -528,7 +529,13 @@ def _value(x: Any, system: str = "") -> float:
             or not isinstance(x, (int, float, np.number, np.bool_)) and not hasattr(x, "__float__"):
         raise TypeError(f"per-query scores{' of system ' + repr(system) if system else ''} must be "
                         f"real numbers; got {type(x).__name__} {x!r}")
-    return float(x)
+    try:
+        return float(x)
+    except OverflowError:  # a Python int past the float range
+        raise ValueError(
+            f"per-query scores{' of system ' + repr(system) if system else ''} hold an integer "
+            "too large for a float; the tests need "
+            f"magnitudes within [{_SMALLEST:g}, {_LARGEST:g}] (rescale the scores)") from None
 
 
 def _reals(v: Any, system: str) -> NDArray[np.float64]:
@@ -764,13 +771,17 @@ def compare(
     """
     key = _test_name(test)
     check_choice("correction", correction, CORRECTIONS)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+    if isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, numbers.Real) \
+            or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number in (0, 1); got {alpha!r}")
+    alpha = float(alpha)
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) \
             or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive int; got {n_resamples!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int; got {seed!r}")
+    if seed < 0:  # numpy's generators take none
+        raise ValueError(f"seed must be a non-negative int; got {seed}")
     names, queries, x, lacking = align_scores(scores, missing=missing, systems=systems)
     stats = _scipy_stats()
     n, k = x.shape
@@ -998,15 +1009,19 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
     import pandas as pd
 
     from ..trec import evaluate, read_qrels, read_run
+    from ..trec.match import refuse_duplicates
 
     judged = read_qrels(qrels)
+    refuse_duplicates(judged, "qrels", qrels)  # here, where the file's name is known
     named = _run_names(runs)
     vector = {m: parse_avg_pos(m) for m in metrics}
     plain = [m for m in metrics if vector[m] is None]
     cols: dict[str, dict[str, Any]] = {m: {} for m in plain}
     if plain:
         for name, run in named.items():
-            res = evaluate(judged, read_run(run), plain, **evaluate_kwargs)
+            frame = read_run(run)
+            refuse_duplicates(frame, "run", run)
+            res = evaluate(judged, frame, plain, **evaluate_kwargs)
             for m in plain:
                 cols[m][name] = res.per_query[m]
     out = {m: pd.DataFrame(c) for m, c in cols.items()}
@@ -1014,8 +1029,7 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
     if curves:
         from .plot import trec_gain_vectors
 
-        kw = {k: evaluate_kwargs[k] for k in ("gain", "discount", "log_base", "ties")
-              if k in evaluate_kwargs}
+        kw = _vector_kwargs(evaluate_kwargs)
         for curve in sorted(curves):
             depth = max(v[2] for v in vector.values() if v is not None and v[0] == curve)
             gv = trec_gain_vectors(judged, named, curve=curve, depth=depth, missing="zero",
@@ -1028,6 +1042,35 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
                     frame.loc[frame.index.isin(lacks), name] = np.nan
                 out[m] = frame
     return out
+
+
+#: options of :func:`rankmetrics.trec.evaluate` that shape a gain vector (``avg-*`` metrics)
+_VECTOR_OPTIONS = ("gain", "discount", "log_base", "ties", "empty")
+#: options that change no number of a gain vector (its docno ties compare doubles)
+_INERT_OPTIONS = ("threads", "progress")
+
+
+def _vector_kwargs(evaluate_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``avg-*`` metrics' options from ``evaluate_kwargs``, with evaluate's defaults (linear
+    gain: ``avg-ndcg@10-10`` is ``nDCG@10``); an option they cannot honour raises rather than
+    being dropped."""
+    import inspect
+
+    from ..trec import evaluate
+
+    known = inspect.signature(evaluate).parameters
+    unknown = sorted(set(evaluate_kwargs) - set(known))
+    if unknown:
+        raise TypeError(f"compare_runs() got unexpected keyword arguments {unknown}")
+    other = sorted(set(evaluate_kwargs) - {*_VECTOR_OPTIONS, *_INERT_OPTIONS, "docno_scores"})
+    if evaluate_kwargs.get("docno_scores", "double") != "double":
+        other.append("docno_scores")
+    if other:
+        raise ValueError(
+            f"avg-<curve> metrics take only {', '.join(_VECTOR_OPTIONS)} (and compare docno-tied "
+            f"scores as doubles); got {', '.join(f'{k}={evaluate_kwargs[k]!r}' for k in other)}")
+    return {"gain": "linear", **{k: evaluate_kwargs[k] for k in _VECTOR_OPTIONS
+                                 if k in evaluate_kwargs}}
 
 
 def compare_runs(
@@ -1054,7 +1097,9 @@ def compare_runs(
         ``avg-<curve>@<k>`` / ``avg-<curve>@<start>-<k>`` (curve cg, dcg, ncg or ndcg): the
         avg-pos (JK 2002 eq. 6) of each topic's vector over ranks start..k, as JK 2002 Table 1
         (``avg-ncg@200``, ``avg-ndcg@200``) and TOIS Table 2 (ranks 1-10 vs 1-100) test them.
-        Gain, discount, log base and ties come from ``evaluate_kwargs``.
+        Gain, discount, log base, ties and the empty rule come from ``evaluate_kwargs``, with
+        :func:`rankmetrics.trec.evaluate`'s defaults (linear gain), so ``avg-ndcg@10-10``
+        equals ``nDCG@10``; their other options raise for these metrics.
     tests : str or sequence of str, default "t"
     alpha, missing, correction, n_resamples, seed
         As in :func:`compare`. Which queries each run scores follows
@@ -1071,7 +1116,11 @@ def compare_runs(
     Raises
     ------
     ValueError, OSError, ImportError
-        As :func:`per_query_scores` and :func:`compare`.
+        As :func:`per_query_scores` and :func:`compare`; a qrels pair judged twice with
+        different labels, or a run retrieving a document twice (naming file and lines);
+        ``avg-*`` metrics with an option of ``evaluate_kwargs`` they cannot honour.
+    TypeError
+        An ``evaluate_kwargs`` name :func:`rankmetrics.trec.evaluate` does not take.
     """
     metric_list = measure_items(metrics)
     test_list = [tests] if isinstance(tests, str) else list(tests)

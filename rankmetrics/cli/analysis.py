@@ -59,10 +59,12 @@ def _run_map(runs: list[str], names: str | None) -> dict[str, str]:
     return dict(zip(labels, runs, strict=True))
 
 
-def _gain_options(p: argparse.ArgumentParser, *, session: bool) -> None:
+def _gain_options(p: argparse.ArgumentParser, *, session: bool, compare: bool = False) -> None:
     g = p.add_argument_group("gain and ranking")
     g.add_argument("--gain", default=None, metavar="GAIN",
-                   help="'exponential' (2^l - 1, the default), 'linear' (l; trec_eval's), "
+                   help="'exponential' (2^l - 1, the default"
+                        + ("; without --session compare's default is linear, trec.evaluate's"
+                           if compare else "") + "), 'linear' (l; trec_eval's), "
                         "per-level weights like '0,1,10,100' (JK 2002's) or level=gain pairs "
                         "like '1=3,2=9' (other levels linear)")
     g.add_argument("--discount", default=None,
@@ -191,7 +193,7 @@ def add_parsers(subparsers: Any) -> None:
                    help="RUN files are session runs; sessions are paired by session id")
     c.add_argument("--depth", type=_positive_int, default=10,
                    help="with --session: X, the top documents of each query (default 10)")
-    _gain_options(c, session=True)
+    _gain_options(c, session=True, compare=True)
     c.set_defaults(func=run_compare)
 
     h = subparsers.add_parser(

@@ -156,6 +156,22 @@ def _duplicate_error(kind: str, src: Any, qid: str, docid: str, extra: str = "")
     return ValueError(f"{at}: {msg}")
 
 
+def refuse_duplicates(frame: Any, kind: str, src: Any) -> None:
+    """Raise :func:`_duplicate_error` for the first (qid, docid) of a DataFrame[qid, docid,
+    label] (``kind`` "qrels") or DataFrame[qid, docid, ...] ("run") read from ``src`` that it
+    holds twice: the evaluator's rule (a qrels pair twice with one label is allowed), for the
+    callers that read the files with pandas."""
+    rows = frame.drop_duplicates(["qid", "docid", "label"]) if kind == "qrels" else frame
+    twice = rows.duplicated(["qid", "docid"], keep=False).to_numpy()
+    if twice.any():
+        first = rows.iloc[int(np.flatnonzero(twice)[0])]
+        extra = ""
+        if kind == "qrels":
+            same = rows[(rows["qid"] == first["qid"]) & (rows["docid"] == first["docid"])]
+            extra = f" ({sorted(float(x) for x in same['label'])})"
+        raise _duplicate_error(kind, src, str(first["qid"]), str(first["docid"]), extra)
+
+
 def _flat(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     """One contiguous array: pyarrow's dictionary encoding of a chunked array gives every chunk
     a copy of the dictionary seen so far (quadratic in the chunks of a large file)."""
