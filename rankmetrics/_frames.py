@@ -133,7 +133,12 @@ def _qid_array(s: pd.Series, part: Any = None) -> np.ndarray:
             check_string_ids(s.tolist(), "qid")
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"column qid={s.name!r}{_where(part)}: {exc}") from None
-    return s.astype(str).to_numpy(dtype=object).astype(str)
+    import pandas as pd
+
+    ids = s.astype(str).to_numpy(dtype=object)
+    if any(x.endswith("\x00") for x in pd.unique(ids)):
+        return ids  # numpy's fixed-width strings would drop the trailing NULs: "a" == "a\0"
+    return ids.astype(str)
 
 
 def evaluate_frame(

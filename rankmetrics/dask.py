@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 
 from . import _frames
 from .core.gains import DiscountLike, GainLike
-from .core.validation import check_ties
+from .core.validation import check_string_ids, check_ties
 from .lightgbm import LIGHTGBM_THRESHOLD, EarlyStopping, EvalMetric
 from .measures.grammar import parse_measures
 
@@ -101,28 +101,32 @@ def _partition_values(pdf: pd.DataFrame, names: list[str], qid: str, label: str,
     return out.set_index(qid)
 
 
-def _split_queries(ddf: Any, qid: str) -> dict[Any, list[int]]:
-    """qid -> the partitions holding it, for every qid found in more than one partition."""
+def _partition_ids(ddf: Any, qid: str) -> list[np.ndarray]:
+    """The distinct non-null ids of each partition (one pass over the qid column)."""
     import dask
 
     parts = ddf[qid].to_delayed()
     uniq = dask.compute(*[dask.delayed(lambda s: s.dropna().unique())(p) for p in parts])
-    return _duplicates([np.asarray(u) for u in uniq])
+    return [np.asarray(u) for u in uniq]
 
 
 def _duplicates(per_partition: list[np.ndarray]) -> dict[Any, list[int]]:
+    """qid -> the partitions holding it, for every qid found in more than one partition (ids
+    compared as Python compares them: no conversion that could merge or split them)."""
+    import pandas as pd
+
     if not per_partition:
         return {}
     allq = np.concatenate(per_partition)
     owner = np.repeat(np.arange(len(per_partition)), [len(u) for u in per_partition])
-    if allq.dtype.kind == "O":
-        allq = allq.astype(str)
-    order = np.argsort(allq, kind="stable")
-    srt = allq[order]
+    codes, uniques = pd.factorize(allq)
+    order = np.argsort(codes, kind="stable")
+    srt = codes[order]
     dup = np.flatnonzero(srt[1:] == srt[:-1])
     out: dict[Any, list[int]] = {}
     for i in dup[:20].tolist():
-        q = srt[i].item() if hasattr(srt[i], "item") else srt[i]
+        q = uniques[srt[i]]
+        q = q.item() if isinstance(q, np.generic) else q
         out.setdefault(q, [int(owner[order[i]])])
         out[q].append(int(owner[order[i + 1]]))
     return out
@@ -218,7 +222,9 @@ def evaluate(
         raise TypeError(f"ddf must be a dask.dataframe.DataFrame; got {type(ddf).__name__}")
     names_in = _frames.measure_list(measures)
     check_ties(ties)
-    if aligned not in (None, True, False):
+    if isinstance(aligned, np.bool_):
+        aligned = bool(aligned)
+    if aligned is not None and not isinstance(aligned, bool):  # 1 == True, but not "is True"
         raise TypeError(f"aligned must be None, True or False; got {aligned!r}")
     names = _frames.output_names(names_in, ties, options)
     frame = ddf
@@ -231,9 +237,19 @@ def evaluate(
                                           "weight": weight}, "Dask DataFrame", names)
     cols = [c for c in (qid, label, score, weight) if c is not None]
     frame = frame[cols]
+    if frame[qid].dtype == np.float16:  # widened exactly: pandas takes no float16 index
+        frame = frame.astype({qid: np.float32})
     declared = aligned is True
-    if aligned is None:
-        aligned = not _split_queries(frame, qid)
+    object_ids = frame[qid].dtype == object
+    if aligned is None or object_ids:
+        ids = _partition_ids(frame, qid)
+        if object_ids and len(ids) > 1:  # each partition checks its own: 1 and 1.0 apart too
+            try:
+                check_string_ids(np.concatenate(ids).tolist(), "qid")
+            except (ValueError, TypeError) as exc:
+                raise type(exc)(f"column qid={qid!r} (across partitions): {exc}") from None
+        if aligned is None:
+            aligned = not _duplicates(ids)
     if not aligned:
         if ties == "stable" or any(m.ties == "stable" for m in parse_measures(names_in)):
             raise ValueError(

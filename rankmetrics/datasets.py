@@ -83,8 +83,24 @@ def _check_real(name: str, value: object, lo: float, hi: float, *, hi_open: bool
     return v
 
 
+#: the most rows a generator makes (n_queries x max_docs bounds them): 8 GiB per float64 array
+MAX_ROWS = 1 << 30
+
+
 def _list_sizes(rng: np.random.Generator, n_queries: int, lo: int, hi: int) -> np.ndarray:
+    if n_queries * hi > MAX_ROWS:
+        raise ValueError(f"n_queries x max_docs ({n_queries} x {hi}) may exceed {MAX_ROWS:,} "
+                         "rows, the most a generator makes; lower n_queries or max_docs")
     return rng.integers(lo, hi + 1, size=n_queries, dtype=np.int64)
+
+
+def _rng(random_state: object) -> np.random.Generator:
+    """numpy's generator of ``random_state``, its refusal naming the argument."""
+    try:
+        return np.random.default_rng(random_state)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"random_state must be None, a non-negative int, a numpy Generator or "
+                        f"SeedSequence; got {random_state!r} ({exc})") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,7 +140,7 @@ class RankingData:
     ------
     ValueError
         If the shapes disagree, the labels are negative or non-finite, or ``qid`` is not
-        non-decreasing.
+        non-decreasing or does not fit int64.
 
     Examples
     --------
@@ -158,6 +174,8 @@ class RankingData:
             raise ValueError("y must hold finite labels >= 0")
         if qid.dtype.kind not in "biu":
             raise ValueError(f"qid must hold integers, got dtype {qid.dtype}")
+        if qid.dtype == np.uint64 and n and qid.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"qid is stored as int64; got {qid.max()} (2**63 or more)")
         qid = qid.astype(np.int64, copy=False)
         if n > 1 and np.any(qid[1:] < qid[:-1]):
             raise ValueError("qid must be non-decreasing (rows grouped by query, ascending)")
@@ -249,7 +267,7 @@ class RankingData:
             if not (math.isfinite(frac) and 0.0 < frac < 1.0):
                 raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
             n_test = min(max(math.ceil(frac * nq - 1e-9), 1), nq - 1)
-        rng = np.random.default_rng(random_state)
+        rng = _rng(random_state)
         is_test_query = np.zeros(nq, dtype=bool)
         is_test_query[rng.choice(nq, size=n_test, replace=False)] = True
         row_test = np.repeat(is_test_query, self.group_sizes)
@@ -361,7 +379,7 @@ def make_ranking_data(
         raise ValueError(f"n_discrete must be <= n_features ({nf}), got {n_discrete!r}")
     probs = _check_label_probs(label_probs)
     sigma = _check_real("noise", noise, 0.0, math.inf, hi_open=True)
-    rng = np.random.default_rng(random_state)
+    rng = _rng(random_state)
 
     sizes = _list_sizes(rng, nq, lo, hi)
     n = int(sizes.sum())
@@ -475,7 +493,7 @@ def make_benchmark_scores(
     nq = _check_int("n_queries", n_queries, 1)
     lo, hi = _check_doc_range(min_docs, max_docs)
     t = _check_real("tie_fraction", tie_fraction, 0.0, 1.0, hi_open=True)
-    rng = np.random.default_rng(random_state)
+    rng = _rng(random_state)
 
     sizes = _list_sizes(rng, nq, lo, hi)
     n = int(sizes.sum())

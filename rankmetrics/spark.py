@@ -13,6 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import _frames
 from .core.validation import TIES, check_ties
 
@@ -122,10 +124,11 @@ def evaluate(
         A missing column, one named by two arguments, a qid column named like a measure's
         output (ignoring case, as Spark does unless ``spark.sql.caseSensitive``), measures
         whose names differ only in case; null qids, labels or weights; NaN/null/inf scores;
-        negative labels; unknown measures or options (errors found on the executors arrive
-        wrapped in Spark's ``PythonException`` carrying this message).
+        negative labels; unknown measures or options; ``num_partitions`` below 1 (errors
+        found on the executors arrive wrapped in Spark's ``PythonException`` carrying this
+        message).
     TypeError
-        ``df`` is not a Spark DataFrame.
+        ``df`` is not a Spark DataFrame; ``num_partitions`` is not an int.
     ImportError
         pyspark is not installed.
 
@@ -150,10 +153,13 @@ def evaluate(
                                        "weight": weight}, "Spark DataFrame", names)
     if str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() != "true":
         _frames.check_case_collisions(qid, names, "Spark (spark.sql.caseSensitive=false)")
-    if num_partitions is not None and (isinstance(num_partitions, bool)
-                                       or not isinstance(num_partitions, int)
-                                       or num_partitions < 1):
-        raise ValueError(f"num_partitions must be a positive int; got {num_partitions!r}")
+    if num_partitions is not None:
+        if isinstance(num_partitions, (bool, np.bool_)) or not isinstance(num_partitions,
+                                                                          (int, np.integer)):
+            raise TypeError(f"num_partitions must be a positive int; got {num_partitions!r}")
+        if num_partitions < 1:
+            raise ValueError(f"num_partitions must be a positive int; got {num_partitions}")
+        num_partitions = int(num_partitions)  # Spark takes a Python int
     from pyspark.sql import functions as F
 
     cols = [c for c in (qid, label, score, weight) if c is not None]

@@ -413,3 +413,61 @@ def test_column_collisions_are_named():
         ok = rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["map"]).mean["map"]
     assert ok == pytest.approx(np.mean(QueryPlan(pdf["label"], pdf["qid"]).evaluate(
         pdf["score"], ["map"])["map"]))
+
+
+@pytest.mark.parametrize("aligned", [1, 1.0, "yes"])
+def test_aligned_must_be_a_bool(aligned):
+    """aligned=1 passed the check (1 == True) but not ``aligned is True``: no shuffle and no
+    split check, each part of a split query scored as a query (mean 0.5 for 0.6309)."""
+    pdf = pd.DataFrame({"qid": [1, 1, 2, 2], "label": [0, 1, 1, 0], "score": [0.9, 0.1, 0.5, 0.3]})
+    with pytest.raises(TypeError, match="aligned must be None, True or False"):
+        rdask.evaluate(dd.from_pandas(pdf, npartitions=2), "ndcg", aligned=aligned)
+
+
+def test_numpy_true_is_aligned_true():
+    import dask
+
+    pdf = pd.DataFrame({"qid": [1, 1, 2, 2], "label": [0, 1, 1, 0], "score": [0.9, 0.1, 0.5, 0.3]})
+    split = dd.from_pandas(pdf, npartitions=1).repartition(divisions=[0, 1, 3])
+    with dask.config.set(scheduler="synchronous"), \
+            pytest.raises(ValueError, match="aligned=True but query 1"):
+        rdask.evaluate(split, "ndcg", aligned=np.True_)
+
+
+@pytest.mark.parametrize("npartitions", [1, 2, 3, 4])
+def test_string_ids_differing_by_trailing_nuls_do_not_depend_on_partitioning(client,
+                                                                              npartitions):
+    """numpy's fixed-width strings dropped the trailing NUL: "a" and "a\\0" were one query
+    in one partition and two in several."""
+    pdf = pd.DataFrame({"qid": ["a", "a\x00", "a", "a\x00"], "label": [1, 0, 0, 1],
+                        "score": [0.9, 0.8, 0.7, 0.6]})
+    res = rdask.evaluate(dd.from_pandas(pdf, npartitions=npartitions), "ndcg")
+    got = res.per_query.compute().sort_index()
+    assert got.index.tolist() == ["a", "a\x00"]
+    np.testing.assert_allclose(got["ndcg"], [1.0, 1 / np.log2(3)])
+
+
+def test_object_ids_are_checked_across_partitions_and_float16_ids_widen(client):
+    """1 in one partition and 1.0 in another (object column) were two queries where one
+    partition raised; equal tz-aware timestamps of two zones were split as their strings
+    differ. Both now raise as in one partition; a float16 qid crashed in pandas' set_index."""
+    import dask
+
+    ids = [[1, 1, 1.0, 1.0],
+           [pd.Timestamp("2020-01-01 12:00", tz="UTC")] * 2
+           + [pd.Timestamp("2020-01-01 13:00", tz="Europe/Paris")] * 2]
+    for qid in ids:
+        pdf = pd.DataFrame({"qid": pd.Series(qid, dtype=object), "label": [1, 0, 0, 1],
+                            "score": [0.9, 0.1, 0.5, 0.3]})
+        with dask.config.set({"dataframe.convert-string": False}):
+            ddf = dd.from_pandas(pdf, npartitions=2)
+            assert ddf["qid"].dtype == object
+            for aligned in (None, True, False):
+                with pytest.raises(ValueError, match="would become the different ids"):
+                    rdask.evaluate(ddf, "ndcg", aligned=aligned)
+    pdf = pd.DataFrame({"qid": np.array([1, 2, 1, 2], np.float16), "label": [1, 0, 0, 1],
+                        "score": [0.2, 0.1, 0.3, 0.4]})
+    res = rdask.evaluate(dd.from_pandas(pdf, npartitions=2), "ndcg@3")  # split: shuffled
+    plan = QueryPlan(pdf["label"].to_numpy(), pdf["qid"].to_numpy())
+    assert res.mean["ndcg@3"] == pytest.approx(float(plan.ndcg(pdf["score"].to_numpy(),
+                                                               k=3).mean()))

@@ -369,3 +369,21 @@ def test_load_letor_without_sklearn(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(builtins, "__import__", fake_import)
     with pytest.raises(ImportError, match=r'pip install "rankmetrics\[sklearn\]"'):
         load_letor(tmp_path / "missing.txt")
+
+
+def test_generator_and_container_bounds_name_their_argument():
+    """A huge max_docs died in numpy ("array is too big"), a bad random_state with numpy's
+    message, and uint64 ids from 2**63 wrapped to negative int64 (or made a sorted input
+    "not non-decreasing")."""
+    with pytest.raises(ValueError, match=r"n_queries x max_docs \(10 x 1000000000000\)"):
+        make_benchmark_scores(10, max_docs=10**12)
+    with pytest.raises(ValueError, match="n_queries x max_docs"):
+        make_ranking_data(n_queries=10**6, max_docs=10**4)
+    for bad, err in ((-1, ValueError), (1.5, TypeError), ("x", TypeError)):
+        with pytest.raises(err, match="random_state must be None, a non-negative int"):
+            make_benchmark_scores(10, random_state=bad)
+    x, y = np.zeros((3, 1)), np.array([1, 0, 1])
+    with pytest.raises(ValueError, match="qid is stored as int64; got 9223372036854775809"):
+        RankingData(X=x, y=y, qid=np.array([1, 2**63, 2**63 + 1], dtype=np.uint64))
+    ok = RankingData(X=x, y=y, qid=np.array([1, 2, 2**63 - 1], dtype=np.uint64))
+    assert ok.qid.tolist() == [1, 2, 2**63 - 1]

@@ -204,3 +204,20 @@ def test_names_differing_only_in_case_are_refused_before_the_job(spark):
         assert np.isfinite(res.mean["rr"])
     finally:
         spark.conf.set("spark.sql.caseSensitive", "false")
+
+
+def test_trailing_nul_ids_stay_apart_and_numpy_partition_counts(spark):
+    """"a" and "a\\0" were one query when Spark put them in one partition (numpy's fixed-width
+    strings drop trailing NULs) and two otherwise; num_partitions=np.int64(2) was refused."""
+    pdf = pd.DataFrame({"qid": ["a", "a\x00", "a", "a\x00"], "label": [1.0, 0, 0, 1],
+                        "prediction": [0.9, 0.8, 0.7, 0.6]})
+    df = spark.createDataFrame(pdf)
+    for n in (1, np.int64(2)):
+        got = rspark.evaluate(df, ["ndcg"], num_partitions=n).per_query.toPandas()
+        got = got.set_index("qid").sort_index()
+        assert got.index.tolist() == ["a", "a\x00"], n
+        np.testing.assert_allclose(got["ndcg"], [1.0, 1 / np.log2(3)])
+    with pytest.raises(TypeError, match="num_partitions must be a positive int"):
+        rspark.evaluate(df, ["ndcg"], num_partitions=2.0)
+    with pytest.raises(ValueError, match="num_partitions must be a positive int; got 0"):
+        rspark.evaluate(df, ["ndcg"], num_partitions=np.int64(0))

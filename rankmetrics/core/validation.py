@@ -357,8 +357,10 @@ def check_string_ids(items: Sequence[Any], name: str) -> None:
         raise ValueError(
             f"{name} has missing values ({missing[0]!r}); every row needs a query id"
         )
-    if len(set(map(type, items))) <= 1:
-        return  # one type: str() is one-to-one on it (the common case, checked cheaply)
+    types = set(map(type, items))
+    if len(types) <= 1 and all(issubclass(t, (str, int, np.integer)) for t in types):
+        return  # str() is one-to-one on these (the common case, checked cheaply); not on
+        # floats (-0.0, 0.0), tz-aware timestamps or decimals (equal values, other text)
     by_raw: dict[Any, str] = {}
     by_str: dict[str, Any] = {}
     for x in items:
