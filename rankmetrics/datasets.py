@@ -139,8 +139,10 @@ class RankingData:
     Raises
     ------
     ValueError
-        If the shapes disagree, the labels are negative or non-finite, or ``qid`` is not
-        non-decreasing or does not fit int64.
+        If the shapes disagree, the labels are negative, non-finite or (uint64) past int64,
+        or ``qid`` is not non-decreasing or does not fit int64.
+    TypeError
+        If ``X`` is complex.
 
     Examples
     --------
@@ -157,6 +159,8 @@ class RankingData:
     qid: np.ndarray
 
     def __post_init__(self) -> None:
+        if np.asarray(self.X).dtype.kind == "c":  # float64 would drop the imaginary part
+            raise TypeError("X must be real; got a complex array")
         X = np.asarray(self.X, dtype=np.float64)
         y = np.asarray(self.y)
         qid = np.asarray(self.qid)
@@ -169,6 +173,8 @@ class RankingData:
             raise ValueError(f"qid must have shape ({n},) to match X, got shape {qid.shape}")
         if y.dtype.kind not in "biuf":
             raise ValueError(f"y must be numeric, got dtype {y.dtype}")
+        if y.dtype == np.uint64 and y.size and y.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"y is stored as int64; got the label {y.max()} (2**63 or more)")
         y = y.astype(np.float64 if y.dtype.kind == "f" else np.int64, copy=False)
         if y.size and (not np.all(np.isfinite(y)) or np.min(y) < 0):
             raise ValueError("y must hold finite labels >= 0")
@@ -618,7 +624,9 @@ def load_letor(
     X = np.asarray(X_sparse.toarray(), dtype=np.float64)
     y_f = np.asarray(y_raw, dtype=np.float64)
     n = X.shape[0]
-    y: np.ndarray = y_f.astype(np.int64) if np.all(y_f == np.round(y_f)) else y_f
+    # whole labels as int64 when they fit (1e30 stays a float: int64 would wrap it)
+    whole = np.all(y_f == np.round(y_f)) and (y_f.size == 0 or np.abs(y_f).max() < 2.0**63)
+    y: np.ndarray = y_f.astype(np.int64) if whole else y_f
 
     if query_path is not None:
         sizes = _read_group_sizes(query_path)
@@ -632,8 +640,10 @@ def load_letor(
 
     qid = np.asarray(qid_raw, dtype=np.int64)
     if qid.shape != (n,):
+        some = f"qid: fields on {qid.shape[0]} of its {n} rows" if qid.shape[0] else \
+            "no qid: fields"
         raise ValueError(
-            f"data_path {os.fspath(data_path)!r} has no qid: fields; pass query_path "
+            f"data_path {os.fspath(data_path)!r} has {some}; pass query_path "
             "(a group-size file, one size per line)"
         )
     if n > 1 and np.any(qid[1:] < qid[:-1]):

@@ -387,3 +387,20 @@ def test_generator_and_container_bounds_name_their_argument():
         RankingData(X=x, y=y, qid=np.array([1, 2**63, 2**63 + 1], dtype=np.uint64))
     ok = RankingData(X=x, y=y, qid=np.array([1, 2, 2**63 - 1], dtype=np.uint64))
     assert ok.qid.tolist() == [1, 2, 2**63 - 1]
+
+
+def test_letor_and_container_messages_say_what_is_wrong(tmp_path):
+    """Labels of 1e30 wrapped through int64 and were called "not finite"; a file with qid:
+    on some rows was said to have none; a complex X lost its imaginary part silently."""
+    big = tmp_path / "big.svm"
+    big.write_text("1e30 qid:1 1:0.5\n0 qid:1 1:0.2\n")
+    d = load_letor(big)
+    assert d.y.dtype == np.float64 and d.y.tolist() == [1e30, 0.0]
+    part = tmp_path / "part.svm"
+    part.write_text("1 qid:1 1:0.5\n0 1:0.2\n2 qid:2 1:0.1\n")
+    with pytest.raises(ValueError, match="has qid: fields on 2 of its 3 rows"):
+        load_letor(part)
+    with pytest.raises(TypeError, match="X must be real"):
+        RankingData(X=np.zeros((2, 1)) + 1j, y=[0, 1], qid=[0, 0])
+    with pytest.raises(ValueError, match="y is stored as int64; got the label 9223372036854775808"):
+        RankingData(X=np.zeros((2, 1)), y=np.array([0, 2**63], np.uint64), qid=[0, 0])
