@@ -269,3 +269,41 @@ def test_narrow_and_unusual_dtypes_found_by_a_probe():
     assert counted.state.dtype == torch.float64 and out["queries"].item() == 3000
     assert out["p@1"].item() == pytest.approx(
         target.gather(1, preds.argmax(1, keepdim=True)).double().mean().item(), abs=1e-12)
+
+
+def test_merge_state_refuses_other_metrics_or_options():
+    """merge_state added the sums of any metric whose state had the same shape: ndcg@10 into
+    ndcg@5 gave a mix, spanning=True into False lost the held-back query."""
+    def filled(*args, **kw):
+        m = rmt.RankingMetric(*args, **kw)
+        m.update(torch.tensor([0.3, 0.2, 0.1, 0.5]), torch.tensor([0, 1, 1, 0]),
+                 torch.tensor([1, 1, 1, 2]))
+        return m
+
+    a = filled("ndcg@5")
+    for other in (filled("ndcg@10"), filled("ndcg@5", empty="skip"),
+                  filled("ndcg@5", spanning=True), filled(["ndcg@5", "mrr"])):
+        with pytest.raises(ValueError, match="merge_state: the incoming RankingMetric"):
+            a.merge_state(other)
+    with pytest.raises(ValueError, match="merge_state: the incoming state"):
+        a.merge_state({"state": torch.zeros(5, dtype=torch.float64)})
+    before = float(a.compute())
+    a.merge_state(filled("ndcg@5"))  # the same configuration still merges
+    assert float(a.compute()) == pytest.approx(before)
+    assert float(a.state[0]) == 4  # queries: 2 + 2
+
+
+def test_err_and_rbp_options_take_the_cores_checks():
+    s, y = torch.tensor([0.9, 0.5, 0.1], dtype=torch.float64), torch.tensor([0, 1, 2])
+    for call in (lambda: rmt.err(s, y, max_grade=True), lambda: rmt.err(s, y, max_grade="3"),
+                 lambda: rmt.rbp(s, y, threshold=True), lambda: rmt.rbp(s, y, threshold="1")):
+        with pytest.raises(TypeError, match="must be a"):
+            call()
+    got = rmt.rbp(s, y, p=np.float32(0.5))
+    assert float(got[0]) == pytest.approx(float(rm.rbp(y.numpy(), s.numpy(), p=0.5)[0]))
+    with pytest.raises(ValueError, match="threshold must be > 0 for the torch rbp"):
+        rmt.rbp(s, y, threshold=0)
+    with pytest.raises(TypeError, match="indexes is required"):
+        rmt.pad_slates(s, y, None)
+    with pytest.raises(TypeError, match="preds must be a tensor or array of numbers"):
+        rmt.pad_slates(["a", "b"], [1, 0], [5, 5])

@@ -261,3 +261,24 @@ def test_all_reduce_of_monitor_state(tmp_path):
         _dist_worker, args=(3, os.fspath(tmp_path / "store"), chunks, expected), nprocs=3,
         start_method="fork" if sys.platform == "linux" else "spawn",
     )
+
+
+@pytest.mark.parametrize("ties", ["average", "pessimistic", "optimistic"])
+def test_bounds_stay_bounds_when_a_measure_has_its_own_ties(ties):
+    """Under ties="pessimistic" (or "optimistic") the bound equal to the main mode was read
+    from the measure's own-ties value: _min 1.0 where the pessimistic nDCG@1 is 0.0."""
+    s = torch.tensor([1.0, 1.0, 1.0, 0.0], dtype=torch.float64)
+    for labels in ([2, 0, 0, 1], [0, 0, 2, 1]):
+        y = torch.tensor(labels)
+        want = {m: float(rm.ndcg(np.array(labels), s.numpy(), k=1, ties=m)[0])
+                for m in ("stable", "pessimistic", "optimistic")}
+        mon = RankingMonitor(["nDCG(ties=stable)@1"], bounds=True, ties=ties)
+        mon.update(s, y)
+        out = mon.compute()
+        metric = rmt.RankingMetric(["nDCG(ties=stable)@1"], bounds=True, ties=ties)
+        metric.update(s, y)
+        got = {k: float(v) for k, v in metric.compute().items()}
+        for res in (out, got):
+            assert res["nDCG(ties=stable)@1"] == want["stable"]
+            assert res["nDCG(ties=stable)@1_min"] == want["pessimistic"]
+            assert res["nDCG(ties=stable)@1_max"] == want["optimistic"]

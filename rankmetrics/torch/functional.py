@@ -42,7 +42,9 @@ from ..core.validation import (
     _int_range_error,
     check_k,
     check_labels,
+    check_positive_real,
     check_scores,
+    check_threshold,
     check_ties,
 )
 from ..measures.grammar import parse_measures
@@ -588,10 +590,12 @@ def _effective(opt: Options, over: dict[str, Any]) -> Options:
 
 
 def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str],
-                   opt: Options) -> dict[tuple[str, str], Tensor]:
-    """Per-query values of every (mode, metric name): shape (Q,), compute dtype.
+                   opt: Options) -> dict[tuple[int, str], Tensor]:
+    """Per-query values of every (position in ``modes``, metric name): shape (Q,), compute
+    dtype.
 
-    A measure with its own ``ties=`` uses it in place of the first (main) mode.
+    A measure with its own ``ties=`` uses it in place of the first (main) mode; the other
+    positions (the bounds) take their mode as given, even when it is the main one.
     """
     groups: dict[Any, list[int]] = {}
     opts: dict[Any, Options] = {}
@@ -610,11 +614,15 @@ def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str]
                o.denominator)
         groups.setdefault(key, []).append(i)
         opts[key] = o
-    out: dict[tuple[str, str], Tensor] = {}
-    for mode in modes:
+    out: dict[tuple[int, str], Tensor] = {}
+    for pos, mode in enumerate(modes):
         for key, idx in groups.items():
             base, own = key[0], key[1]
-            use = own if own is not None and mode == modes[0] else mode
+            use = own if own is not None and pos == 0 else mode
+            if pos > 0 and use == modes[0] and own is None:  # the main values again
+                for i in idx:
+                    out[(pos, parsed[i].name)] = out[(0, parsed[i].name)]
+                continue
             ks = [parsed[i].k for i in idx]
             if base in ("err", "rbp"):
                 vals = _err_rbp_values(ev, use, base, ks, opts[key], measure_of[key])
@@ -623,7 +631,7 @@ def compute_values(ev: Evaluator, parsed: Sequence[Parsed], modes: Sequence[str]
             else:
                 vals = _binary_values(ev, use, base, ks, opts[key])
             for j, i in enumerate(idx):
-                out[(mode, parsed[i].name)] = vals[j]
+                out[(pos, parsed[i].name)] = vals[j]
     return out
 
 
@@ -633,13 +641,14 @@ def evaluate_layout(
     modes: Sequence[str],
     opt: Options,
     tied: Sequence[Cutoff] = (),
-) -> tuple[dict[tuple[str, str], Tensor], dict[Cutoff, Tensor]]:
-    """Values of every (mode, metric) and tie flags per cutoff in ``tied``, all of shape (Q,)."""
+) -> tuple[dict[tuple[int, str], Tensor], dict[Cutoff, Tensor]]:
+    """Values of every (position in ``modes``, metric) and tie flags per cutoff in ``tied``,
+    all of shape (Q,)."""
     if len(layout.blocks) == 1 and layout.blocks[0][0] is None:
         batch = layout.blocks[0][1]
         ev = Evaluator(batch, width_for(parsed, tied, batch.length))
         return (compute_values(ev, parsed, modes, opt), {k: ev.tied(k) for k in tied})
-    values: dict[tuple[str, str], Tensor] = {}
+    values: dict[tuple[int, str], Tensor] = {}
     flags: dict[Cutoff, Tensor] = {}
     for where, batch in layout.blocks:
         ev = Evaluator(batch, width_for(parsed, tied, batch.length))
@@ -674,7 +683,7 @@ def _run(preds: Any, target: Any, indexes: Any, mask: Any, metrics: Any,
         vals, _ = evaluate_layout(layout, parsed, (ties,), opt)
         for _, batch in layout.blocks:
             batch.check_now(read_kernel=True)
-    return {p.name: vals[(ties, p.name)] for p in parsed}
+    return {p.name: vals[(0, p.name)] for p in parsed}
 
 
 def _one(name: str, preds: Any, target: Any, indexes: Any, mask: Any, k: Any, ties: str,
@@ -1215,7 +1224,8 @@ def success(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
 def err(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
         k: int | None = None, max_grade: float = 4, ties: str = "average",
         empty: float | str = 0.0, validate: bool = True) -> Tensor:
-    name = f"ERR(max_grade={float(max_grade)!r})"
+    # the core's checks first: float() would take True, "3" or a tensor
+    name = f"ERR(max_grade={check_positive_real('max_grade', max_grade)!r})"
     return _one(name, preds, target, indexes, mask, k, ties, validate, empty=empty)
 
 
@@ -1257,9 +1267,14 @@ def err(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None,
 def rbp(preds: Any, target: Any, indexes: Any = None, *, mask: Any = None, p: float = 0.8,
         k: int | None = None, threshold: float | None = None, ties: str = "average",
         empty: float | str = 0.0, validate: bool = True) -> Tensor:
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 < float(p) < 1.0:
+    p = check_positive_real("p", p)  # the core's checks (np.float32 too, not True or "1")
+    if not p < 1.0:
         raise ValueError(f"p (RBP persistence) must be in (0, 1); got {p!r}")
-    inner = f"p={float(p)!r}" + ("" if threshold is None else f", rel={float(threshold)!r}")
+    if threshold is not None and check_threshold(threshold) <= 0:
+        raise ValueError(f"threshold must be > 0 for the torch rbp (it reads the measure "
+                         f"language's rel=, where labels <= 0 are never relevant); got "
+                         f"{threshold!r}")
+    inner = f"p={p!r}" + ("" if threshold is None else f", rel={float(threshold)!r}")
     return _one(f"RBP({inner})", preds, target, indexes, mask, k, ties, validate, empty=empty)
 
 

@@ -300,6 +300,35 @@ class RankingMetric(Metric):
             )
         super()._load_from_state_dict(state_dict, prefix, *args, **kwargs)
 
+    def merge_state(self, incoming_state: dict[str, Any] | Metric) -> None:
+        """torchmetrics' merge of another metric's sums (or a state dict of them) into these,
+        refusing sums of other metrics or options as :meth:`load_state_dict` does.
+
+        Raises
+        ------
+        ValueError
+            ``incoming_state`` belongs to a RankingMetric of other metrics, options or
+            ``spanning``, or its state has another shape.
+        """
+        if isinstance(incoming_state, RankingMetric):
+            theirs = (incoming_state._spec.signature, incoming_state.spanning)
+            if theirs != (self._spec.signature, self.spanning):
+                raise ValueError(
+                    f"merge_state: the incoming RankingMetric holds sums of other metrics or "
+                    f"options ({theirs[0]}, spanning={theirs[1]}); this one is "
+                    f"{self._spec.signature}, spanning={self.spanning}")
+        elif isinstance(incoming_state, dict):
+            spec = incoming_state.get("state_spec")
+            st = incoming_state.get("state")
+            if (spec is not None and spec != self._spec.signature) or (
+                    isinstance(st, Tensor) and tuple(st.shape) != (len(self._spec.slots),)):
+                raise ValueError(
+                    "merge_state: the incoming state holds sums of other metrics or options; "
+                    f"this metric needs a state of shape ({len(self._spec.slots)},) for "
+                    f"{list(self._spec.slots)}")
+            incoming_state = {k: v for k, v in incoming_state.items() if k != "state_spec"}
+        super().merge_state(incoming_state)
+
     def compute(self) -> Tensor | dict[str, Tensor]:
         """Mean of each metric over the queries seen (held-back rows count as whole queries).
 

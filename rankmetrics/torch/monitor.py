@@ -39,9 +39,11 @@ class _Spec:
         self.bounds = bool(bounds)
         self.validate = bool(validate)
         self.with_loss = with_loss
+        # the main mode, then the bounds (at positions 1, 2: a measure's own ties= replaces
+        # the main mode only, so a bound equal to it is still read apart)
         self.modes: tuple[str, ...] = (self.ties,)
         if self.bounds:
-            self.modes += tuple(m for m in ("pessimistic", "optimistic") if m != self.ties)
+            self.modes += ("pessimistic", "optimistic")
         ks: list[Cutoff] = []
         if count_ties:
             for _, _, k, *_ in self.parsed:
@@ -71,18 +73,18 @@ class _Spec:
                                 validate=self.validate)
             vals, tied = _f.evaluate_layout(layout, self.parsed, self.modes, self.opt,
                                             self.tied_ks)
-            first = vals[(self.ties, self.parsed[0][0])]
+            first = vals[(0, self.parsed[0][0])]
             parts: list[Tensor] = []
             if self.with_loss:
                 parts += [first.new_zeros(()), first.new_zeros(())]
             parts.append(first.new_full((), float(layout.n_queries)))
             for name, *_ in self.parsed:
-                v = vals[(self.ties, name)]
+                v = vals[(0, name)]
                 ok = ~torch.isnan(v)
                 parts += [torch.where(ok, v, 0.0).sum(), ok.sum()]
                 if self.bounds:
-                    lo = vals[("pessimistic", name)]
-                    hi = vals[("optimistic", name)]
+                    lo = vals[(1, name)]
+                    hi = vals[(2, name)]
                     parts += [torch.where(ok, lo, 0.0).sum(), torch.where(ok, hi, 0.0).sum()]
             parts += [tied[k].sum() for k in self.tied_ks]
             return torch.stack([p.to(torch.float64) for p in parts])

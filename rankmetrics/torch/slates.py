@@ -12,7 +12,13 @@ __all__ = ["pad_slates"]
 
 
 def _as_tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
-    t = x if isinstance(x, Tensor) else torch.as_tensor(x, device=device)
+    if x is None:
+        raise TypeError(f"{name} is required (a tensor of shape (N,)); got None")
+    try:
+        t = x if isinstance(x, Tensor) else torch.as_tensor(x, device=device)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TypeError(f"{name} must be a tensor or array of numbers of shape (N,); got "
+                        f"{type(x).__name__} ({exc})") from None
     if t.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per row); got shape {tuple(t.shape)}")
     return t
@@ -94,7 +100,7 @@ def pad_slates(
     ValueError
         Inputs not 1-D, of different lengths, or empty.
     TypeError
-        ``indexes`` not of an integer dtype.
+        ``indexes`` not of an integer dtype; an input missing (None) or not numbers.
 
     Examples
     --------
