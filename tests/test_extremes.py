@@ -69,3 +69,14 @@ def test_ids_differing_only_by_trailing_nul_stay_apart(kind):
     plan = rm.QueryPlan(y, qid)
     assert plan.qids.tolist() == np.unique(np.array(ids, dtype=object)).tolist()
     np.testing.assert_allclose(rm.ndcg(y, s, qid), [1.0, 0.0, 1.0])
+
+
+def test_discount_none_is_refused_not_read_as_no_discount():
+    """discount=None silently gave nCG (the kernel's internal "no discount"); "none" is that
+    discount's name."""
+    for call in (lambda: rm.ndcg(Y, S, Q, discount=None), lambda: rm.dcg(Y, S, Q, discount=None),
+                 lambda: rm.ndcg_curve(Y, S, Q, depth=2, discount=None),
+                 lambda: rm.dcg_curve(Y, S, Q, depth=2, discount=None)):
+        with pytest.raises(TypeError, match='got None \\(no discount is "none"\\)'):
+            call()
+    np.testing.assert_array_equal(rm.ndcg(Y, S, Q, discount="none"), rm.ncg(Y, S, Q))

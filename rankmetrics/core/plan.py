@@ -116,6 +116,15 @@ def parse_metric(name: str | Measure) -> tuple[str, Cutoff]:
     return base, m.k
 
 
+def _named(discount: Any) -> Any:
+    """A discount given by the caller: None, which the kernel reads as "no discount", is
+    refused (``"none"`` is that discount's name)."""
+    if discount is None:
+        raise TypeError('discount must be a string or a callable of ranks; got None (no '
+                        'discount is "none")')
+    return discount
+
+
 class QueryPlan:
     """Label-side state of ranking metrics for one set of queries, reusable across score vectors.
 
@@ -860,8 +869,8 @@ class QueryPlan:
     def dcg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
             discount: DiscountLike = "log", log_base: float = 2, ties: str = "average") -> Values:
         """Discounted cumulated gain at k per query. See :func:`rankmetrics.dcg`."""
-        return self._gain_metric(y_score, (check_k(k),), gain, discount, log_base, ties, False,
-                                 0.0)[0]
+        return self._gain_metric(y_score, (check_k(k),), gain, _named(discount), log_base, ties,
+                                 False, 0.0)[0]
 
     def ncg(self, y_score, *, k: Cutoff = None, gain: GainLike = "exponential",
             ties: str = "average", empty: float | str = 0.0) -> Values:
@@ -872,8 +881,8 @@ class QueryPlan:
              discount: DiscountLike = "log", log_base: float = 2, ties: str = "average",
              empty: float | str = 0.0) -> Values:
         """Normalised DCG at k per query. See :func:`rankmetrics.ndcg`."""
-        return self._gain_metric(y_score, (check_k(k),), gain, discount, log_base, ties, True,
-                                 empty)[0]
+        return self._gain_metric(y_score, (check_k(k),), gain, _named(discount), log_base, ties,
+                                 True, empty)[0]
 
     def precision(self, y_score, *, k: Cutoff = None, threshold: float = 1,
                   ties: str = "average", empty: float | str = 0.0,
@@ -1006,7 +1015,7 @@ class QueryPlan:
                   discount: DiscountLike = "log", log_base: float = 2,
                   ties: str = "average") -> Values:
         """DCG vector per query, shape (n_queries, depth). See :func:`rankmetrics.dcg_curve`."""
-        return self._curve(y_score, depth, gain, discount, log_base, ties, False, 0.0)
+        return self._curve(y_score, depth, gain, _named(discount), log_base, ties, False, 0.0)
 
     def ncg_curve(self, y_score, *, depth: int, gain: GainLike = "exponential",
                   ties: str = "average", empty: float | str = 0.0) -> Values:
@@ -1017,7 +1026,7 @@ class QueryPlan:
                    discount: DiscountLike = "log", log_base: float = 2, ties: str = "average",
                    empty: float | str = 0.0) -> Values:
         """nDCG vector per query, shape (n_queries, depth). See :func:`rankmetrics.ndcg_curve`."""
-        return self._curve(y_score, depth, gain, discount, log_base, ties, True, empty)
+        return self._curve(y_score, depth, gain, _named(discount), log_base, ties, True, empty)
 
     def ideal_cg_curve(self, *, depth: int, gain: GainLike = "exponential") -> Values:
         """Ideal CG vector per query (JK 2002, eq. 4), shape (n_queries, depth)."""
