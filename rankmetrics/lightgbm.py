@@ -1026,7 +1026,10 @@ def _builtin(metric: str, y_true: ArrayLike, y_score: ArrayLike, group: ArrayLik
             f"y_true {y.shape} and y_score {s.shape} must be 1-D of equal length"
         )
     g = check_group_sizes(group, y.shape[0], "group", "y_true")
-    params: dict[str, Any] = {"objective": "lambdarank", "metric": metric, "eval_at": ks,
+    # map under a regression objective: lambdarank refuses fractional labels, which LightGBM's
+    # map metric reads (relevant when > LIGHTGBM_THRESHOLD); the zero-tree scores are the same
+    objective = "regression" if metric == "map" else "lambdarank"
+    params: dict[str, Any] = {"objective": objective, "metric": metric, "eval_at": ks,
                               "verbose": -1, "num_threads": num_threads,
                               "min_data_in_leaf": 1, "min_data_in_bin": 1}
     if label_gain is not None:

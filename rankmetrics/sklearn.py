@@ -637,7 +637,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     validation_score_ : ndarray of shape (n_iterations,)
         With ``early_stopping``: the watched metric on the hold-out after each round.
     best_iteration_ : int
-        With ``early_stopping``: rounds kept, ``argmax(validation_score_) + 1`` (first maximum).
+        With ``early_stopping``: rounds kept, the last round that beat the best score so far
+        by more than ``tol`` (the hosts' ``min_delta`` rule; with ``tol=0`` the first maximum,
+        ``argmax(validation_score_) + 1``).
     n_iter_ : int
         With ``early_stopping``: rounds trained (``best_iteration_ + n_iter_no_change`` when
         it stopped early).
@@ -750,10 +752,13 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             Used as query ids when ``qid`` is None (scikit-learn's routing key for grouped
             splitters).
         sample_weight : array-like of shape (n_samples,), optional
-            Per-row weights, reordered with the rows and passed as ``sample_weight``.
+            Per-row weights, reordered with the rows and passed as ``sample_weight``; an
+            XGBoost ranker weighs whole queries, so it gets one weight per query (the rows of
+            a query must then share theirs).
         **fit_params
-            Further parameters of the inner estimator's ``fit`` that are not per row
-            (``eval_set``, ``eval_group``, ``callbacks``, ...), passed on unchanged; with
+            Further parameters of the inner estimator's ``fit`` (``eval_set``, ``eval_group``,
+            ``callbacks``, ...), passed on unchanged, except the per-row ``init_score``
+            (LightGBM) and ``base_margin`` (XGBoost), which are reordered with the rows; with
             metadata routing on, the inner estimator must request them.
 
         Returns
@@ -765,7 +770,8 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         ValueError
             No query ids, inconsistent lengths, empty input, a bad ``group_format`` or early
             stopping option, fewer than two queries with ``early_stopping=True``, or
-            ``early_stopping=True`` together with an explicit ``eval_set``.
+            ``early_stopping=True`` together with an explicit ``eval_set``, ``init_score`` or
+            ``base_margin``; ``sample_weight`` varying within a query for an XGBoost ranker.
         TypeError
             ``early_stopping=True`` with an estimator other than LightGBM's or XGBoost's.
         """
@@ -801,6 +807,17 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         if fit_params and _routing_enabled():
             fit_params = dict(process_routing(self, "fit", **fit_params).estimator.fit)
         estimator = clone(self.estimator)
+        per_row = sorted(_PER_ROW & set(fit_params))
+        if per_row:  # the hosts' per-row offsets: they move with their rows
+            if self.early_stopping:
+                raise ValueError(
+                    f"QueryGroupRanker: {', '.join(per_row)} with early_stopping=True is not "
+                    "supported (the hold-out would need its own part); set early_stopping=False")
+            fit_params = dict(fit_params)
+            for name in per_row:
+                fit_params[name] = _per_row(fit_params[name], name, n, order)
+        if sample_weight is not None and _module(estimator) == "xgboost":
+            sample_weight = _query_weights(sample_weight, sizes)
         if self.early_stopping:
             X, y, q, sizes, sample_weight, estimator, fit_params, finish = self._hold_out(
                 estimator, X, y, q, sizes, sample_weight, fit_params)
@@ -849,7 +866,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         X, y, q = _take_rows(X, rows_fit), _take_rows(y, rows_fit), q[rows_fit]
         if sample_weight is not None:
             sample_weight = sample_weight[rows_fit]
-        module = type(estimator).__module__.split(".")[0]
+        module = _module(estimator)
         fit_params = dict(fit_params)
         if module == "lightgbm":
             from .lightgbm import early_stopping as lgb_early_stopping
@@ -881,12 +898,15 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             monitor = _holdout_callback(X_val, y_val, sizes_val, metric, ties=self.ties,
                                         rounds=self.n_iter_no_change, tol=self.tol,
                                         estimator=estimator)
-            estimator.set_params(callbacks=[*(estimator.get_params().get("callbacks") or []),
-                                            monitor])
+            prior = estimator.get_params().get("callbacks")
+            estimator.set_params(callbacks=[*(prior or []), monitor])
 
             def finish(fitted: Any) -> None:
                 self._set_curve(np.asarray(monitor.curve, dtype=np.float64),
                                 monitor.best_round + 1)
+                # the hold-out's callback leaves with the fit: it would stop a refit of a
+                # clone on the old hold-out, and it does not pickle
+                fitted.set_params(callbacks=prior)
         else:
             raise TypeError(
                 "QueryGroupRanker(early_stopping=True) supports LightGBM and XGBoost rankers "
@@ -951,6 +971,34 @@ def _check_early_stopping(est: QueryGroupRanker) -> str:
             or not np.isfinite(tol) or tol < 0:
         raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
     return est.scoring
+
+
+#: fit parameters of the hosts that hold one value per row (reordered with the rows)
+_PER_ROW = frozenset({"init_score", "base_margin"})
+
+
+def _module(estimator: Any) -> str:
+    return type(estimator).__module__.split(".")[0]
+
+
+def _per_row(values: Any, name: str, n: int, order: NDArray[np.intp] | None) -> Any:
+    """A per-row fit parameter checked for length and put in the grouped row order."""
+    if _num_rows(values) != n:
+        raise ValueError(f"{name} must have one value per row ({n}); got {_num_rows(values)}")
+    return values if order is None else _take_rows(values, order)
+
+
+def _query_weights(sample_weight: NDArray[np.float64], sizes: NDArray[np.int64]
+                   ) -> NDArray[np.float64]:
+    """One weight per query from per-row weights constant within each query (XGBoost's
+    rankers weigh whole queries)."""
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    first = sample_weight[starts]
+    if not np.array_equal(np.repeat(first, sizes), sample_weight):
+        raise ValueError(
+            "sample_weight varies within a query; XGBoost's rankers weigh whole queries: give "
+            "each query's rows one weight")
+    return first
 
 
 def _check_2d(X: Any) -> None:

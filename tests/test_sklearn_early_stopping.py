@@ -190,3 +190,77 @@ def test_layout_warnings_once_and_only_when_true(data) -> None:
         warnings.simplefilter("error", RankingCVWarning)
         value = scoring["ndcg"](search, test.X, test.y, qid=test.qid)
     assert value == rm.ndcg_score(test.y, search.predict(test.X), test.qid, k=10)
+
+
+def _shuffled(data: Any) -> tuple[Any, Any, Any, Any]:
+    perm = np.random.default_rng(0).permutation(data.y.shape[0])  # queries interleaved
+    return data.X[perm], data.y[perm], data.qid[perm], perm
+
+
+def test_per_row_offsets_move_with_their_rows(data) -> None:
+    """init_score / base_margin went to the inner fit in the caller's row order while X and y
+    were grouped by query: offsets on the wrong rows, silently."""
+    X, y, q, _ = _shuffled(data)
+    offset = np.round(np.random.default_rng(1).normal(size=y.shape[0]), 2)
+    order = np.argsort(q, kind="stable")
+    sizes = np.unique(q[order], return_counts=True)[1]
+    lgb_kw = {"n_estimators": 3, "min_child_samples": 2, "n_jobs": 1, "verbose": -1}
+    ours = QueryGroupRanker(lgb.LGBMRanker(**lgb_kw)).fit(X, y, qid=q, init_score=offset)
+    direct = lgb.LGBMRanker(**lgb_kw).fit(X[order], y[order], group=sizes,
+                                           init_score=offset[order])
+    np.testing.assert_allclose(ours.predict(X), direct.predict(X))
+    xgb_kw = {"n_estimators": 3, "n_jobs": 1}
+    ours_x = QueryGroupRanker(xgb.XGBRanker(**xgb_kw), group_param="qid", group_format="qid") \
+        .fit(X, y, qid=q, base_margin=offset)
+    direct_x = xgb.XGBRanker(**xgb_kw).fit(X[order], y[order], qid=q[order],
+                                           base_margin=offset[order])
+    np.testing.assert_allclose(ours_x.predict(X), direct_x.predict(X), rtol=1e-6)
+    with pytest.raises(ValueError, match="init_score with early_stopping=True"):
+        QueryGroupRanker(lgb.LGBMRanker(**lgb_kw), early_stopping=True).fit(
+            X, y, qid=q, init_score=offset)
+    with pytest.raises(ValueError, match="base_margin must have one value per row"):
+        QueryGroupRanker(xgb.XGBRanker(**xgb_kw), group_param="qid", group_format="qid").fit(
+            X, y, qid=q, base_margin=offset[:-1])
+
+
+def test_xgboost_gets_one_weight_per_query_and_keeps_no_holdout_callback(data) -> None:
+    """Per-row sample_weight died in XGBoost's C++ check (it weighs queries); the hold-out
+    callback stayed in the fitted XGBRanker: no pickle, and a refit of a clone stopped on the
+    old hold-out."""
+    import pickle
+
+    X, y, q, _ = _shuffled(data)
+    qw = np.random.default_rng(2).uniform(0.5, 2.0, q.max() + 1)
+    kw = {"group_param": "qid", "group_format": "qid"}
+    est = QueryGroupRanker(xgb.XGBRanker(n_estimators=3, n_jobs=1), **kw)
+    order = np.argsort(q, kind="stable")
+    direct = xgb.XGBRanker(n_estimators=3, n_jobs=1).fit(
+        X[order], y[order], qid=q[order], sample_weight=qw[np.unique(q)])
+    np.testing.assert_allclose(est.fit(X, y, qid=q, sample_weight=qw[q]).predict(X),
+                               direct.predict(X), rtol=1e-6)
+    rowwise = qw[q] * np.random.default_rng(3).uniform(0.9, 1.1, q.shape[0])
+    with pytest.raises(ValueError, match="sample_weight varies within a query"):
+        est.fit(X, y, qid=q, sample_weight=rowwise)
+    stop = QueryGroupRanker(xgb.XGBRanker(n_estimators=40, n_jobs=1), early_stopping=True,
+                            n_iter_no_change=2, validation_fraction=0.3, random_state=0,
+                            **kw).fit(X, y, qid=q)
+    assert stop.estimator_.get_params()["callbacks"] is None
+    again = pickle.loads(pickle.dumps(stop))
+    np.testing.assert_array_equal(again.predict(X), stop.predict(X))
+    refit = clone(stop.estimator_).fit(X[order], y[order], qid=q[order])
+    assert refit.get_booster().num_boosted_rounds() == 40
+
+
+def test_builtin_map_reads_fractional_labels() -> None:
+    """builtin_map built its Booster under lambdarank, which refuses fractional labels that
+    LightGBM's map metric reads."""
+    from rankmetrics.lightgbm import builtin_map, make_feval
+
+    y = np.array([0.0, 0.6, 0.3, 1.0, 0.0, 0.7])
+    s = np.array([0.5, 0.2, 0.9, 0.1, 0.3, 0.3])
+    got = builtin_map(y, s, [3, 3], k=2)["map@2"]
+    ds = lgb.Dataset(np.zeros((6, 1)), y, group=[3, 3], init_score=s,
+                     params={"objective": "regression", "verbose": -1},
+                     free_raw_data=False).construct()
+    assert got == pytest.approx(make_feval("map@2", ties="stable")(s, ds)[0][1])
+    assert got == pytest.approx(0.125)
