@@ -21,7 +21,10 @@ relevant document) can differ; the default ``ties="average"`` is the exact mean 
 orders).
 ``ERR@k`` is gdeval's (ir_measures' only ERR provider): stop probability (2**g - 1) / 2**4,
 negative labels 0, ties by document id descending, so ``ties="docno"`` reproduces it (gdeval
-prints 5 decimals). ``RBP`` without ``rel`` is graded with the label itself, as ir_measures'
+prints 5 decimals). Scores tie as their lender compares them: as doubles for gdeval's measures
+(``ERR@k``, ``nDCG(dcg="exp-log2")``), as C floats for pytrec_eval's (``docno_scores=`` among
+the provider's options sets one precision for all).
+``RBP`` without ``rel`` is graded with the label itself, as ir_measures'
 trectools provider computes it (which averages tied scores' discounts, like our default, but
 with a cutoff first cuts a tie group straddling it in its own order); with ``rel`` it is binary
 (ir_measures' cwl_eval provider). With the default ``ties="average"``
@@ -170,14 +173,18 @@ class _Evaluator(Evaluator):
         super().__init__(measures, sorted(set(qrels["query_id"].astype(str))))
         self._qrels = qrels
         self._ties = ties
-        self._options = options
-        # one trec.evaluate call per (gain, judged_only) group of measures; measures ir_measures
-        # holds equal (AP and AP(rel=1)) are computed once, as ir_measures reports them once
-        self._groups: dict[tuple[str, bool], dict[str, Any]] = {}
+        # one trec.evaluate call per (gain, judged_only, docno precision) group of measures;
+        # measures ir_measures holds equal (AP and AP(rel=1)) are computed once, as ir_measures
+        # reports them once. Under docno ties each lender's precision: gdeval (ERR, exp-log2
+        # nDCG) compares scores as doubles, pytrec_eval as C floats
+        self._groups: dict[tuple[str, bool, str], dict[str, Any]] = {}
         for m in dict.fromkeys(measures):
             text, gain = translate(m)
             judged = bool(m.params.get("judged_only", False) is True)
-            self._groups.setdefault((gain, judged), {})[text] = m
+            gdeval = m.NAME == "ERR" or (m.NAME == "nDCG" and m.params.get("dcg") == "exp-log2")
+            precision = options.get("docno_scores", "double" if gdeval else "float")
+            self._groups.setdefault((gain, judged, precision), {})[text] = m
+        self._options = {k: v for k, v in options.items() if k != "docno_scores"}
 
     def _iter_calc(self, run: Any) -> Iterator[Any]:
         frame = _irm.util.RunConverter(run).as_pd_dataframe()
@@ -189,11 +196,11 @@ class _Evaluator(Evaluator):
         frame = frame[frame["query_id"].isin(self._qrels["query_id"])]
         if frame.empty:
             return
-        for (gain, judged), named in self._groups.items():
+        for (gain, judged, precision), named in self._groups.items():
             # judged_only: trec_eval -J (a negative label is unjudged too); a query left with
             # nothing retrieved is still evaluated, as pytrec_eval does
             res = evaluate(self._qrels, frame, list(named), ties=self._ties, gain=gain,
-                           judged_only=judged, **self._options)
+                           judged_only=judged, docno_scores=precision, **self._options)
             for text, measure in named.items():
                 column = res.per_query[text]
                 for qid, value in column.items():
@@ -211,7 +218,9 @@ class RankMetricsProvider(Provider):
         order, or trec_eval's docno order ("docno" reproduces pytrec_eval).
     **options
         Further options of :func:`rankmetrics.trec.evaluate` (``complete``, ``max_depth``,
-        ``empty``, ...). ``gain`` is set per measure (nDCG's ``dcg`` parameter).
+        ``empty``, ...). ``gain`` is set per measure (nDCG's ``dcg`` parameter), and so is
+        ``docno_scores`` unless given here (each lender's precision: "double" for gdeval's
+        measures, "float" for pytrec_eval's).
 
     Raises
     ------

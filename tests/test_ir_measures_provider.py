@@ -242,3 +242,27 @@ def test_measures_it_cannot_give_ir_measures_number_fall_back_to_ir_measures():
     assert p.supports(SetP) and p.supports(SetP(relative=False))
     assert p.calc_aggregate([SetP], qrels, run)[SetP] == pytest.approx(
         irm.pytrec_eval.calc_aggregate([SetP], qrels, run)[SetP])
+
+
+def test_docno_ties_compare_scores_as_each_lender_does():
+    """gdeval (ERR, exp-log2 nDCG) compares scores as doubles, pytrec_eval as C floats: two
+    scores equal only in single precision tie for pytrec_eval's measures and not for
+    gdeval's. The provider gave ERR@1 0.0 where gdeval gives 0.1875."""
+    qrels = {"1": {"a": 2, "b": 0}}
+    run = {"1": {"a": 15.12345679, "b": 15.12345671}}
+    m = [irm.ERR @ 1, irm.nDCG(dcg="exp-log2") @ 1, irm.P @ 1, irm.nDCG @ 1]
+    ours = provider(ties="docno").calc_aggregate(m, qrels, run)
+    theirs = irm.calc_aggregate(m, qrels, run)  # gdeval and pytrec_eval
+    for measure in m:
+        assert ours[measure] == pytest.approx(theirs[measure], abs=1e-5), measure
+    assert ours[irm.ERR @ 1] == pytest.approx(0.1875) and ours[irm.P @ 1] == 0.0
+    # one precision for all when asked
+    both = provider(ties="docno", docno_scores="double").calc_aggregate(m, qrels, run)
+    assert both[irm.P @ 1] == 1.0
+
+
+@pytest.mark.parametrize("name", ["SetP@5", "set_P@5", "SetR@5", "set_recall@5"])
+def test_set_measure_names_with_a_cutoff_are_refused(name):
+    """ir_measures and trec_eval have no cutoff on set_P / set_recall; we read SetP@5 as P@5."""
+    with pytest.raises(ValueError, match="whole retrieved list .* takes no cutoff; ask for"):
+        evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, [name])

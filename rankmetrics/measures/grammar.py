@@ -596,6 +596,11 @@ def parse_measure(name: str | Measure) -> list[Measure]:
         raise _unknown(name)
     kind: str = found
     k, level = _cutoff(kind, m.group("cut"), name)
+    if k is not None and m.group("base").lower() in _SET_SPELLINGS:
+        raise ValueError(
+            f"{name!r}: {m.group('base')} is the whole retrieved list (trec_eval's set_P / "
+            f"set_recall, ir_measures' SetP / SetR) and takes no cutoff; ask for "
+            f"{REGISTRY[kind].display}@{k}")
     allowed = REGISTRY[kind].params
     opts: dict[str, Any] = {}
     if m.group("base").lower() == "f1":
@@ -635,6 +640,10 @@ def parse_measure(name: str | Measure) -> list[Measure]:
     if kind == "iprec":  # ir_measures' IPrec@x is pytrec_eval's (trec_eval 9) rounding
         opts.setdefault("rule", "trec9")
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
+
+
+#: spellings of P and R that borrow the names of set measures, which have no cutoff
+_SET_SPELLINGS = frozenset({"setp", "set_p", "setr", "set_recall"})
 
 
 def _trec_cut_param(kind: str, low: str, tm: re.Match[str]) -> str:
