@@ -1,6 +1,7 @@
 """Tie-aware metrics on every workload shape, against LightGBM's (or XGBoost's) built-in metric.
 
 Run:  python benchmarks/bench_shapes.py [--quick] [--repeat 7] [--kernel numba|numpy] [--compile]
+      [--only TEXT ...]
 
 One process, one thread, CPU time of the process, every contender of a shape timed in rotated
 order round after round (interleaved), median of ``--repeat`` rounds (>= 7), spread =
@@ -21,7 +22,7 @@ one ranking pass); the many-measure call is also timed against one cached nDCG@1
 rounds, and their ratio printed as the median (min-max) of the per-round ratios. Then ns/row of
 nDCG@10 from 1e5 to 3e7 rows (cached and raw; the sizes interleaved too, a timed unit of 1e5
 rows being 10 calls; ``--skip-shapes``: only this table). ``--quick`` (< 30 s) shrinks every
-shape.
+shape; ``--only TEXT`` (repeatable) times only the shapes whose name contains TEXT.
 """
 
 from __future__ import annotations
@@ -143,12 +144,14 @@ def contenders(d: dict[str, Any]) -> dict[str, Callable[[], object]]:
     return fns
 
 
-def run_shapes(quick: bool, repeat: int) -> None:
+def run_shapes(quick: bool, repeat: int, only: list[str] | None = None) -> None:
     print(f"\n## shapes ({load()})\n")
     print("| workload | rows | peer ms | cached ms | cached / peer | raw ms | raw / peer | "
           "spread (cached, raw, peer) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, d in shapes(quick).items():
+        if only and not any(t in name for t in only):
+            continue
         try:
             fns = contenders(d)
         except ImportError as exc:
@@ -242,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernel", choices=["numba", "numpy"], default=None)
     ap.add_argument("--skip-scaling", action="store_true")
     ap.add_argument("--skip-shapes", action="store_true", help="only the ns/row table")
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT",
+                    help="only the shapes whose name contains TEXT (repeatable)")
     ap.add_argument("--compile", action="store_true",
                     help="only measure the kernel's compile time (fresh numba cache)")
     args = ap.parse_args(argv)
@@ -266,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{platform.python_version()}, {platform.machine()}; 1 thread; median of {repeat} "
           "interleaved rounds, process CPU time")
     if not args.skip_shapes:
-        run_shapes(args.quick, repeat)
+        run_shapes(args.quick, repeat, args.only)
     if not args.skip_scaling:
         run_scaling(args.quick, repeat)
     return 0

@@ -94,6 +94,12 @@ def _list_sizes(rng: np.random.Generator, n_queries: int, lo: int, hi: int) -> n
     return rng.integers(lo, hi + 1, size=n_queries, dtype=np.int64)
 
 
+def _fits_int64(values: np.ndarray, name: str, what: str = "") -> None:
+    """Refuse uint64 values that the int64 storage would wrap to negative numbers."""
+    if values.dtype == np.uint64 and values.size and values.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} is stored as int64; got {what}{values.max()} (2**63 or more)")
+
+
 def _rng(random_state: object) -> np.random.Generator:
     """numpy's generator of ``random_state``, its refusal naming the argument."""
     try:
@@ -173,15 +179,13 @@ class RankingData:
             raise ValueError(f"qid must have shape ({n},) to match X, got shape {qid.shape}")
         if y.dtype.kind not in "biuf":
             raise ValueError(f"y must be numeric, got dtype {y.dtype}")
-        if y.dtype == np.uint64 and y.size and y.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"y is stored as int64; got the label {y.max()} (2**63 or more)")
+        _fits_int64(y, "y", "the label ")
         y = y.astype(np.float64 if y.dtype.kind == "f" else np.int64, copy=False)
         if y.size and (not np.all(np.isfinite(y)) or np.min(y) < 0):
             raise ValueError("y must hold finite labels >= 0")
         if qid.dtype.kind not in "biu":
             raise ValueError(f"qid must hold integers, got dtype {qid.dtype}")
-        if qid.dtype == np.uint64 and n and qid.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"qid is stored as int64; got {qid.max()} (2**63 or more)")
+        _fits_int64(qid, "qid")
         qid = qid.astype(np.int64, copy=False)
         if n > 1 and np.any(qid[1:] < qid[:-1]):
             raise ValueError("qid must be non-decreasing (rows grouped by query, ascending)")

@@ -75,6 +75,9 @@ QID_POOLS: dict[str, list[Any]] = {
     "object_int": [-3, 2, 10, 2**70],  # Python ints, one beyond int64
     "object_real": [-1.0, 1, 2.5, 3],  # ints and floats: grouped by value
     "object_str": ["10", "2", "q", "z"],
+    # ids differing only by trailing NULs, which numpy's fixed-width strings would drop
+    "object_str_nul": ["a", "a\x00", "a\x00\x00", "b"],
+    "object_bytes_nul": [b"a", b"a\x00", b"a\x00\x00", b"b"],
     "pd_Int64": [-5, 0, 3, 9],
     "pd_string": ["a", "b", "c", "d"],
     "categorical": ["x", "y", "z", "zz"],

@@ -294,12 +294,7 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
     items = results.items() if isinstance(results, Mapping) else [("sessions", results)]
     if not items:
         raise ValueError("results holds no system")
-    if max_queries is not None:
-        if isinstance(max_queries, (bool, np.bool_)) or not isinstance(max_queries,
-                                                                       (int, np.integer)):
-            raise TypeError(f"max_queries must be a positive int or None; got {max_queries!r}")
-        if max_queries < 1:
-            raise ValueError(f"max_queries must be a positive int or None; got {max_queries}")
+    max_queries = check_k(max_queries, "max_queries")
     counts = {}
     for name, r in items:
         n = np.asarray(r.n_queries if isinstance(r, SessionDCG) else r)
