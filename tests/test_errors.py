@@ -7,6 +7,7 @@ import pytest
 
 import rankmetrics as rm
 from rankmetrics import QueryPlan
+from rankmetrics.session import query_discount
 
 Y = [2, 0, 1, 0]
 S = [0.3, 0.2, 0.2, 0.1]
@@ -144,6 +145,23 @@ def test_plan_errors():
         with pytest.raises(ValueError, match="magnitude 2\\*\\*53 or more"):
             rm.ndcg(Y, np.array([edge, 1, 2, 3]), Q)
     assert np.all(np.isfinite(rm.ndcg(Y, np.array([2**53 - 1, 1, 2, 3]), Q)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: rm.ndcg_curve(Y, S, Q, depth=d),
+    lambda d: rm.cg_curve(Y, S, Q, depth=d),
+    lambda d: QueryPlan(Y, Q).ideal_cg_curve(depth=d),
+    lambda d: QueryPlan(Y, Q).ideal_dcg_curve(depth=d),
+    lambda d: query_discount(d),
+], ids=["ndcg_curve", "cg_curve", "ideal_cg_curve", "ideal_dcg_curve", "query_discount"])
+@pytest.mark.parametrize(("depth", "exc"), [(0, ValueError), (1.0, TypeError),
+                                            (None, TypeError), (True, TypeError)])
+def test_depths_and_counts_are_not_offered_none(call, depth, exc):
+    """A curve's depth (or a count) has no whole-list reading: its message must not offer
+    None, which it then refuses."""
+    with pytest.raises(exc, match=r"must be a positive int; got") as info:
+        call(depth)
+    assert "None reads" not in str(info.value) and "or None" not in str(info.value)
 
 
 def test_inputs_not_mutated_and_types_accepted():

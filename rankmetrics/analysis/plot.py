@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..core.gains import DiscountLike, GainLike
 from ..core.plan import QueryPlan
-from ..core.validation import check_choice, check_empty, check_k, check_labels, check_threshold
+from ..core.validation import check_choice, check_depth, check_empty, check_labels, check_threshold
 from .vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -536,9 +536,7 @@ def trec_gain_vectors(
     ([[1.0, 3.0, 3.0], [0.0, 0.0, 0.0]], [[2.0, 3.0, 3.0], [1.0, 1.0, 1.0]])
     """
     _check_curve(curve)
-    d = check_k(depth, "depth")
-    if d is None:
-        raise TypeError("depth must be a positive int")
+    d = check_depth(depth)
     tie_name = ties
     judged, read, ties = _trec_inputs(qrels, runs, ties)
     queries = _query_set(read, missing)

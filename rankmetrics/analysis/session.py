@@ -32,6 +32,7 @@ from ..core.gains import DiscountLike, GainLike, apply_gain
 from ..core.plan import QueryPlan
 from ..core.validation import (
     check_choice,
+    check_depth,
     check_empty,
     check_k,
     check_labels,
@@ -85,9 +86,7 @@ def query_discount(n_queries: int, query_log_base: float = 4.0) -> Values:
     >>> query_discount(4, 4).round(4)
     array([1.    , 0.6667, 0.5579, 0.5   ])
     """
-    n = check_k(n_queries, "n_queries")
-    if n is None:
-        raise TypeError("n_queries must be a positive int")
+    n = check_depth(n_queries, "n_queries")
     bq = check_positive_real("query_log_base", query_log_base, above=1.0)
     q = np.arange(1, n + 1, dtype=np.float64)
     return 1.0 / (1.0 + np.log(q) / math.log(bq))

@@ -36,6 +36,7 @@ from .validation import (
     F_AS_RECALL,
     all_finite,
     check_choice,
+    check_depth,
     check_empty,
     check_finite,
     check_group_sizes,
@@ -939,9 +940,7 @@ class QueryPlan:
 
     # ---------------------------------------------------------------------------- curves
     def _curve(self, y_score, depth, gain, discount, log_base, ties, normalize, empty):
-        depth = check_k(depth, "depth")
-        if depth is None:
-            raise TypeError("depth must be a positive int")
+        depth = check_depth(depth)
         check_result_size(self.n_queries, depth)
         g = self._gain_ext(gain)  # before the ranking's buffers exist
         ranking = self._ranking(y_score, (depth,), ties)
@@ -1030,18 +1029,14 @@ class QueryPlan:
 
     def ideal_cg_curve(self, *, depth: int, gain: GainLike = "exponential") -> Values:
         """Ideal CG vector per query (JK 2002, eq. 4), shape (n_queries, depth)."""
-        d = check_k(depth, "depth")
-        if d is None:
-            raise TypeError("depth must be a positive int")
+        d = check_depth(depth)
         check_result_size(self.n_queries, d)
         return self._ideal_curve(gain, np.ones(d), d)
 
     def ideal_dcg_curve(self, *, depth: int, gain: GainLike = "exponential",
                         discount: DiscountLike = "log", log_base: float = 2) -> Values:
         """Ideal DCG vector per query (JK 2002, eq. 4), shape (n_queries, depth)."""
-        d = check_k(depth, "depth")
-        if d is None:
-            raise TypeError("depth must be a positive int")
+        d = check_depth(depth)
         check_result_size(self.n_queries, d)
         return self._ideal_curve(gain, self._discount(discount, log_base, d), d)
 

@@ -533,12 +533,24 @@ def check_k(k: Any, name: str = "k") -> int | None:
     """``None`` (whole list) or a positive int of at most :data:`MAX_CUTOFF` (2**62)."""
     if k is None:
         return None
+    return _positive_int(k, name, "a positive int or None", " (None reads the whole list)")
+
+
+def check_depth(depth: Any, name: str = "depth") -> int:
+    """A positive int of at most :data:`MAX_CUTOFF` (2**62), ``None`` refused (a depth, a
+    count: there is no whole list to read)."""
+    if depth is None:
+        raise TypeError(f"{name} must be a positive int; got None")
+    return _positive_int(depth, name, "a positive int", "")
+
+
+def _positive_int(k: Any, name: str, what: str, whole: str) -> int:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise TypeError(f"{name} must be a positive int or None; got {k!r}")
+        raise TypeError(f"{name} must be {what}; got {k!r}")
     if k <= 0:
-        raise ValueError(f"{name} must be a positive int or None; got {k}")
+        raise ValueError(f"{name} must be {what}; got {k}")
     if int(k) > MAX_CUTOFF:
-        raise ValueError(f"{name} must be at most 2**62 (None reads the whole list); got {k}")
+        raise ValueError(f"{name} must be at most 2**62{whole}; got {k}")
     return int(k)
 
 
