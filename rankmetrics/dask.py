@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike
 
 from . import _frames
 from .core.gains import DiscountLike, GainLike
-from .core.validation import check_string_ids, check_ties
+from .core.validation import as_float64, check_string_ids, check_ties
 from .lightgbm import LIGHTGBM_THRESHOLD, EarlyStopping, EvalMetric
 from .measures.grammar import parse_measures
 
@@ -555,7 +555,7 @@ denominator, query_weight, prefix
     'tie_ndcg@10'
     """
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-            or not math.isfinite(timeout) or timeout <= 0:
+            or not math.isfinite(as_float64(timeout, "timeout")) or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds; got {timeout!r}")
     metric = DaskEvalMetric(metrics, k, ties=ties, gain=gain, label_gain=label_gain,
                             discount=discount, log_base=log_base, threshold=threshold, beta=beta,

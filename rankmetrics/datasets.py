@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .core.validation import as_float64
+
 __all__ = ["RankingData", "make_ranking_data", "make_benchmark_scores", "load_letor"]
 
 #: Default label distribution (levels 0..4): mostly irrelevant, few highly relevant documents,
@@ -75,7 +77,7 @@ def _check_label_probs(label_probs: Sequence[float] | np.ndarray) -> np.ndarray:
 def _check_real(name: str, value: object, lo: float, hi: float, *, hi_open: bool) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
+    v = as_float64(value, name)
     ok = math.isfinite(v) and v >= lo and (v < hi if hi_open else v <= hi)
     if not ok:
         bracket = ")" if hi_open else "]"
@@ -148,7 +150,8 @@ class RankingData:
         If the shapes disagree, the labels are negative, non-finite or (uint64) past int64,
         or ``qid`` is not non-decreasing or does not fit int64.
     TypeError
-        If ``X`` is complex.
+        If ``X`` is complex or not numeric (text, dates; None in an object array is NaN, a
+        missing feature value).
 
     Examples
     --------
@@ -165,9 +168,15 @@ class RankingData:
     qid: np.ndarray
 
     def __post_init__(self) -> None:
-        if np.asarray(self.X).dtype.kind == "c":  # float64 would drop the imaginary part
+        x0 = np.asarray(self.X)
+        if x0.dtype.kind == "c":  # float64 would drop the imaginary part
             raise TypeError("X must be real; got a complex array")
-        X = np.asarray(self.X, dtype=np.float64)
+        if x0.dtype.kind in "USVMm":  # numpy would parse text as numbers, or fail
+            raise TypeError(f"X must be numeric; got dtype {x0.dtype}")
+        try:
+            X = np.asarray(x0, dtype=np.float64)
+        except (TypeError, ValueError) as exc:  # an object array holding text or other objects
+            raise TypeError(f"X must be numeric; got {exc}") from None
         y = np.asarray(self.y)
         qid = np.asarray(self.qid)
         if X.ndim != 2:
@@ -273,7 +282,7 @@ class RankingData:
                     f"test_size as a query count must be in [1, {nq - 1}], got {test_size!r}"
                 )
         else:
-            frac = float(test_size)
+            frac = as_float64(test_size, "test_size")
             if not (math.isfinite(frac) and 0.0 < frac < 1.0):
                 raise ValueError(f"test_size must be in (0, 1), got {test_size!r}")
             n_test = min(max(math.ceil(frac * nq - 1e-9), 1), nq - 1)
@@ -366,7 +375,8 @@ def make_ranking_data(
     Raises
     ------
     ValueError
-        If an argument is out of range (the message names it and the bad value).
+        If an argument is out of range (the message names it and the bad value), or
+        ``n_queries * max_docs * n_features`` exceeds :data:`MAX_ROWS` (2**30: 8 GiB of X).
     TypeError
         If an integer argument is not an integer.
 
@@ -390,6 +400,10 @@ def make_ranking_data(
     probs = _check_label_probs(label_probs)
     sigma = _check_real("noise", noise, 0.0, math.inf, hi_open=True)
     rng = _rng(random_state)
+    if nq * hi * nf > MAX_ROWS:  # X is float64 (rows, n_features): the rows' bound in cells
+        raise ValueError(f"n_queries x max_docs x n_features ({nq} x {hi} x {nf}) may exceed "
+                         f"{MAX_ROWS:,} feature values (8 GiB of X), the most a generator "
+                         "makes; lower one of them")
 
     sizes = _list_sizes(rng, nq, lo, hi)
     n = int(sizes.sum())
@@ -547,13 +561,33 @@ def _read_group_sizes(query_path: str | os.PathLike[str]) -> np.ndarray:
                     f"query_path {os.fspath(query_path)!r} line {lineno}: expected one integer "
                     f"group size per line, got {text!r}"
                 ) from None
-            if size < 1:
+            if not 1 <= size <= _MAX_INT64:
                 raise ValueError(
                     f"query_path {os.fspath(query_path)!r} line {lineno}: group sizes must be "
-                    f">= 1, got {size}"
+                    f">= 1 and < 2**63, got {size}"
                 )
             sizes.append(size)
     return np.asarray(sizes, dtype=np.int64)
+
+
+_MAX_INT64 = 2**63 - 1
+
+
+def _past_int64(data_path: str | os.PathLike[str]) -> str:
+    """The message for an svmlight file holding a qid or feature index past int64, naming the
+    first such line (read again: this is the error path)."""
+    with open(data_path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            line = raw.split(b"#", 1)[0].decode("utf-8", "replace")
+            fields = line.split()
+            for field in fields[1:]:  # the label is a float, read as one
+                head = field.split(":", 2)
+                num = head[1] if head[0] == "qid" and len(head) > 1 else head[0]
+                if num.isdigit() and int(num) > _MAX_INT64:
+                    return (f"data_path {os.fspath(data_path)!r} line {lineno}: {field!r} holds "
+                            f"an integer past 2**63 - 1 (qids and feature indices are int64)")
+    return (f"data_path {os.fspath(data_path)!r} holds an integer past 2**63 - 1 (qids and "
+            "feature indices are int64)")
 
 
 def load_letor(
@@ -622,9 +656,12 @@ def load_letor(
 
     if n_features is not None:
         _check_int("n_features", n_features, 1)
-    X_sparse, y_raw, qid_raw = load_svmlight_file(
-        os.fspath(data_path), n_features=n_features, dtype=np.float64, query_id=True
-    )
+    try:
+        X_sparse, y_raw, qid_raw = load_svmlight_file(
+            os.fspath(data_path), n_features=n_features, dtype=np.float64, query_id=True
+        )
+    except OverflowError:  # sklearn's parser holds qids and feature indices in int64
+        raise ValueError(_past_int64(data_path)) from None
     X = np.asarray(X_sparse.toarray(), dtype=np.float64)
     y_f = np.asarray(y_raw, dtype=np.float64)
     n = X.shape[0]

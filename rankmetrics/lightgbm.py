@@ -58,6 +58,7 @@ from .core.gains import DiscountLike, GainLike
 from .core.options import MetricOptions
 from .core.plan import QueryPlan, core_metric, warn_weighted_empty_ndcg, weighted_mean
 from .core.validation import (
+    as_float64,
     check_choice,
     check_finite,
     check_group_sizes,
@@ -748,7 +749,7 @@ class EarlyStopping:
         if not isinstance(metric, str) or not metric:
             raise TypeError(f"metric must be a metric name such as 'ndcg@10'; got {metric!r}")
         if isinstance(min_delta, bool) or not isinstance(min_delta, numbers.Real) \
-                or not math.isfinite(min_delta) or min_delta < 0:
+                or not math.isfinite(as_float64(min_delta, "min_delta")) or min_delta < 0:
             raise ValueError(f"min_delta must be a finite number >= 0; got {min_delta!r}")
         # instance attributes: lgb.train overwrites an `order` missing from the instance dict;
         # 30 runs it where lgb.early_stopping runs, after record_evaluation / log_evaluation
@@ -875,7 +876,9 @@ def early_stopping(
         reported on a validation set, or a data set reports the same metric name twice (a
         built-in metric with the feval's name: use ``prefix``).
     TypeError
-        Neither ``feval`` nor ``metric`` given.
+        Neither ``feval`` nor ``metric`` given, or ``feval`` is not what :func:`make_feval`
+        or :func:`make_eval_metric` returned (a name such as ``"ndcg@10"`` goes in
+        ``metric=``).
 
     Examples
     --------
@@ -886,6 +889,10 @@ def early_stopping(
     >>> early_stopping(20, feval, metric="tie_ndcg@10").metric
     'tie_ndcg@10'
     """
+    if feval is not None and not isinstance(feval, _TieAwareMetric):
+        hint = " (a metric name goes in metric=)" if isinstance(feval, str) else ""
+        raise TypeError(f"feval must be what make_feval or make_eval_metric returned; got "
+                        f"{feval!r}{hint}")
     if metric is None:
         if feval is None:
             raise TypeError("early_stopping needs feval (to watch its first metric) or metric=")

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -54,7 +55,7 @@ from .core.plan import (
     query_weights_of_rows,
     weighted_mean,
 )
-from .core.validation import check_k, check_qid, check_weights, flatten_inputs
+from .core.validation import as_float64, check_k, check_qid, check_weights, flatten_inputs
 from .measures.grammar import Measure, parse_measure
 
 try:  # scikit-learn's make_scorer class (private; checked against 1.9): for the split check
@@ -968,7 +969,7 @@ def _check_early_stopping(est: QueryGroupRanker) -> str:
         raise ValueError(f"n_iter_no_change must be an int >= 1; got {n!r}")
     tol = est.tol
     if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating)) \
-            or not np.isfinite(tol) or tol < 0:
+            or not math.isfinite(as_float64(tol, "tol")) or tol < 0:
         raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
     return est.scoring
 

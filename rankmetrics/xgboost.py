@@ -83,7 +83,7 @@ from .core.plan import (
     warn_weighted_empty_ndcg,
     weighted_mean,
 )
-from .core.validation import check_choice
+from .core.validation import as_float64, check_choice
 from .lightgbm import _BOUNDS, _refuse_empty_groups, _TieAwareMetric
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -646,7 +646,7 @@ def early_stopping(
     if isinstance(rounds, bool) or not isinstance(rounds, numbers.Integral) or rounds < 1:
         raise ValueError(f"rounds must be an int >= 1; got {rounds!r}")
     if isinstance(min_delta, bool) or not isinstance(min_delta, numbers.Real) \
-            or not math.isfinite(min_delta) or min_delta < 0:
+            or not math.isfinite(as_float64(min_delta, "min_delta")) or min_delta < 0:
         raise ValueError(f"min_delta must be a finite number >= 0; got {min_delta!r}")
 
     class _EarlyStopping(xgb.callback.EarlyStopping):  # type: ignore[misc, name-defined]

@@ -269,6 +269,8 @@ def test_missing_sync_is_an_error():
         rdask.early_stopping(3, metric, name="map")
     with pytest.raises(ValueError, match="timeout"):
         rdask.make_eval_metric("ndcg", timeout=0)
+    with pytest.raises(ValueError, match="timeout must be within float64"):
+        rdask.make_eval_metric("ndcg", timeout=2**2000)  # OverflowError before
 
 
 def test_xgboost_dask_train_metric_is_global(client):

@@ -167,6 +167,23 @@ def test_ranking_data_container_validation() -> None:
         RankingData(X=np.zeros((2, 1)), y=np.array([0, -1]), qid=np.zeros(2, dtype=int))
     with pytest.raises(ValueError, match="X must be 2-D"):
         RankingData(X=np.zeros(3), y=np.zeros(3), qid=np.zeros(3, dtype=int))
+    # text features were numpy's "could not convert string to float" or parsed as numbers
+    for text in ([["a"]], np.array([["1"]]), np.array([["a"]], dtype=object),
+                 np.array(["2020-01-01"], dtype="M8[D]").reshape(1, 1)):
+        with pytest.raises(TypeError, match="X must be numeric"):
+            RankingData(X=text, y=[0], qid=[0])  # type: ignore[arg-type]
+    assert np.isnan(RankingData(X=[[None]], y=[0], qid=[0]).X[0, 0])  # type: ignore[arg-type]
+
+
+def test_load_letor_ids_past_int64_name_the_file_and_line(tmp_path: Path) -> None:
+    """sklearn's parser raised OverflowError on a qid or feature index past int64."""
+    for line in ("1 qid:99999999999999999999 1:0.5", "1 qid:1 99999999999999999999:0.5"):
+        path = tmp_path / "big.txt"
+        path.write_text("0 qid:1 1:0.5 # 99999999999999999999 in a comment\n" + line + "\n")
+        field = line.split()[1 if "qid:9" in line else 2]
+        with pytest.raises(ValueError, match=rf"big.txt' line 2: '{field}' holds an integer "
+                                             r"past 2\*\*63 - 1"):
+            load_letor(path)
 
 
 @pytest.mark.parametrize(
@@ -190,6 +207,8 @@ def test_ranking_data_container_validation() -> None:
         ({"label_probs": "abc"}, ValueError, r"label_probs"),
         ({"noise": -1.0}, ValueError, r"noise must be in \[0, inf\), got -1\.0"),
         ({"noise": float("nan")}, ValueError, r"noise must be in"),
+        ({"n_features": 2**40}, ValueError,  # numpy's MemoryError before
+         r"n_queries x max_docs x n_features \(200 x 40 x 1099511627776\) may exceed"),
     ],
 )
 def test_make_ranking_data_argument_errors(
@@ -346,8 +365,12 @@ def test_load_letor_query_file_errors(tmp_path: Path) -> None:
         load_letor(data, bad)
     zero = tmp_path / "zero.query"
     zero.write_text("3\n0\n")
-    with pytest.raises(ValueError, match=r"group sizes must be >= 1, got 0"):
+    with pytest.raises(ValueError, match=r"group sizes must be >= 1 and < 2\*\*63, got 0"):
         load_letor(data, zero)
+    huge = tmp_path / "huge.query"
+    huge.write_text("3\n99999999999999999999\n")  # OverflowError in np.asarray before
+    with pytest.raises(ValueError, match=r"huge.query' line 2: group sizes must be >= 1 and < "):
+        load_letor(data, huge)
     short = tmp_path / "short.query"
     short.write_text("2\n")
     with pytest.raises(ValueError, match=r"sum to 2 but data_path .* has 3 rows"):

@@ -466,3 +466,59 @@ def test_object_qids_of_numpy_bools_are_ids_like_python_bools() -> None:
               np.array([True, np.True_, False, np.False_], dtype=object)):
         np.testing.assert_array_equal(rm.ndcg(Y, S, q), want)
         np.testing.assert_array_equal(QueryPlan(Y, q).ndcg(S), want)
+
+
+_BIG = 2**2000  # an int past float64's range: float() and math.isfinite raise OverflowError
+
+
+def _big_calls():
+    from rankmetrics import datasets
+    from rankmetrics.session import query_discount
+    from rankmetrics.trec import evaluate
+
+    y, s = [1, 0], [1.0, 2.0]
+    return {
+        "log_base": lambda: rm.dcg(y, s, log_base=_BIG),
+        "empty": lambda: rm.ndcg(y, s, empty=_BIG),
+        "threshold": lambda: rm.precision(y, s, threshold=_BIG),
+        "beta": lambda: rm.fbeta(y, s, beta=_BIG),
+        "max_grade": lambda: rm.err(y, s, max_grade=_BIG),
+        "p": lambda: rm.rbp(y, s, p=_BIG),
+        "query_log_base": lambda: query_discount(3, _BIG),
+        "gain mapping weight": lambda: rm.ndcg(y, s, gain={0: 0, 1: _BIG}),
+        "gain mapping label": lambda: rm.ndcg(y, s, gain={_BIG: 0, 1: 1}),
+        "gain weights": lambda: rm.ndcg(y, s, gain=[0, _BIG]),
+        "gain callable": lambda: rm.ndcg(y, s, gain=lambda lab: [_BIG for _ in lab]),
+        "query_weight": lambda: rm.ndcg_score(y, s, query_weight=[_BIG]),
+        "sample_weight": lambda: rm.ndcg_score(y, s, sample_weight=[_BIG, 1]),
+        "noise": lambda: datasets.make_ranking_data(3, noise=_BIG),
+        "threshold ": lambda: evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, ["P@1"],
+                                       threshold=_BIG),
+    }
+
+
+@pytest.mark.parametrize("name", list(_big_calls()))
+def test_ints_past_float64_are_value_errors_naming_the_argument(name):
+    """2**2000 for a real-valued argument raised OverflowError (float() of it) on every path
+    that read it with float() or math.isfinite."""
+    with pytest.raises(ValueError, match=rf"{name.strip()}.* within float64's range"):
+        _big_calls()[name]()
+
+
+@pytest.mark.parametrize("host", ["lightgbm", "xgboost"])
+def test_min_delta_past_float64_is_a_value_error(host):
+    from _extras import require
+
+    require(host)
+    if host == "lightgbm":
+        from rankmetrics.lightgbm import EarlyStopping
+
+        def call():
+            return EarlyStopping(5, "ndcg@10", min_delta=_BIG)
+    else:
+        from rankmetrics.xgboost import early_stopping
+
+        def call():
+            return early_stopping(5, "ndcg@10", min_delta=_BIG)
+    with pytest.raises(ValueError, match="min_delta must be within float64"):
+        call()

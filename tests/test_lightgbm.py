@@ -439,6 +439,12 @@ def test_call_errors(small) -> None:
 def test_early_stopping_argument_errors() -> None:
     with pytest.raises(TypeError, match=r"needs feval .* or metric="):
         early_stopping(5)
+    # the second positional argument is feval (xgboost's early_stopping takes a name there)
+    with pytest.raises(TypeError, match=r"feval must be .*; got 'ndcg@10' \(a metric name goes "
+                                        r"in metric=\)"):
+        early_stopping(5, "ndcg@10")
+    with pytest.raises(TypeError, match=r"feval must be what make_feval"):
+        early_stopping(0, 5)
     with pytest.raises(ValueError, match=r"stopping_rounds must be an int >= 1; got 0"):
         early_stopping(0, metric="x")
     with pytest.raises(ValueError, match=r"min_delta must be a finite number >= 0; got -1"):

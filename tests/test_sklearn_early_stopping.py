@@ -143,6 +143,7 @@ def test_fit_params_are_passed_through_and_routed(data) -> None:
     ({"validation_fraction": 0}, ValueError, "validation_fraction"),
     ({"n_iter_no_change": 0}, ValueError, "n_iter_no_change"),
     ({"tol": -1.0}, ValueError, "tol"),
+    ({"tol": 2**2000}, ValueError, "tol must be within float64"),
     ({"scoring": "nope@3"}, ValueError, "unknown measure"),
     ({"scoring": 3}, TypeError, "scoring"),
 ])

@@ -171,6 +171,24 @@ def test_pad_slates_pad_value_a_dtype_cannot_hold():
             assert torch.equal(rmt.ndcg(p, t, mask=m), rmt.ndcg(preds, tgt, idx))
 
 
+def test_pad_slates_pad_value_checked():
+    """None or text failed in torch.full with its own message, 2**70 with OverflowError (torch
+    reads a Python int as int64 even for a float tensor); an int stays exact for int labels."""
+    preds, target, idx = torch.tensor([0.9, 0.2, 0.5]), torch.tensor([0, 1, 2]), torch.tensor(
+        [1, 1, 2])
+    for bad in (None, "x", True):
+        with pytest.raises(TypeError, match=r"pad_value must be a real number"):
+            rmt.pad_slates(preds, target, idx, pad_value=bad)
+    with pytest.raises(ValueError, match=r"pad_value must be within float64's range"):
+        rmt.pad_slates(preds, target, idx, pad_value=2**2000)
+    p, t, m = rmt.pad_slates(preds, target, idx, pad_value=2**70)
+    assert p[1, 1].item() == float(2**70) and t[1, 1].item() == 0 and not m[1, 1]
+    p, t, m = rmt.pad_slates(preds, target, idx, pad_value=2**62 + 1)
+    assert t[1, 1].item() == 2**62 + 1
+    p, t, m = rmt.pad_slates(preds, target, idx, pad_value=torch.tensor(-1.0))
+    assert p[1, 1].item() == -1.0 and t[1, 1].item() == -1
+
+
 def test_metric_errors():
     with pytest.raises(ValueError, match=r"unknown measure 'ndcg10'"):
         RankingMetric("ndcg10")

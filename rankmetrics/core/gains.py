@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .validation import check_positive_real
+from .validation import as_float64, check_positive_real
 
 GainLike = str | Sequence[float] | Mapping[float, float] | Callable[[np.ndarray], Any]
 DiscountLike = str | Callable[[np.ndarray], Any]
@@ -38,7 +38,7 @@ def _real_number(x: Any, what: str) -> float:
         x, (numbers.Real, np.number)
     ):
         raise TypeError(f"{what} must be a real number; got {x!r}")
-    return float(x)
+    return as_float64(x, what)
 
 
 def _as_float_array(values: Any, source: str) -> NDArray[np.float64]:

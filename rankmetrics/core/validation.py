@@ -82,6 +82,11 @@ def _object_to_float(arr: np.ndarray, name: str) -> NDArray[np.float64]:
             raise TypeError(f"{name} must be numeric; found a {t.__name__} value")
     try:
         return arr.astype(np.float64)
+    except OverflowError:
+        big = next(x for x in arr.ravel().tolist() if isinstance(x, numbers.Integral)
+                   and abs(int(x)) >= 2**1024)
+        as_float64(big, name)  # raises, naming the integer's size
+        raise
     except (TypeError, ValueError) as exc:
         missing = [x for x in arr.ravel().tolist() if is_missing(x)]
         if missing:
@@ -503,21 +508,28 @@ def check_weights(weights: ArrayLike, shape: tuple[int, ...], name: str,
     return w
 
 
-def check_result_size(n: int, depth: int, name: str = "depth") -> None:
-    """An (n, depth) float64 result (a curve) that this machine's memory can hold; else a
-    ValueError naming ``name`` (a huge depth failed with numpy's MemoryError, or worse, was
-    allocated lazily and killed the process while filled)."""
-    need = 8 * int(n) * int(depth)
+def check_result_size(n: int, depth: int, name: str = "depth", copies: int = 1) -> None:
+    """An (n, depth) float64 result (a curve) that this machine's memory can hold, ``copies``
+    times over (the arrays of that shape a computation holds at once); else a ValueError naming
+    ``name`` (a huge depth failed with numpy's MemoryError, or worse, was allocated lazily and
+    killed the process while filled)."""
+    need = 8 * int(n) * int(depth) * int(copies)
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, OSError, ValueError):  # pragma: no cover - not a POSIX system
         total = 1 << 50
     if need > total:
         raise ValueError(
-            f"{name}={depth} asks for a ({n}, {depth}) float64 result of {need / 2**30:.3g} GiB, "
+            f"{name}={depth} asks for {_arrays(copies, n, depth)} of {need / 2**30:.3g} GiB, "
             f"more than this machine's {total / 2**30:.3g} GiB of memory; a curve is constant "
             "past its list's length, so a depth of at most the longest list gives every value"
         )
+
+
+def _arrays(copies: int, n: int, depth: int) -> str:
+    if copies == 1:
+        return f"a ({n}, {depth}) float64 result"
+    return f"{copies} ({n}, {depth}) float64 arrays"
 
 
 #: The largest cutoff or depth taken (a rank past every list: the kernels hold ranks in int64).
@@ -585,21 +597,36 @@ def check_empty(empty: Any) -> float | str:
     """The empty-query rule: a finite float, ``"skip"`` or ``"error"``."""
     if isinstance(empty, str):
         return check_choice("empty", empty, ("skip", "error"))
-    if isinstance(empty, bool) or not isinstance(empty, numbers.Real) or not math.isfinite(empty):
+    if isinstance(empty, bool) or not isinstance(empty, numbers.Real):
+        raise TypeError(f"empty must be a finite number, 'skip' or 'error'; got {empty!r}")
+    as_float64(empty, "empty")
+    if not math.isfinite(empty):
         raise TypeError(f"empty must be a finite number, 'skip' or 'error'; got {empty!r}")
     return float(empty)
+
+
+def as_float64(value: Any, name: str) -> float:
+    """``float(value)``; an int past float64's range (math.isfinite and float() raise
+    OverflowError on it) is a ValueError naming ``name``."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be within float64's range (magnitude below 2**1024); "
+                         f"got an integer of {int(value).bit_length()} bits") from None
 
 
 def check_threshold(threshold: Any) -> float:
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
         raise TypeError(f"threshold must be a number; got {threshold!r}")
-    if not math.isfinite(threshold):
+    if not math.isfinite(as_float64(threshold, "threshold")):
         raise ValueError(f"threshold must be finite; got {threshold}")
     return float(threshold)
 
 
 def check_positive_real(name: str, value: Any, *, above: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a finite number; got {value!r}")
+    if not math.isfinite(as_float64(value, name)):
         raise TypeError(f"{name} must be a finite number; got {value!r}")
     if value <= above:
         raise ValueError(f"{name} must be > {above:g}; got {value}")

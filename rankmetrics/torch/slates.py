@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
 import torch
 from torch import Tensor
+
+from ..core.validation import as_float64
 
 __all__ = ["pad_slates"]
 
@@ -24,10 +27,21 @@ def _as_tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     return t
 
 
+def _pad_value(value: Any) -> Any:
+    """``pad_value``: a real number (a 0-d tensor's item too), within float64's range."""
+    if isinstance(value, Tensor) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"pad_value must be a real number; got {value!r}")
+    as_float64(value, "pad_value")
+    return value  # an int stays exact for integer labels
+
+
 def _fill(value: float, dtype: torch.dtype) -> float:
-    """``value`` where ``dtype`` holds it exactly (any value for a float dtype), else 0."""
+    """``value`` where ``dtype`` holds it exactly (any value, as a float, for a float dtype:
+    torch reads a Python int as int64 first), else 0."""
     if dtype.is_floating_point or dtype.is_complex:
-        return value
+        return float(value)
     if dtype == torch.bool:
         return value if value in (0, 1) else 0
     info = torch.iinfo(dtype)
@@ -98,9 +112,11 @@ def pad_slates(
     Raises
     ------
     ValueError
-        Inputs not 1-D, of different lengths, or empty.
+        Inputs not 1-D, of different lengths, or empty; ``pad_value`` an integer past
+        float64's range.
     TypeError
-        ``indexes`` not of an integer dtype; an input missing (None) or not numbers.
+        ``indexes`` not of an integer dtype; an input missing (None) or not numbers;
+        ``pad_value`` not a real number (a bool, text, None).
 
     Examples
     --------
@@ -119,6 +135,7 @@ def pad_slates(
     >>> torch.equal(ndcg(p, t, mask=m), ndcg(preds, target, indexes))
     True
     """
+    pad_value = _pad_value(pad_value)
     p = _as_tensor(preds, "preds", None)
     t = _as_tensor(target, "target", p.device)
     q = _as_tensor(indexes, "indexes", p.device)

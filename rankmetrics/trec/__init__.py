@@ -46,7 +46,7 @@ import pandas as pd
 
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key, gain_key
 from ..core.validation import TIES as CORE_TIES
-from ..core.validation import check_empty, check_positive_real
+from ..core.validation import as_float64, check_empty, check_positive_real
 from ..measures.grammar import (
     ORDER_ONLY_KINDS,
     Measure,
@@ -445,7 +445,7 @@ def _check_options(ties: Any, threshold: Any, max_depth: Any, beta: Any, empty: 
         )
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
         raise TypeError(f"threshold must be a number > 0; got {threshold!r}")
-    if not math.isfinite(threshold) or threshold <= 0:
+    if not math.isfinite(as_float64(threshold, "threshold")) or threshold <= 0:
         raise ValueError(
             f"threshold must be a finite number > 0 (labels <= 0 and unjudged documents are "
             f"never relevant here; trec_eval's -l 0 would count judged label-0 documents "
