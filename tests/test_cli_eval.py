@@ -301,6 +301,13 @@ def test_headerless_tsv_and_csv_are_read_as_trec_text(tmp_path, capsys):
     table.write_text("qid,docno,label\n1,d1,1\n1,d2,0\n2,d3,2\n")
     code, out2, _ = run_cli(capsys, str(table), str(txt), "-m", "map", "--format", "trec")
     assert code == 0 and out2 == out
+    # a docno spelled as a column name on the first line is data: its value field is a number
+    # (read as a header before: "needs a query id column ...; got columns ['1', '0', 'doc']")
+    named, run_doc = tmp_path / "named.tsv", tmp_path / "run_doc.txt"
+    named.write_text("1\t0\tdoc\t1\n1\t0\td2\t0\n2\t0\td3\t2\n")
+    run_doc.write_text(r.read_text().replace(" d1 ", " doc "))
+    code, out3, _ = run_cli(capsys, str(named), str(run_doc), "-m", "map", "--format", "trec")
+    assert code == 0 and out3 == out
     odd = tmp_path / "odd.tsv"
     odd.write_text("topic_no\tdocument\tjudgement\n1\td1\t1\n")
     code, _, err = run_cli(capsys, str(odd), str(txt), "-m", "map")

@@ -383,3 +383,38 @@ def test_set_f_takes_trec_evals_operations():
     p, r = 7 / 18, 7 / 7
     assert res.mean["set_F.2.0"] == (2.0 + 1.0) * p * r / (2.0 * p + r) == 0.6562500000000001
     assert res.to_trec(per_query=False).split()[-1] == "0.6563"
+
+
+def test_all_row_adds_queries_one_after_another_as_trec_eval():
+    """trec_eval's "all" is a running sum in query order over the count (te_acc_meas_s,
+    te_calc_avg_meas_s). numpy's pairwise mean gave 0.5687500000000001 here, printed 0.5688;
+    trec_eval 10 prints 0.5687 (the running sum is 0.56874999999999998)."""
+    counts = [6, 10, 6, 6, 0, 2, 7, 1, 4, 10, 10, 2, 8, 3, 9, 7]
+    qrels = {f"q{i:02d}": {"d0": 0, **{f"d{j + 1}": 1 for j in range(c)}}
+             for i, c in enumerate(counts)}
+    run = {q: {f"d{j + 1}": float(10 - j) for j in range(10)} for q in qrels}
+    res = evaluate(qrels, run, ["P@10"], ties="docno")
+    per = res.per_query["P@10"].to_numpy()
+    running = 0.0
+    for v in per:  # query order: the qids sort as trec_eval's strcmp
+        running += v
+    assert res.mean["P@10"] == running / per.size
+    assert f"{res.mean['P@10']:.4f}" == "0.5687"
+
+
+def test_11pt_avg_adds_its_levels_from_the_last_down_as_trec_eval():
+    """m_11pt_avg.c sums the interpolated precisions from the last level down: 0.46875 exactly
+    here, printed 0.4688 by trec_eval; the mean over the levels gave 0.46874999999999994."""
+    rel = [0, 2, 7, 17, 23] + list(range(100, 109))
+    qrels = {"1": {f"d{x}": 1 for x in rel}}
+    run = {"1": {f"d{i}": float(100 - i) for i in range(26)}}
+    levels = "0.05,0.15,0.35,0.45"
+    res = evaluate(qrels, run, [f"11pt_avg.{levels}"] + [f"iprec_at_recall_{x}"
+                                                        for x in levels.split(",")],
+                   ties="docno")
+    row = res.per_query.iloc[0]
+    iprec = [row[c] for c in res.per_query.columns[1:]]
+    running = 0.0
+    for v in iprec[::-1]:
+        running += v
+    assert row.iloc[0] == running / 4 == 0.46875

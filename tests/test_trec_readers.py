@@ -14,6 +14,7 @@ import lzma
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -392,3 +393,24 @@ def test_complex_qrels_labels_are_refused():
     qrels["label"] = pd.to_timedelta([0, 1, 2], unit="s")
     with pytest.raises(TypeError, match="label must be real numbers; got dtype timedelta64"):
         evaluate(qrels, run, ["nDCG"])
+
+
+@pytest.mark.parametrize("parsers", [("pyarrow", "pandas"), ("pandas",), ()])
+def test_qrels_labels_written_with_an_exponent_warn_on_every_path(tmp_path, monkeypatch,
+                                                                   parsers):
+    """trec_eval reads a label with atol: '1e1' is 1 there, 10 here, and '5e-1' is 5 there (the
+    fractional-label warning said 0); they were read silently. The value stays the number
+    written, the warning names the file, line, text and trec_eval's reading."""
+    monkeypatch.setattr(trec_io, "PARSERS", {p: trec_io.PARSERS[p] for p in parsers})
+    path = tmp_path / "qrels"
+    path.write_bytes(b"1 0 a 1\n# note\n1 0 b 0\n1 0 c 1e1\n1 0 d 5e-1\n")
+    with pytest.warns(UserWarning, match=r"qrels, line 4: 2 relevance label\(s\) of this "
+                                         r"block are written with an exponent \(the first: "
+                                         r"'1e1'\); rankmetrics reads '1e1' as 10.0, while "
+                                         r"trec_eval reads labels with atol \(as 1\)"):
+        got = read_qrels(path)
+    assert got["label"].tolist() == [1.0, 0.0, 10.0, 0.5]
+    path.write_bytes(b"1 0 a 1\n1 0 b 0\n1 0 c 10\n")  # no exponent: no warning, same parsers
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_qrels(path)["label"].tolist() == [1.0, 0.0, 10.0]

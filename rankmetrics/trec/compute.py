@@ -393,7 +393,9 @@ class _Evaluation:
             levels = [float(m.level or 0.0)]
         else:  # 11pt
             levels = list(m.levels or RECALL_LEVELS)
-        return _iprec(self.core, rel, R, self.max_depth, self.n, levels, m.rule).mean(axis=0)
+        vals = _iprec(self.core, rel, R, self.max_depth, self.n, levels, m.rule)
+        # m_11pt_avg.c adds the levels from the last one down, then divides by their number
+        return np.cumsum(vals[::-1], axis=0)[-1] / len(levels)
 
 
 def compute(

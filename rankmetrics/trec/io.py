@@ -35,6 +35,7 @@ import re
 import shutil
 import stat
 import tempfile
+import warnings
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial
@@ -82,6 +83,8 @@ _BOM = b"\xef\xbb\xbf"
 #: whether pyarrow's CSV reader may use its thread pool (``read_file(..., threads=1)`` clears it)
 _USE_THREADS: contextvars.ContextVar[bool] = contextvars.ContextVar("use_threads", default=True)
 _COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*(?:\n|\Z)")
+_EXPONENT = re.compile(rb"[eE]")
+_LEADING_INT = re.compile(rb"[+-]?\d*")  # what C's atol reads of a field
 _NUMBER = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)",
                      re.IGNORECASE)
 
@@ -355,7 +358,9 @@ def _pyarrow_read(data: bytes | _Mapped, kind: str) -> pa.Table | None:
     # delimiter shows up as an empty field (fields after the value are ignored anyway); the
     # fields not used are read as bytes, as the other parsers ignore their encoding
     types = {f"f{i}": pa.binary() for i in range(vcol)}
-    types.update({f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": pa.float64()})
+    # qrels labels as text first: one written with an exponent goes to the line reader
+    value_type = pa.string() if kind == "qrels" else pa.float64()
+    types.update({f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": value_type})
     try:
         tb = pa_csv.read_csv(
             pa.BufferReader(data.buffer() if isinstance(data, _Mapped) else data),
@@ -375,8 +380,16 @@ def _pyarrow_read(data: bytes | _Mapped, kind: str) -> pa.Table | None:
     for i in range(vcol):
         if pc.min(pc.binary_length(tb.column(f"f{i}"))).as_py() == 0:
             return None
+    values = tb.column(f"f{vcol}")
+    if kind == "qrels":
+        if pc.any(pc.match_substring_regex(values, "[eE]")).as_py():
+            return None
+        try:
+            values = pc.cast(values, pa.float64())
+        except pa.ArrowInvalid:
+            return None
     return _finite(pa.table({"qid": tb.column(f"f{qcol}"), "docid": tb.column(f"f{dcol}"),
-                             VALUE_NAME[kind]: tb.column(f"f{vcol}")}), kind)
+                             VALUE_NAME[kind]: values}), kind)
 
 
 def _pandas_read(data: bytes, kind: str) -> pa.Table | None:
@@ -388,9 +401,13 @@ def _pandas_read(data: bytes, kind: str) -> pa.Table | None:
     try:
         df = pd.read_csv(
             io.BytesIO(data), sep=r"\s+", header=None, engine="c", quoting=3,
-            dtype={qcol: str, dcol: str, vcol: np.float64}, na_filter=False,
-            encoding="utf-8", encoding_errors="strict",
+            dtype={qcol: str, dcol: str, vcol: str if kind == "qrels" else np.float64},
+            na_filter=False, encoding="utf-8", encoding_errors="strict",
         )
+        if kind == "qrels":  # a label written with an exponent goes to the line reader
+            if df[vcol].str.contains("[eE]").any():
+                return None
+            df[vcol] = df[vcol].astype(np.float64)
     except Exception:  # any refusal of the C parser sends the block to the line reader
         return None
     if not _fields_ok(kind, df.shape[1]) or len(df) == 0:
@@ -434,6 +451,7 @@ def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
     docs: list[str] = []
     vals: list[float] = []
     vname = "relevance label" if kind == "qrels" else "score"
+    exponent: list[tuple[int, bytes]] = []  # qrels labels written with one (trec_eval: atol)
 
     def at(i: int) -> str:
         return f"{name}, line {(line0() if callable(line0) else line0) + i}"
@@ -463,6 +481,8 @@ def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
             raise ValueError(
                 f"{at(i)}: {vname} must be finite; got {parts[vcol].decode('utf-8', 'replace')!r}"
             )
+        if kind == "qrels" and _EXPONENT.search(parts[vcol]) is not None:
+            exponent.append((i, parts[vcol]))
         try:  # other fields may hold any bytes
             q, d = parts[qcol].decode("utf-8"), parts[dcol].decode("utf-8")
         except UnicodeDecodeError:
@@ -470,6 +490,17 @@ def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
         qids.append(q)
         docs.append(d)
         vals.append(value)
+    if exponent:
+        i, text = exponent[0]
+        lead = _LEADING_INT.match(text).group()  # type: ignore[union-attr]  # matches ""
+        as_atol = int(lead) if lead.strip(b"+-") else 0
+        warnings.warn(
+            f"{at(i)}: {len(exponent)} relevance label(s) of this block are written with an "
+            f"exponent (the first: {text.decode()!r}); rankmetrics reads {text.decode()!r} as "
+            f"{float(text)!r}, while trec_eval reads labels with atol (as {as_atol}) and "
+            "pytrec_eval takes integers; write labels as integers to get the same numbers",
+            UserWarning, stacklevel=2,
+        )
     if not qids:
         return None
     return pa.table({
@@ -655,11 +686,10 @@ def _headerless_trec(p: Path, comp: str | None, kind: str) -> bool:
     except (OSError, EOFError, ValueError, lzma.LZMAError):
         return False  # the table reader reports it
     fields = line.decode("utf-8", "replace").split()
-    known = {*QID_COLUMNS, *DOC_COLUMNS, *VALUE_COLUMNS[kind]}
-    if any(f.strip("\"'").lower() in known for f in fields):
-        return False
     if len(fields) != 4 if kind == "qrels" else len(fields) < 5:
         return False
+    # a header names its value column; a data line holds a number there (a docno such as
+    # "doc" elsewhere on the line is data, as trec_eval reads it)
     try:
         float(fields[3 if kind == "qrels" else 4])
     except ValueError:

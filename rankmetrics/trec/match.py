@@ -118,9 +118,9 @@ def _warn_fractional(src: Any, tb: pa.Table, i: int, n: int) -> None:
     warnings.warn(
         f"{where or 'qrels'}: {n} label(s) are not integers (the first: {value!r} for query "
         f"{qid!r}, document {docid!r}{at}); rankmetrics uses them as they are, while trec_eval "
-        f"and pytrec_eval read labels as integers ({value!r} as {int(value)}), so graded "
-        "measures (nDCG, ERR, graded RBP), relevance thresholds between the two and negative "
-        "fractions (judged there, unjudged here) differ from theirs",
+        f"and pytrec_eval read labels as integers (a label written {value!r} as {int(value)}), "
+        "so graded measures (nDCG, ERR, graded RBP), relevance thresholds between the two and "
+        "negative fractions (judged there, unjudged here) differ from theirs",
         UserWarning, stacklevel=5,
     )
 
