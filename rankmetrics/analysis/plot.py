@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.gains import DiscountLike, GainLike
+from ..core.gains import DiscountLike, GainLike, gain_key
 from ..core.plan import QueryPlan
 from ..core.validation import check_choice, check_depth, check_empty, check_labels, check_threshold
+from .pr import _recall_base
+from .stats import _system_names
 from .vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -149,7 +151,8 @@ def gain_curves(
     Raises
     ------
     ValueError, TypeError
-        Unknown ``curve`` or ``average``, no systems, or any input error of the curves.
+        Unknown ``curve`` or ``average``, no systems, two systems whose names are equal as
+        strings (``1`` and ``"1"``), or any input error of the curves.
 
     Examples
     --------
@@ -168,9 +171,9 @@ def gain_curves(
     raw = "cg" if curve in ("cg", "ncg") else "dcg"
     ideal = getattr(plan, f"ideal_{raw}_curve")(depth=depth, **kw)
     out = {}
-    for name, s in scores.items():
+    for name, s in zip(_system_names(scores), scores.values(), strict=True):
         c = getattr(plan, f"{raw}_curve")(s, depth=depth, ties=ties, **kw)
-        out[str(name)] = _average(curve, c, ideal, average, empty)
+        out[name] = _average(curve, c, ideal, average, empty)
     ideal_avg = avg_vect(ideal) if curve in ("cg", "dcg") else np.ones(ideal.shape[1])
     return out, ideal_avg
 
@@ -199,9 +202,10 @@ def interpolated_precision(
         A document is relevant when its label is >= threshold.
     ties : {"optimistic", "pessimistic", "stable"}
         The order of tied scores; "average" (the default elsewhere) raises, see Notes.
-    n_relevant : array-like of shape (n_queries,), optional
+    n_relevant : int or array-like of shape (n_queries,), optional
         Relevant documents of every query's recall base (e.g. from qrels, when not all of them
-        were retrieved), in ``np.unique(qid)`` order; default: the relevant rows of the query.
+        were retrieved), in ``np.unique(qid)`` order, whole numbers (one int for every query);
+        default: the relevant rows of the query.
     empty : float or "skip", default 0.0
         Value (every level) for a query without relevant documents; "skip" gives NaN.
     rule : {"trec", "recall"}, default "trec"
@@ -217,8 +221,9 @@ def interpolated_precision(
     Raises
     ------
     ValueError, TypeError
-        As :func:`rankmetrics.precision`; ``n_relevant`` of the wrong shape or smaller than the
-        relevant rows of a query; ``ties="average"``.
+        As :func:`rankmetrics.precision`; ``ties="average"``; ``n_relevant`` not numbers
+        (TypeError), or of the wrong shape, negative, fractional, non-finite, above 2**53 or
+        smaller than the relevant rows of a query (ValueError).
 
     Notes
     -----
@@ -255,15 +260,7 @@ def interpolated_precision(
     width = int(plan.sizes.max())
     c = plan.cg_curve(y_score, depth=width, gain="linear", ties=ties)
     r_rows = plan.ideal_cg_curve(depth=width, gain="linear")[:, -1]
-    if n_relevant is None:
-        r_all = r_rows
-    else:
-        r_all = np.asarray(n_relevant, dtype=np.float64)
-        if r_all.shape != (plan.n_queries,):
-            raise ValueError(f"n_relevant must have one count per query ({plan.n_queries},); "
-                             f"got shape {r_all.shape}")
-        if np.any(r_all < r_rows - 1e-9):
-            raise ValueError("n_relevant is smaller than the relevant rows of some query")
+    r_all = _recall_base(n_relevant, r_rows, plan.n_queries)
     return _interpolate(c, np.asarray(plan.sizes, dtype=np.int64), r_all, empty_rule, rule)
 
 
@@ -471,10 +468,12 @@ class GainVectors:
 
 
 def _describe_gain(gain: Any) -> str:
+    """The gain as the legend names it; ``gain`` is checked already (:func:`gain_key`)."""
     if isinstance(gain, str):
         return gain
     if isinstance(gain, Mapping):
-        return "{" + ", ".join(f"{k:g}: {v:g}" for k, v in sorted(gain.items())) + "}"
+        _, pairs = gain_key(gain)  # the keys and weights as floats
+        return "{" + ", ".join(f"{k:g}: {v:g}" for k, v in pairs) + "}"
     if callable(gain):
         return getattr(gain, "__name__", "custom")
     return "-".join(f"{float(g):g}" for g in gain)
@@ -521,7 +520,11 @@ def trec_gain_vectors(
     Raises
     ------
     ValueError, OSError
-        Unreadable inputs, unknown options, or no query left.
+        Unreadable inputs, unknown options, two runs whose names are equal as strings
+        (``1`` and ``"1"``), or no query left.
+    TypeError, ValueError
+        A ``gain`` the core refuses (as :func:`rankmetrics.ndcg`: a mapping key that is not
+        a number, a negative weight, ...), raised before any run is read.
 
     Examples
     --------
@@ -537,6 +540,7 @@ def trec_gain_vectors(
     """
     _check_curve(curve)
     d = check_depth(depth)
+    gain_key(gain)  # the core's check of the gain, before any run is read
     tie_name = ties
     judged, read, ties = _trec_inputs(qrels, runs, ties)
     queries = _query_set(read, missing)
@@ -611,7 +615,11 @@ def trec_gain_curves(
     Raises
     ------
     ValueError, OSError
-        Unreadable inputs, unknown options, or no query left.
+        Unreadable inputs, unknown options, two runs whose names are equal as strings
+        (``1`` and ``"1"``), or no query left.
+    TypeError, ValueError
+        A ``gain`` the core refuses (as :func:`rankmetrics.ndcg`: a mapping key that is not
+        a number, a negative weight, ...), raised before any run is read.
     """
     return _trec_curves(qrels, runs, curve=curve, depth=depth, gain=gain, discount=discount,
                         log_base=log_base, ties=ties, average=average, empty=empty,

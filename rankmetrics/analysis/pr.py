@@ -11,6 +11,7 @@ top k, whose average over tie orders is McSherry & Najork's (2008) R_c + (k - t_
 from __future__ import annotations
 
 import math
+import numbers
 from fractions import Fraction
 
 import numpy as np
@@ -21,9 +22,8 @@ from ..core.validation import (
     check_choice,
     check_k,
     check_labels,
-    check_qid,
-    check_scores,
     check_threshold,
+    flatten_inputs,
 )
 
 Values = NDArray[np.float64]
@@ -43,10 +43,20 @@ def _relevant_counts(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | Non
     return plan, counts, r_rows
 
 
+#: the largest count of documents taken (counts are held exactly in float64)
+_MAX_COUNT = 2.0**53
+
+
 def _counts(value: ArrayLike, name: str, n_queries: int) -> Values:
     """One whole, non-negative count per query (a scalar for every query) as float64; raises
-    TypeError for what is not numbers, ValueError for fractions, negatives or a bad shape."""
+    TypeError for what is not numbers, ValueError for fractions, negatives, counts above 2**53
+    or a bad shape."""
     raw = np.asarray(value)
+    if raw.dtype.kind == "O" and raw.size and all(
+            isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in raw.flat):
+        # Python ints past int64/uint64: whole numbers, but beyond any collection
+        raise ValueError(f"{name} must be whole numbers of documents of at most 2**53 (exact "
+                         f"in float64); got {value!r}")
     if raw.dtype.kind not in "iuf" or raw.dtype == np.float16:
         raise TypeError(f"{name} must be whole numbers of documents (int, or one per query); "
                         f"got {value!r}")
@@ -54,11 +64,14 @@ def _counts(value: ArrayLike, name: str, n_queries: int) -> Values:
     if r.ndim == 0:
         r = np.full(n_queries, float(r))
     if r.shape != (n_queries,):
-        raise ValueError(f"{name} must be one count per query ({n_queries},); got shape "
+        raise ValueError(f"{name} must have one count per query ({n_queries},); got shape "
                          f"{r.shape}")
     if not np.all(np.isfinite(r)) or np.any(r != np.round(r)) or np.any(r < 0):
         bad = r[~(np.isfinite(r) & (r == np.round(r)) & (r >= 0))][0]
         raise ValueError(f"{name} must be whole non-negative numbers of documents; got {bad:g}")
+    if np.any(r > _MAX_COUNT):
+        raise ValueError(f"{name} must be whole numbers of documents of at most 2**53 (exact "
+                         f"in float64); got {r.max():g}")
     return r
 
 
@@ -166,7 +179,12 @@ def fallout(
     Raises
     ------
     ValueError
-        ``n_documents`` smaller than a query's list or than its relevant documents; a bad k.
+        ``n_documents`` smaller than a query's list or than its relevant documents;
+        ``n_documents - n_relevant`` smaller than the non-relevant documents ranked for a query
+        (the message names it); counts that are negative, fractional, non-finite, of the wrong
+        shape or above 2**53; a bad k.
+    TypeError
+        ``n_documents`` or ``n_relevant`` not numbers.
 
     Notes
     -----
@@ -189,6 +207,16 @@ def fallout(
     if np.any(big_n < sizes) or np.any(big_n < r_all):
         raise ValueError("n_documents (the collection size) is smaller than a query's ranked "
                          "list or its relevant documents")
+    # the non-relevant rows ranked are part of the collection's N - R non-relevant documents
+    short = np.flatnonzero(sizes - r_rows > big_n - r_all)
+    if short.size:
+        i = int(short[0])
+        q = plan.qids[i]
+        raise ValueError(
+            f"n_documents - n_relevant ({big_n[i]:g} - {r_all[i]:g}) is smaller than the "
+            f"{sizes[i] - r_rows[i]:g} non-relevant documents ranked for query "
+            f"{q.item() if isinstance(q, np.generic) else q!r}; fallout would exceed 1"
+        )
     retrieved = np.minimum(float(kk), sizes)
     nonrel_ret = retrieved - counts[:, -1]
     nonrel = big_n - r_all
@@ -256,6 +284,20 @@ def _expected_max(groups: list[tuple[int, int, int, int]], j: int, n_rel: int) -
     return total
 
 
+def _levels(levels: ArrayLike) -> Values:
+    """Recall levels: a non-empty 1-D array of numbers in [0, 1]."""
+    raw = np.asarray(levels)
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"levels must be numbers in [0, 1]; got {levels!r}")
+    lv = raw.astype(np.float64)
+    if lv.ndim > 1:
+        raise ValueError(f"levels must be a 1-D sequence of recall levels; got shape {lv.shape}")
+    lv = lv.ravel()
+    if lv.size == 0 or np.any(~np.isfinite(lv)) or np.any((lv < 0) | (lv > 1)):
+        raise ValueError(f"levels must be numbers in [0, 1]; got {levels!r}")
+    return lv
+
+
 def expected_interpolated_precision(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -292,8 +334,11 @@ def expected_interpolated_precision(
 
     Raises
     ------
-    ValueError, TypeError
-        As :func:`rankmetrics.precision`; levels outside [0, 1].
+    ValueError
+        As :func:`rankmetrics.precision` (empty input, mismatched shapes, ...); ``levels``
+        empty, not 1-D or outside [0, 1].
+    TypeError
+        As :func:`rankmetrics.precision`; ``levels`` not numbers.
 
     Notes
     -----
@@ -323,18 +368,11 @@ def expected_interpolated_precision(
     >>> expected_interpolated_precision([1, 0, 0], [1, 1, 1], levels=[1.0]).round(4).tolist()
     [[0.6111]]
     """
-    labels = check_labels(y_true)
-    scores = check_scores(y_score)
-    if scores.shape != labels.shape:
-        raise ValueError(f"y_score must have the shape of y_true {labels.shape}; got "
-                         f"{scores.shape}")
+    labels, scores, q2 = flatten_inputs(y_true, y_score, qid)  # 2-D: one query per row
     t = check_threshold(threshold)
     check_choice("rule", rule, ("trec", "recall"))
-    lv = np.asarray(levels, dtype=np.float64).ravel()
-    if lv.size == 0 or np.any(~np.isfinite(lv)) or np.any((lv < 0) | (lv > 1)):
-        raise ValueError(f"levels must be numbers in [0, 1]; got {levels!r}")
-    q = np.zeros(labels.shape[0], dtype=np.int64) if qid is None else check_qid(
-        qid, labels.shape[0])
+    lv = _levels(levels)
+    q = np.zeros(labels.shape[0], dtype=np.int64) if q2 is None else q2
     uq, inv = np.unique(q, return_inverse=True)
     rel = labels >= t
     r_rows = np.bincount(inv, weights=rel, minlength=uq.shape[0]).astype(np.float64)

@@ -35,6 +35,47 @@ _RELATIVE_NOTE = ("(+x.x%) = relative difference (B - A) / A; Sparck Jones (1974
                   "|x| < 5% marginal, 5-10% noticeable, > 10% essential")
 
 
+#: the most decimals shown (float64 holds about 17 significant digits)
+MAX_DIGITS = 17
+#: the most times a marker is repeated (JK 2002 use 2)
+MAX_REPEAT = 10
+
+
+def check_digits(digits: Any) -> int:
+    """Decimals of a printed number: an int in 0..:data:`MAX_DIGITS`, else TypeError or
+    ValueError naming ``digits`` (Python's format engine fails with its own message)."""
+    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral):
+        raise TypeError(f"digits must be an int >= 0; got {digits!r}")
+    d = int(digits)
+    if d < 0:
+        raise ValueError(f"digits must be >= 0; got {d}")
+    if d > MAX_DIGITS:
+        raise ValueError(f"digits must be at most {MAX_DIGITS} (float64 holds about 17 "
+                         f"significant digits); got {d}")
+    return d
+
+
+def _check_markers(symbols: Any, repeat: Any) -> None:
+    """``repeat`` an int in 1..MAX_REPEAT; ``symbols`` non-empty, distinct strings."""
+    if isinstance(repeat, bool) or not isinstance(repeat, numbers.Integral):
+        raise TypeError(f"repeat must be a positive int; got {repeat!r}")
+    if not 1 <= int(repeat) <= MAX_REPEAT:  # 0 would drop every marker silently
+        raise ValueError(f"repeat must be between 1 and {MAX_REPEAT}; got {repeat}")
+    if isinstance(symbols, str) or not isinstance(symbols, Sequence):
+        raise TypeError(f"symbols must be a sequence of strings (one marker per test); got "
+                        f"{symbols!r}")
+    for sym in symbols:
+        if not isinstance(sym, str):
+            raise TypeError(f"symbols must hold strings; got {sym!r}")
+        if not sym:
+            raise ValueError("symbols must be non-empty strings (an empty marker hides a "
+                             "significant difference)")
+    if len(set(symbols)) < len(symbols):
+        twice = next(x for x in symbols if list(symbols).count(x) > 1)
+        raise ValueError(f"symbols must be distinct; {twice!r} is given twice (two tests "
+                         "would share a marker)")
+
+
 @dataclass(frozen=True)
 class ReportRow:
     """One metric: means, and per pair the difference, relative difference and markers."""
@@ -95,12 +136,24 @@ def report_table(comparisons: Sequence[Comparison], *, symbols: Sequence[str] = 
     ------
     ValueError
         No comparisons, different systems, more tests than symbols, comparisons of one metric
-        (or none given) over different scores, or one test given twice for a metric.
+        (or none given) over different scores, one test given twice for a metric, ``repeat``
+        outside 1..10, or ``symbols`` with an empty or a repeated marker.
+    TypeError
+        ``comparisons`` not a sequence of Comparison objects, ``repeat`` not an int, or
+        ``symbols`` not a sequence of strings.
     """
-    from .stats import _pairs
+    from .stats import Comparison, _pairs
 
+    if isinstance(comparisons, Comparison) or not isinstance(comparisons, Sequence):
+        raise TypeError(f"comparisons must be a sequence (list) of Comparison objects (from "
+                        f"rankmetrics.stats.compare); got {type(comparisons).__name__}")
     if not comparisons:
         raise ValueError("a report needs at least one Comparison")
+    for i, c in enumerate(comparisons):
+        if not isinstance(c, Comparison):
+            raise TypeError(f"comparisons must hold Comparison objects (from "
+                            f"rankmetrics.stats.compare); item {i} is {type(c).__name__}")
+    _check_markers(symbols, repeat)
     systems = comparisons[0].systems
     if any(c.systems != systems for c in comparisons):
         raise ValueError("every comparison must be over the same systems in the same order")
@@ -161,6 +214,7 @@ def _pct(r: float) -> str:
 
 
 def _cells(t: ReportTable, digits: int, relative: bool) -> tuple[list[str], list[list[str]]]:
+    check_digits(digits)
     header = ["", *t.systems, *(f"{b} - {a}" for a, b in t.pairs)]
     body = []
     for r in t.rows:
@@ -216,6 +270,7 @@ def _tex(s: str) -> str:
 
 def render_latex(t: ReportTable, *, digits: int = 3, relative: bool = True) -> str:
     """A booktabs ``table`` with markers as superscripts; legend and notes in the caption."""
+    check_digits(digits)
     ncol = 1 + len(t.systems) + len(t.pairs)
     lines = [r"\begin{table}", r"\centering",
              r"\begin{tabular}{l" + "r" * (ncol - 1) + "}", r"\toprule",
@@ -331,7 +386,9 @@ def render_report(comparisons: Sequence[Comparison], format: str = "text", *, di
     Raises
     ------
     ValueError
-        Unknown format, or as :func:`report_table`.
+        Unknown format, ``digits`` below 0 or above 17, or as :func:`report_table`.
+    TypeError
+        ``digits`` not an int, or as :func:`report_table`.
 
     Examples
     --------
@@ -343,10 +400,7 @@ def render_report(comparisons: Sequence[Comparison], format: str = "text", *, di
     from ..core.validation import check_choice
 
     check_choice("format", format, FORMATS)
-    if isinstance(digits, bool) or not isinstance(digits, numbers.Integral):
-        raise TypeError(f"digits must be an int >= 0; got {digits!r}")
-    if digits < 0:
-        raise ValueError(f"digits must be >= 0; got {digits}")
+    check_digits(digits)
     t = report_table(comparisons, symbols=symbols, repeat=repeat)
     if format == "text":
         return render_text(t, digits=digits, relative=relative)

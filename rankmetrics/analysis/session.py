@@ -59,6 +59,8 @@ __all__ = [
 ]
 
 _MAX_QUERY_NO = 100_000
+#: (n_sessions * max_queries, depth) float64 arrays session_dcg holds at once (at most)
+_SESSION_COPIES = 12
 _DUPLICATES = ("all", "first")
 
 
@@ -217,8 +219,11 @@ class SessionDCG:
 
         Raises
         ------
+        TypeError
+            ``width`` not an int.
         ValueError
-            ``width`` smaller than the current width.
+            ``width`` smaller than the current width, above 2**62, or too large for this
+            machine's memory.
         """
         v = self.normalised if normalised else self.curve
         return _hold(v, width)
@@ -272,10 +277,11 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
     Raises
     ------
     ValueError
-        No system, query counts below 1 or above 100 000, a system without sessions,
-        ``max_queries`` below 1, or a session longer than ``max_queries``.
+        No system, two systems whose names are equal as strings (``1`` and ``"1"``), query
+        counts below 1 or above 100 000, a system without sessions, ``max_queries`` below 1, or
+        a session longer than ``max_queries``.
     TypeError
-        ``max_queries`` not an int.
+        ``max_queries`` not an int, or complex query counts.
 
     References
     ----------
@@ -294,9 +300,14 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
     if not items:
         raise ValueError("results holds no system")
     max_queries = check_k(max_queries, "max_queries")
+    from .stats import _system_names
+
     counts = {}
-    for name, r in items:
+    for label, (name, r) in zip(_system_names(k for k, _ in items), items, strict=True):
         n = np.asarray(r.n_queries if isinstance(r, SessionDCG) else r)
+        if n.dtype.kind == "c":  # int() would drop the imaginary part
+            raise TypeError(f"system {name!r}: query counts must be real integers; got complex "
+                            f"dtype {n.dtype}")
         if n.ndim != 1 or n.size == 0 or not np.issubdtype(n.dtype, np.number) \
                 or np.any(n < 1) or np.any(n != np.round(n)):
             raise ValueError(f"system {name!r}: query counts must be a non-empty 1-D array of "
@@ -304,7 +315,7 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
         if np.any(n > _MAX_SESSION):  # one column per length: bounded
             raise ValueError(f"system {name!r}: a session of {n.max()} queries; the table has "
                              f"a column per length and takes at most {_MAX_SESSION:,}")
-        counts[str(name)] = n.astype(np.int64)
+        counts[label] = n.astype(np.int64)
     longest = max(int(n.max()) for n in counts.values())
     width = longest if max_queries is None else int(max_queries)
     if width > _MAX_SESSION:
@@ -319,10 +330,12 @@ def sessions_by_length(results: Any, *, max_queries: int | None = None) -> pd.Da
 
 
 def _hold(v: Values, width: int) -> Values:
+    width = check_depth(width, "width")
     if width < v.shape[1]:
         raise ValueError(f"width must be >= the vectors' width {v.shape[1]}; got {width}")
     if width == v.shape[1]:
         return v.copy()
+    check_result_size(v.shape[0], width, "width", copies=2)  # the tail and the result
     tail = np.repeat(v[:, -1:], width - v.shape[1], axis=1)
     return np.concatenate([v, tail], axis=1)
 
@@ -413,6 +426,17 @@ def _lookup(mapping: Mapping[Any, Any], key: Any) -> Any:
     raise ValueError(f"ideal_labels has no recall base for session {item!r}")
 
 
+def _recall_base(ideal_labels: Mapping[Any, ArrayLike], session: Any) -> Values:
+    """The checked 1-D labels of one session's recall base."""
+    item = session.item() if isinstance(session, np.generic) else session
+    name = f"ideal_labels[{item!r}]"
+    labels = check_labels(_lookup(ideal_labels, session), name)
+    if labels.ndim != 1:  # a 2-D array would be flattened into one recall base silently
+        raise ValueError(f"{name} must be 1-D (the labels of the session's recall base); got "
+                         f"shape {labels.shape}")
+    return labels
+
+
 def session_dcg(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -492,10 +516,13 @@ def session_dcg(
         Mismatched lengths, empty input, negative labels, non-finite scores, query numbers < 1 or
         non-integer, a document twice in one list, ``query_log_base <= 1``, unknown
         ``duplicates``, ``duplicates="first"`` without ``doc`` or with optimistic/pessimistic
-        ties, neither ``doc`` nor ``ideal_labels``, a session missing from ``ideal_labels``, or an
-        empty session when ``empty="error"``.
+        ties, neither ``doc`` nor ``ideal_labels``, a session missing from ``ideal_labels`` or
+        whose recall base there is not 1-D, a ``depth`` whose session vectors (about 12 arrays
+        of n_sessions * max_queries * depth floats) exceed this machine's memory, or an empty
+        session when ``empty="error"``.
     TypeError
-        Non-numeric labels/scores/query numbers or a non-int ``depth``.
+        Non-numeric labels/scores/query numbers (``ideal_labels`` included: the message names
+        the session) or a non-int ``depth``.
 
     Notes
     -----
@@ -582,6 +609,12 @@ def session_dcg(
     sidx = sidx.ravel().astype(np.int64)
     n_s = int(sess_ids.shape[0])
     m_q = int(qno.max())
+    # before any curve is built: at the peak (the ideal's _concatenate) curves, c, s_vec,
+    # i_vec and curve are held with _concatenate's seg, pos, out and its three fancy-index
+    # temporaries, 11 (n_s * m_q, depth) arrays, plus boolean masks: 12. A depth that no
+    # single array fits keeps the one-array message (the core curves give it too).
+    check_result_size(n_s * m_q, x)
+    check_result_size(n_s * m_q, x, copies=_SESSION_COPIES)
     key = sidx * (m_q + 1) + qno
     inst_keys, iidx = np.unique(key, return_inverse=True)
     iidx = iidx.ravel().astype(np.int64)
@@ -616,8 +649,7 @@ def session_dcg(
 
     # recall base -> ideal DCG vector of every session, shape (n_s, X)
     if ideal_labels is not None:
-        parts = [check_labels(np.asarray(_lookup(ideal_labels, s), dtype=np.float64).ravel(),
-                              f"ideal_labels[{s!r}]") for s in sess_ids]
+        parts = [_recall_base(ideal_labels, s) for s in sess_ids]
         rb_labels = np.concatenate(parts) if parts else np.zeros(0)
         rb_sess = np.repeat(np.arange(n_s), [p.shape[0] for p in parts])
     else:
@@ -637,7 +669,6 @@ def session_dcg(
     n_per = np.zeros(n_s, dtype=np.int64)
     np.maximum.at(n_per, inst_s, inst_q)
     active = np.arange(1, m_q + 1)[None, :] <= n_per[:, None]  # (n_s, m_q)
-    check_result_size(n_s * m_q, x)
     c = np.zeros((n_s, m_q, x))
     c[inst_s, inst_q - 1] = curves
     if pad:

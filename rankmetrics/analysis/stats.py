@@ -296,7 +296,16 @@ class Comparison:
         return significance_table([self], digits=digits)
 
     def summary(self, *, digits: int = 4) -> str:
-        """A plain-text report: omnibus test, every pair with p-value and effect size."""
+        """A plain-text report: omnibus test, every pair with p-value and effect size.
+
+        Raises
+        ------
+        TypeError, ValueError
+            ``digits`` not an int in 0..17.
+        """
+        from .report import check_digits
+
+        check_digits(digits)
         lines = [f"{self.method_statement()}; metric {self.metric or 'score'}",
                  self.missing_statement()]
         if self.omnibus is not None:
@@ -402,7 +411,8 @@ def align_scores(
     ValueError
         Fewer than 2 systems, non-finite scores other than NaN, scores of magnitude above
         1e145 (or all nonzero ones below 1e-145: the tests square them), arrays of different
-        lengths, missing queries with ``missing="error"``, or fewer than 2 queries left.
+        lengths, missing queries with ``missing="error"``, fewer than 2 queries left, or a
+        system name given twice (names are compared as strings).
     TypeError
         Scores that are not real numbers (text, complex numbers, dates), naming the system.
     """
@@ -494,7 +504,7 @@ def _to_matrix(scores: Any, systems: Sequence[str] | None
     if systems is None:
         names = tuple(f"S{j + 1}" for j in range(arr.shape[1]))
     else:
-        names = tuple(str(s) for s in systems)
+        names = _system_names(systems)
         if len(names) != arr.shape[1]:
             raise ValueError(f"systems names {len(names)} columns; scores have {arr.shape[1]}")
     return names, np.arange(arr.shape[0]), arr
@@ -716,7 +726,8 @@ def compare(
     ------
     ValueError
         Unknown test, missing rule or correction, alpha outside (0, 1), fewer than 2 systems or
-        2 queries, non-finite scores, scores beyond the magnitudes of :func:`align_scores`.
+        2 queries, non-finite scores, scores beyond the magnitudes of :func:`align_scores`,
+        system names given twice (compared as strings, ``systems=`` included).
     TypeError
         Scores that are not real numbers (text, complex numbers, dates), naming the system.
     ImportError
@@ -924,7 +935,10 @@ def significance_table(
     Raises
     ------
     ValueError
-        No comparisons, different systems, or more tests than symbols.
+        No comparisons, different systems, more tests than symbols, ``digits`` outside 0..17,
+        ``repeat`` outside 1..10, or empty or repeated ``symbols``.
+    TypeError
+        Not Comparison objects, or ``digits``, ``repeat`` or ``symbols`` of the wrong type.
 
     Examples
     --------
@@ -969,8 +983,8 @@ def run_labels(runs: Sequence[Any]) -> list[str]:
 
 
 def _run_names(runs: Any) -> dict[str, Any]:
-    if isinstance(runs, Mapping):
-        return {str(k): v for k, v in runs.items()}
+    if isinstance(runs, Mapping):  # 1 and "1" would be merged, one run lost
+        return dict(zip(_system_names(runs), runs.values(), strict=True))
     runs = list(runs)
     return dict(zip(run_labels(runs), runs, strict=True))
 
@@ -999,7 +1013,7 @@ def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
     Raises
     ------
     ValueError, OSError
-        From reading or evaluating the runs.
+        From reading or evaluating the runs; two runs whose names are equal as strings.
     """
     return _evaluate_runs(qrels, runs, [metric], **evaluate_kwargs)[metric]
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import numbers
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.validation import check_k
+from ..core.validation import as_float64, check_k
 
 
 def _matrix(vectors: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -135,6 +139,16 @@ def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64]
     return float(out) if v.ndim == 1 else out
 
 
+def _rtol(rtol: Any) -> float:
+    """A relative tolerance in [0, 1): at 1 or above every rank would reach (and NaN none)."""
+    if isinstance(rtol, bool) or not isinstance(rtol, numbers.Real):
+        raise TypeError(f"rtol must be a number in [0, 1); got {rtol!r}")
+    value = as_float64(rtol, "rtol")
+    if not (math.isfinite(value) and 0 <= value < 1):
+        raise ValueError(f"rtol must be a finite number in [0, 1); got {rtol!r}")
+    return value
+
+
 def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
                        rtol: float = 1e-9) -> NDArray[np.float64] | float:
     """Rank at which a (D)CG vector first reaches the reference vector's value at rank n.
@@ -153,8 +167,9 @@ def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
     reference : array-like of the same shape, or of shape (depth_ref,) / (n_vectors, depth_ref)
         The vector(s) to match (e.g. the ideal CG vector); only its rank ``n`` is read.
     n : int, 1 <= n <= reference depth
-    rtol : float, default 1e-9
-        Relative tolerance of "reaches" (printed, rounded vectors).
+    rtol : float in [0, 1), default 1e-9
+        Relative tolerance of "reaches" (printed, rounded vectors): a rank reaches when its
+        value is at least ``reference[n] * (1 - rtol)``; 0 asks for the value itself.
 
     Returns
     -------
@@ -166,7 +181,10 @@ def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
     Raises
     ------
     ValueError
-        n outside 1..reference depth, or row counts that differ.
+        n outside 1..reference depth, row counts that differ (or a 2-D reference for a 1-D
+        vector), or ``rtol`` outside [0, 1) or not finite.
+    TypeError
+        ``rtol`` not a number.
 
     References
     ----------
@@ -191,13 +209,13 @@ def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
     nn = check_k(n, "n")
     if nn is None or nn > r.shape[-1]:
         raise ValueError(f"n must be between 1 and the reference length {r.shape[-1]}; got {n}")
+    tol = _rtol(rtol)
     vm = v[None, :] if v.ndim == 1 else v
-    target = np.broadcast_to(r[..., nn - 1], (vm.shape[0],)) if r.ndim == 1 or v.ndim == 2 \
-        else None
-    if target is None or (r.ndim == 2 and r.shape[0] != vm.shape[0]):
+    if r.ndim == 2 and (v.ndim == 1 or r.shape[0] != vm.shape[0]):  # before broadcasting
         raise ValueError(f"vector and reference must have the same rows; got {v.shape} and "
                          f"{r.shape}")
-    reach = vm >= (target * (1 - rtol))[:, None]
+    target = np.broadcast_to(r[..., nn - 1], (vm.shape[0],))
+    reach = vm >= (target * (1 - tol))[:, None]
     first = np.argmax(reach, axis=1).astype(np.float64) + 1
     ok = reach.any(axis=1) & (target > 0)
     out = np.where(ok, first, np.nan)
