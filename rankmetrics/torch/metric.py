@@ -5,6 +5,7 @@ Imported lazily by ``rankmetrics.torch.RankingMetric``; needs ``rankmetrics[torc
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -147,6 +148,14 @@ class RankingMetric(Metric):
         self.spanning = bool(spanning)
         self.add_state("state", default=torch.zeros(len(self._spec.slots), dtype=torch.float64),
                        dist_reduce_fx="sum")
+        # a state named after the configuration: torchmetrics' MetricCollection puts metrics
+        # whose states are equal after the first batch in one compute group, and two
+        # configurations whose sums agree there (nDCG@10 and nDCG@20 on lists of 5) would
+        # then share every later batch's sums; never written, not saved
+        tag = hashlib.sha1(self._spec.signature.encode()).hexdigest()[:16]
+        self._config_state = f"config_{tag}"
+        self.add_state(self._config_state, default=torch.zeros(1, dtype=torch.float64),
+                       dist_reduce_fx="sum", persistent=False)
         if self.spanning:
             # held-back rows: replaced at every update, gathered across processes
             self.add_state("held_preds", default=[], dist_reduce_fx="cat")
@@ -192,23 +201,23 @@ class RankingMetric(Metric):
             if rows.shape[0] == 0:  # an empty batch of a stream (as RankingMonitor)
                 return
             check = self._spec.validate and not self._in_forward
-            if check:
-                scored = check_spanning(self._scored, indexes)
+            scored = check_spanning(self._scored, indexes) if check else None
             done, (hp, ht, hi) = split_last_query(rows, target, indexes)
-            if check:  # the held-back query is not scored yet
-                self._scored = scored[scored != hi[0]]
             # one dtype per state on every process (a DDP gather needs it): float64 scores
             # and labels (exact for floats, and integers up to 2**53: larger ones are refused
             # now, as the scored rows are, before the cast could make them tie), int64 ids
             _check_held_scores(hp)
+            part = self._spec.batch_state(*done, mask) if done[0].shape[0] else None
+            if self._spec.validate:  # the held rows too: a later batch could not refuse them
+                self._spec.batch_state(hp, ht, hi, None)
+            # a refused batch leaves the held query and the scored ids as they were
+            if scored is not None:  # the held-back query is not scored yet
+                self._scored = scored[scored != hi[0]]
             self.held_preds = [hp.to(torch.float64)]
             self.held_target = [ht.to(torch.float64)]
             self.held_indexes = [hi.to(torch.int64)]
-            if done[0].shape[0] == 0:
-                return
-            preds, target, indexes = done
-            self.state += self._spec.batch_state(preds, target, indexes, mask).to(
-                self.state.device)
+            if part is not None:
+                self.state += part.to(self.state.device)
             return
         check = self._spec.validate and not self._in_forward
         last = self._guard.check(preds, indexes) if check else None
@@ -245,6 +254,30 @@ class RankingMetric(Metric):
         if not getattr(self, "_in_forward", True):
             self._guard.commit(None)
             self._scored = None
+
+    def _apply(self, fn: Any, exclude_state: Any = "") -> Any:
+        """torchmetrics' move of the states with the module (``.to``, ``.cuda``), keeping
+        their dtypes: ``.to(dtype)`` (a ``Module.to(dtype=...)`` of the whole model) would
+        cast the float64 sums as :meth:`set_dtype` refuses to; they follow the device only."""
+        keep = [k for k in ("state", "held_preds", "held_target", "held_indexes")
+                if k in self._defaults]
+        this: Any = super()._apply(fn, exclude_state=(*exclude_state, *keep))
+        dev = this.device  # where fn put the other states
+
+        def moved(value: Any) -> Any:
+            return value.to(dev) if isinstance(value, Tensor) else [v.to(dev) for v in value]
+
+        for key in keep:
+            this._defaults[key] = moved(this._defaults[key])
+            setattr(this, key, moved(getattr(this, key)))
+        this._dtype = torch.float64  # compute() returns float64 tensors
+        return this
+
+    def persistent(self, mode: bool = False) -> None:
+        """torchmetrics' switch of the states into the state dict; the configuration's tag
+        state stays out (checkpoints keep their keys)."""
+        super().persistent(mode)
+        self._persistent[self._config_state] = False
 
     def set_dtype(self, dst_type: str | torch.dtype) -> RankingMetric:
         """torchmetrics' explicit state cast, declined: the state holds sums and query counts
@@ -326,7 +359,15 @@ class RankingMetric(Metric):
                     "merge_state: the incoming state holds sums of other metrics or options; "
                     f"this metric needs a state of shape ({len(self._spec.slots)},) for "
                     f"{list(self._spec.slots)}")
+            spanning = any(k in incoming_state for k in ("held_preds", "held_target",
+                                                        "held_indexes"))
+            if spanning != self.spanning and (spanning or "state_spec" in incoming_state):
+                # held rows would be dropped (or, the other way, none could be merged)
+                raise ValueError(
+                    f"merge_state: the incoming state is of a RankingMetric with "
+                    f"spanning={spanning}; this one has spanning={self.spanning}")
             incoming_state = {k: v for k, v in incoming_state.items() if k != "state_spec"}
+            incoming_state.setdefault(self._config_state, self._defaults[self._config_state])
         super().merge_state(incoming_state)
 
     def compute(self) -> Tensor | dict[str, Tensor]:

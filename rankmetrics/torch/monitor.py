@@ -112,6 +112,25 @@ class _Spec:
         return out
 
 
+_SIGNED_VIEW = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
+
+
+def _isin(elements: Tensor, test: Tensor) -> Tensor:
+    """``torch.isin`` for index tensors of any integer dtype (torch has no unsigned isin):
+    unsigned ids are compared through a signed view of their bits, which keeps equality;
+    ids of two different dtypes one of which is uint64, by value on the host (rare)."""
+    if elements.dtype == test.dtype:
+        view = _SIGNED_VIEW.get(elements.dtype)
+        if view is None:
+            return torch.isin(elements, test)
+        return torch.isin(elements.view(view), test.view(view))
+    if torch.uint64 not in (elements.dtype, test.dtype):
+        return torch.isin(elements.to(torch.int64), test.to(torch.int64))
+    held = set(test.tolist())
+    return torch.tensor([x in held for x in elements.tolist()], dtype=torch.bool,
+                        device=elements.device)
+
+
 class SplitGuard:
     """Detects a query cut by the batching when every batch should hold whole queries.
 
@@ -137,7 +156,7 @@ class SplitGuard:
         if self.last is not None and self.seen is not None:
             seen = self.seen.to(idx.device)
             first, inside = (bool(v) for v in torch.stack(  # one host sync
-                [idx[0] == self.last.to(idx.device), torch.isin(idx, seen).any()]).tolist())
+                [idx[0] == self.last.to(idx.device), _isin(idx, seen).any()]).tolist())
             if first:
                 raise ValueError(
                     f"indexes: this batch starts with index {int(idx[0])}, the index of the "
@@ -148,7 +167,7 @@ class SplitGuard:
                     "consecutive batches (or call reset() between independent streams)."
                 )
             if inside:
-                shared = idx[torch.isin(idx, seen)][0]
+                shared = idx[_isin(idx, seen)][0]
                 raise ValueError(
                     f"indexes: index {int(shared)} of this batch was also in the previous "
                     "batch, so the rows of a query seem spread over batches (a data loader "
@@ -169,7 +188,7 @@ def check_spanning(previous: Tensor | None, indexes: Tensor) -> Tensor:
     the stream: that query would be scored twice). Returns the indexes scored now, to pass as
     ``previous`` next time ([mem] one per distinct query of the batch). One host sync."""
     if previous is not None and indexes.numel():
-        hit = torch.isin(indexes, previous.to(indexes.device))
+        hit = _isin(indexes, previous.to(indexes.device))
         if bool(hit.any()):
             raise ValueError(
                 f"indexes: index {int(indexes[hit][0])} of this batch belongs to a query "
@@ -376,7 +395,6 @@ class RankingMonitor:
             indexes = _f._tensor(indexes, "indexes", rows.device)
             if self._held is not None:
                 hp, ht, hi = self._held
-                self._held = None
                 rows = join_rows(hp, rows)
                 target = join_rows(ht, target)
                 indexes = join_rows(hi, indexes)
@@ -386,15 +404,17 @@ class RankingMonitor:
                 )
             if rows.shape[0] == 0:
                 return
-            if self._spec.validate:
-                scored = check_spanning(self._scored, indexes)
-            done, self._held = split_last_query(rows, target, indexes)
-            if self._spec.validate:  # the held-back query is not scored yet
-                self._scored = scored[scored != self._held[2][0]]
-            if done[0].shape[0] == 0:
-                return
-            preds, target, indexes = done
-            self._add(self._spec.batch_state(preds, target, indexes, mask))
+            scored = check_spanning(self._scored, indexes) if self._spec.validate else None
+            done, held = split_last_query(rows, target, indexes)
+            part = self._spec.batch_state(*done, mask) if done[0].shape[0] else None
+            if self._spec.validate:  # the held rows too: a later batch could not refuse them
+                self._spec.batch_state(*held, None)
+            # a refused batch leaves the held query and the scored ids as they were
+            self._held = held
+            if scored is not None:  # the held-back query is not scored yet
+                self._scored = scored[scored != held[2][0]]
+            if part is not None:
+                self._add(part)
             return
         last = self._guard.check(preds, indexes) if self._spec.validate else None
         self._add(self._spec.batch_state(preds, target, indexes, mask))
