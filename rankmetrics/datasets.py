@@ -583,10 +583,11 @@ def _past_int64(data_path: str | os.PathLike[str]) -> str:
             for field in fields[1:]:  # the label is a float, read as one
                 head = field.split(":", 2)
                 num = head[1] if head[0] == "qid" and len(head) > 1 else head[0]
-                if num.isdigit() and int(num) > _MAX_INT64:
+                digits = num[1:] if num[:1] in ("+", "-") else num
+                if digits.isdigit() and not -_MAX_INT64 - 1 <= int(num) <= _MAX_INT64:
                     return (f"data_path {os.fspath(data_path)!r} line {lineno}: {field!r} holds "
-                            f"an integer past 2**63 - 1 (qids and feature indices are int64)")
-    return (f"data_path {os.fspath(data_path)!r} holds an integer past 2**63 - 1 (qids and "
+                            f"an integer outside int64 (qids and feature indices are int64)")
+    return (f"data_path {os.fspath(data_path)!r} holds an integer outside int64 (qids and "
             "feature indices are int64)")
 
 

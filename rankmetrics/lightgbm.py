@@ -876,9 +876,9 @@ def early_stopping(
         reported on a validation set, or a data set reports the same metric name twice (a
         built-in metric with the feval's name: use ``prefix``).
     TypeError
-        Neither ``feval`` nor ``metric`` given, or ``feval`` is not what :func:`make_feval`
-        or :func:`make_eval_metric` returned (a name such as ``"ndcg@10"`` goes in
-        ``metric=``).
+        Neither ``feval`` nor ``metric`` given, or, without ``metric``, ``feval`` is not what
+        :func:`make_feval` or :func:`make_eval_metric` returned (a name such as
+        ``"ndcg@10"`` goes in ``metric=``).
 
     Examples
     --------
@@ -889,13 +889,13 @@ def early_stopping(
     >>> early_stopping(20, feval, metric="tie_ndcg@10").metric
     'tie_ndcg@10'
     """
-    if feval is not None and not isinstance(feval, _TieAwareMetric):
-        hint = " (a metric name goes in metric=)" if isinstance(feval, str) else ""
-        raise TypeError(f"feval must be what make_feval or make_eval_metric returned; got "
-                        f"{feval!r}{hint}")
     if metric is None:
         if feval is None:
             raise TypeError("early_stopping needs feval (to watch its first metric) or metric=")
+        if not isinstance(feval, _TieAwareMetric):  # with metric= it is not read
+            hint = " (a metric name goes in metric=)" if isinstance(feval, str) else ""
+            raise TypeError(f"feval must be what make_feval or make_eval_metric returned (its "
+                            f"first metric is watched); got {feval!r}{hint}")
         metric = feval.names[0]
     return EarlyStopping(stopping_rounds, metric, data_name=data_name, min_delta=min_delta,
                          verbose=verbose)

@@ -4,10 +4,11 @@
 import os
 
 import numpy as np
-import pandas as pd
 import pytest
+from _extras import require
 
-pytest.importorskip("scipy")
+pd = require("pandas")
+require("scipy")  # the stats module's tests (fails loudly under CI=true, never skips)
 
 from rankmetrics.analysis.pr import expected_interpolated_precision, fallout  # noqa: E402
 from rankmetrics.analysis.report import (  # noqa: E402
@@ -211,3 +212,25 @@ def test_fallout_huge_counts_are_too_large_not_fractional(arg):
     kw = {"n_documents": 10, "n_relevant": 1, arg: 2**70}
     with pytest.raises(ValueError, match=rf"{arg} must be .*at most 2\*\*53"):
         fallout([0, 0, 0, 1], [4, 3, 2, 1], k=3, **kw)
+
+
+def test_counts_and_levels_as_python_numbers_and_symbols_as_an_array():
+    """Object arrays of small ints or Fractions were refused as counts (with a message about
+    2**53) or as levels; a numpy array of symbols was refused as not a sequence."""
+    from fractions import Fraction
+
+    import rankmetrics.plot as rplot
+
+    y, s, q = [1, 0, 1, 0, 2, 0], [3, 2, 1, 3, 2, 1], [1, 1, 1, 2, 2, 2]
+    want = rplot.interpolated_precision(y, s, q, ties="stable", n_relevant=[3, 2])
+    for nr in (np.array([3, 2], dtype=object), [Fraction(3), Fraction(2)]):
+        np.testing.assert_array_equal(
+            rplot.interpolated_precision(y, s, q, ties="stable", n_relevant=nr), want)
+    with pytest.raises(ValueError, match=r"at most 2\*\*53 .*; got 1180591620717411303424"):
+        rplot.interpolated_precision(y, s, q, ties="stable", n_relevant=[2**70, 2])
+    np.testing.assert_array_equal(
+        expected_interpolated_precision([1, 0, 0], [1, 1, 1], levels=[Fraction(1, 2)]),
+        expected_interpolated_precision([1, 0, 0], [1, 1, 1], levels=[0.5]))
+    c = compare({"A": [.2, .4, .3, .5], "B": [.3, .6, .4, .7]}, metric="m")
+    assert significance_table([c], symbols=np.array(["*"])) == significance_table(
+        [c], symbols=["*"])

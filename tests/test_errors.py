@@ -522,3 +522,28 @@ def test_min_delta_past_float64_is_a_value_error(host):
             return early_stopping(5, "ndcg@10", min_delta=_BIG)
     with pytest.raises(ValueError, match="min_delta must be within float64"):
         call()
+
+
+def test_values_just_past_float64_in_arrays_name_the_argument():
+    """2**1024 - 1 and a Fraction past float64's range raise OverflowError in float() though
+    they are below 2**1024 or not ints: the search for the culprit raised StopIteration."""
+    from fractions import Fraction
+
+    with pytest.raises(ValueError, match=r"y_true must be within float64's range .* an integer "
+                                         r"of 1024 bits"):
+        rm.ndcg([2**1024 - 1, 0], [2, 1], gain="linear")
+    with pytest.raises(ValueError, match=r"y_score must be within float64's range .* Fraction "
+                                         r"of magnitude about 2\*\*1099"):
+        rm.ndcg([1, 0], [Fraction(2**1100, 3), 1])
+
+
+def test_norm_vect_checks_empty():
+    """float(empty) raised OverflowError for 2**1024 and numpy's message for text."""
+    with pytest.raises(ValueError, match="empty must be within float64's range"):
+        rm.norm_vect([1, 2], [0, 2], empty=2**1024)
+    with pytest.raises(ValueError, match="empty must be within float64's range"):
+        rm.average_normalised([[1, 2]], [[0, 2]], empty=2**1024)
+    for bad in ("x", None, True):
+        with pytest.raises(TypeError, match="empty must be a number"):
+            rm.norm_vect([1, 2], [0, 2], empty=bad)
+    assert np.isnan(rm.norm_vect([1, 2], [0, 2], empty=float("nan"))[0])

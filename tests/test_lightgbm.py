@@ -445,6 +445,10 @@ def test_early_stopping_argument_errors() -> None:
         early_stopping(5, "ndcg@10")
     with pytest.raises(TypeError, match=r"feval must be what make_feval"):
         early_stopping(0, 5)
+    # with metric= the feval is not read: a list of them, or LightGBM's own function, is fine
+    feval = make_feval("ndcg", k=10, prefix="tie_")
+    assert early_stopping(5, [feval, feval], metric="tie_ndcg@10").metric == "tie_ndcg@10"
+    assert early_stopping(5, len, metric="my").metric == "my"
     with pytest.raises(ValueError, match=r"stopping_rounds must be an int >= 1; got 0"):
         early_stopping(0, metric="x")
     with pytest.raises(ValueError, match=r"min_delta must be a finite number >= 0; got -1"):

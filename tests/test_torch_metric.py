@@ -187,6 +187,11 @@ def test_pad_slates_pad_value_checked():
     assert t[1, 1].item() == 2**62 + 1
     p, t, m = rmt.pad_slates(preds, target, idx, pad_value=torch.tensor(-1.0))
     assert p[1, 1].item() == -1.0 and t[1, 1].item() == -1
+    # finite, past a float tensor's range: torch.full's RuntimeError before
+    for pad, dtype in ((1e39, torch.float32), (1e5, torch.float16)):
+        with pytest.raises(ValueError, match=rf"pad_value .* is past the range of {dtype}"):
+            rmt.pad_slates(preds.to(dtype), target, idx, pad_value=pad)
+    assert torch.isinf(rmt.pad_slates(preds.half(), target, idx, pad_value=-float("inf"))[0][1, 1])
 
 
 def test_metric_errors():

@@ -410,6 +410,10 @@ def test_qrels_labels_written_with_an_exponent_warn_on_every_path(tmp_path, monk
                                          r"trec_eval reads labels with atol \(as 1\)"):
         got = read_qrels(path)
     assert got["label"].tolist() == [1.0, 0.0, 10.0, 0.5]
+    for text in ("1_0", "\u0661"):  # Python's float() takes them; pyarrow and the line reader
+        path.write_text(f"1 0 a 1\n1 0 b {text}\n", encoding="utf-8")  # do not (pandas did)
+        with pytest.raises(ValueError, match=r"qrels, line 2: relevance label .* is not a number"):
+            read_qrels(path)
     path.write_bytes(b"1 0 a 1\n1 0 b 0\n1 0 c 10\n")  # no exponent: no warning, same parsers
     with warnings.catch_warnings():
         warnings.simplefilter("error")

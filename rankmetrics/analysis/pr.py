@@ -52,11 +52,13 @@ def _counts(value: ArrayLike, name: str, n_queries: int) -> Values:
     TypeError for what is not numbers, ValueError for fractions, negatives, counts above 2**53
     or a bad shape."""
     raw = np.asarray(value)
-    if raw.dtype.kind == "O" and raw.size and all(
-            isinstance(x, numbers.Integral) and not isinstance(x, bool) for x in raw.flat):
-        # Python ints past int64/uint64: whole numbers, but beyond any collection
-        raise ValueError(f"{name} must be whole numbers of documents of at most 2**53 (exact "
-                         f"in float64); got {value!r}")
+    if raw.dtype.kind == "O" and raw.size and all(  # Python ints, Fractions, Decimals
+            isinstance(x, numbers.Real) and not isinstance(x, bool) for x in raw.flat):
+        big = [x for x in raw.flat if abs(x) > _MAX_COUNT]
+        if big:  # past int64 too: whole numbers, but beyond any collection
+            raise ValueError(f"{name} must be whole numbers of documents of at most 2**53 "
+                             f"(exact in float64); got {big[0]!r}")
+        raw = np.array([float(x) for x in raw.flat]).reshape(raw.shape)
     if raw.dtype.kind not in "iuf" or raw.dtype == np.float16:
         raise TypeError(f"{name} must be whole numbers of documents (int, or one per query); "
                         f"got {value!r}")
@@ -287,6 +289,9 @@ def _expected_max(groups: list[tuple[int, int, int, int]], j: int, n_rel: int) -
 def _levels(levels: ArrayLike) -> Values:
     """Recall levels: a non-empty 1-D array of numbers in [0, 1]."""
     raw = np.asarray(levels)
+    if raw.dtype.kind == "O" and all(  # Fractions, Decimals
+            isinstance(x, numbers.Real) and not isinstance(x, bool) for x in raw.flat):
+        raw = np.array([float(x) for x in raw.flat]).reshape(raw.shape)
     if raw.dtype.kind not in "iuf":
         raise TypeError(f"levels must be numbers in [0, 1]; got {levels!r}")
     lv = raw.astype(np.float64)

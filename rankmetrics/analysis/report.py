@@ -61,6 +61,8 @@ def _check_markers(symbols: Any, repeat: Any) -> None:
         raise TypeError(f"repeat must be a positive int; got {repeat!r}")
     if not 1 <= int(repeat) <= MAX_REPEAT:  # 0 would drop every marker silently
         raise ValueError(f"repeat must be between 1 and {MAX_REPEAT}; got {repeat}")
+    if isinstance(symbols, np.ndarray) and symbols.ndim == 1:
+        symbols = symbols.tolist()
     if isinstance(symbols, str) or not isinstance(symbols, Sequence):
         raise TypeError(f"symbols must be a sequence of strings (one marker per test); got "
                         f"{symbols!r}")

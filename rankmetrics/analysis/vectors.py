@@ -74,7 +74,9 @@ def norm_vect(vector: ArrayLike, ideal: ArrayLike, *, empty: float = 0.0) -> NDA
     Raises
     ------
     ValueError
-        Shapes differ.
+        Shapes differ; ``empty`` past float64's range.
+    TypeError
+        ``empty`` not a number.
 
     Examples
     --------
@@ -85,7 +87,9 @@ def norm_vect(vector: ArrayLike, ideal: ArrayLike, *, empty: float = 0.0) -> NDA
     i = np.asarray(ideal, dtype=np.float64)
     if v.shape != i.shape:
         raise ValueError(f"vector and ideal must have the same shape; got {v.shape} and {i.shape}")
-    out = np.full(v.shape, float(empty))
+    if isinstance(empty, bool) or not isinstance(empty, numbers.Real):
+        raise TypeError(f"empty must be a number (NaN included); got {empty!r}")
+    out = np.full(v.shape, as_float64(empty, "empty"))
     np.divide(v, i, out=out, where=i != 0)
     return out
 

@@ -83,10 +83,9 @@ def _object_to_float(arr: np.ndarray, name: str) -> NDArray[np.float64]:
     try:
         return arr.astype(np.float64)
     except OverflowError:
-        big = next(x for x in arr.ravel().tolist() if isinstance(x, numbers.Integral)
-                   and abs(int(x)) >= 2**1024)
-        as_float64(big, name)  # raises, naming the integer's size
-        raise
+        for x in arr.ravel().tolist():
+            as_float64(x, name)  # raises at the first value past float64's range
+        raise ValueError(f"{name} holds a number past float64's range") from None
     except (TypeError, ValueError) as exc:
         missing = [x for x in arr.ravel().tolist() if is_missing(x)]
         if missing:
@@ -611,8 +610,20 @@ def as_float64(value: Any, name: str) -> float:
     try:
         return float(value)
     except OverflowError:
-        raise ValueError(f"{name} must be within float64's range (magnitude below 2**1024); "
-                         f"got an integer of {int(value).bit_length()} bits") from None
+        what = (f"an integer of {int(value).bit_length()} bits"
+                if isinstance(value, numbers.Integral) else f"{type(value).__name__} of "
+                f"magnitude about 2**{_log2_magnitude(value)}")
+        raise ValueError(f"{name} must be within float64's range (magnitude at most about "
+                         f"1.8e308); got {what}") from None
+
+
+def _log2_magnitude(value: Any) -> int:
+    """About log2 |value| of a rational too large for a float (a Fraction, a Decimal)."""
+    try:
+        num, den = value.as_integer_ratio()
+        return int(abs(num)).bit_length() - int(abs(den)).bit_length()
+    except (AttributeError, TypeError, ValueError, OverflowError):
+        return 1024
 
 
 def check_threshold(threshold: Any) -> float:

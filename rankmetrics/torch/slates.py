@@ -41,7 +41,11 @@ def _fill(value: float, dtype: torch.dtype) -> float:
     """``value`` where ``dtype`` holds it exactly (any value, as a float, for a float dtype:
     torch reads a Python int as int64 first), else 0."""
     if dtype.is_floating_point or dtype.is_complex:
-        return float(value)
+        v = float(value)
+        if dtype.is_floating_point and math.isfinite(v) and abs(v) > torch.finfo(dtype).max:
+            raise ValueError(f"pad_value {value!r} is past the range of {dtype} (at most "
+                             f"{torch.finfo(dtype).max:g}); torch.full would overflow")
+        return v
     if dtype == torch.bool:
         return value if value in (0, 1) else 0
     info = torch.iinfo(dtype)
@@ -112,8 +116,8 @@ def pad_slates(
     Raises
     ------
     ValueError
-        Inputs not 1-D, of different lengths, or empty; ``pad_value`` an integer past
-        float64's range.
+        Inputs not 1-D, of different lengths, or empty; ``pad_value`` past float64's range,
+        or finite and past the range of a float tensor's dtype (1e39 for float32).
     TypeError
         ``indexes`` not of an integer dtype; an input missing (None) or not numbers;
         ``pad_value`` not a real number (a bool, text, None).

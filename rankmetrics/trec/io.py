@@ -358,8 +358,10 @@ def _pyarrow_read(data: bytes | _Mapped, kind: str) -> pa.Table | None:
     # delimiter shows up as an empty field (fields after the value are ignored anyway); the
     # fields not used are read as bytes, as the other parsers ignore their encoding
     types = {f"f{i}": pa.binary() for i in range(vcol)}
-    # qrels labels as text first: one written with an exponent goes to the line reader
-    value_type = pa.string() if kind == "qrels" else pa.float64()
+    # qrels labels as text first (dictionary-encoded: a qrels holds few distinct labels, so
+    # the checks and the cast read those few): one written with an exponent goes to the line
+    # reader
+    value_type = pa.dictionary(pa.int32(), pa.string()) if kind == "qrels" else pa.float64()
     types.update({f"f{qcol}": pa.string(), f"f{dcol}": pa.string(), f"f{vcol}": value_type})
     try:
         tb = pa_csv.read_csv(
@@ -382,12 +384,17 @@ def _pyarrow_read(data: bytes | _Mapped, kind: str) -> pa.Table | None:
             return None
     values = tb.column(f"f{vcol}")
     if kind == "qrels":
-        if pc.any(pc.match_substring_regex(values, "[eE]")).as_py():
-            return None
-        try:
-            values = pc.cast(values, pa.float64())
-        except pa.ArrowInvalid:
-            return None
+        chunks = []
+        for chunk in values.chunks:
+            words = chunk.dictionary
+            if pc.any(pc.match_substring(words, "e", ignore_case=True)).as_py():
+                return None
+            try:
+                as_float = pc.cast(words, pa.float64())
+            except pa.ArrowInvalid:
+                return None
+            chunks.append(pc.take(as_float, chunk.indices))
+        values = pa.chunked_array(chunks, pa.float64())
     return _finite(pa.table({"qid": tb.column(f"f{qcol}"), "docid": tb.column(f"f{dcol}"),
                              VALUE_NAME[kind]: values}), kind)
 
@@ -407,7 +414,9 @@ def _pandas_read(data: bytes, kind: str) -> pa.Table | None:
         if kind == "qrels":  # a label written with an exponent goes to the line reader
             if df[vcol].str.contains("[eE]").any():
                 return None
-            df[vcol] = df[vcol].astype(np.float64)
+            # pyarrow's cast, as the fast reader: float() would take "1_0" and other digits
+            df[vcol] = pc.cast(pa.array(df[vcol].to_numpy(), pa.string()),
+                               pa.float64()).to_numpy()
     except Exception:  # any refusal of the C parser sends the block to the line reader
         return None
     if not _fields_ok(kind, df.shape[1]) or len(df) == 0:
