@@ -1456,6 +1456,22 @@ def _gather_counted(src, o, m, depth, key, idx, top, tk, ti):
 
 
 @_jit(inline="always")
+def _prefix_sums(values, idx, n, out):
+    """``out[:n + 1]`` = 0 and the prefix sums of ``values[idx[:n]]`` in that order, float64;
+    integer values (itemsize < 8: uint8 relevance, small gains) through an integer chain,
+    exact and shorter than a float add's latency, the same numbers as the float chain."""
+    out[0] = 0.0
+    if values.itemsize < 8:
+        sum_i = 0
+        for p in range(n):
+            sum_i += np.int64(values[idx[p]])
+            out[p + 1] = float(sum_i)
+    else:
+        for p in range(n):
+            out[p + 1] = out[p] + values[idx[p]]
+
+
+@_jit(inline="always")
 def _ap_term(total, size, before, offset, pos):
     """Expected AP term at 0-based rank ``pos``, the ``offset``-th place (0-based) of a tie
     group of ``size`` rows holding ``total`` relevant ones, with ``before`` relevant rows ranked
@@ -1647,15 +1663,7 @@ def _walk_tiny(idx, code, m, values, mode, dmode, whole, disc, cuts, slots, lo, 
     """As :func:`_walk` for mean contributions (tie average or stable) of a list placed by
     :func:`_place_tiny`: the group sums are differences of the prefix sums in rank order, the
     terms added in rank order, so the result is the walk's, bit for bit."""
-    psum[0] = 0.0
-    if values.itemsize < 8:  # integer values: exact prefix sums through an integer chain
-        sum_i = 0
-        for p in range(m):
-            sum_i += np.int64(values[idx[p]])
-            psum[p + 1] = float(sum_i)
-    else:
-        for p in range(m):
-            psum[p + 1] = psum[p] + values[idx[p]]
+    _prefix_sums(values, idx, m, psum)
     w = m if whole else min(cuts[hi - 1], m)
     cum = 0.0
     j = lo
@@ -2039,22 +2047,13 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
     The operations per term are the walk's, so the sums are its sums bit for bit; no branch
     depends on the data."""
     stable = np.int64(mode == MODE_STABLE)
-    psum[0] = 0.0
     first = 0
     prev = key[0]
-    exact = values.itemsize < 8  # integer values: their float64 prefix sums are exact
-    sum_i = 0
     starts = bounds[0]
     ends = bounds[1]
     terms = psum[m + 1: 2 * m + 1]  # the group sums, then the terms
     before = psum[2 * m + 1: 3 * m + 1]
-    if exact:  # the same sums through an integer chain (a float add's latency is 4x)
-        for p in range(m):
-            sum_i += np.int64(values[idx[p]])
-            psum[p + 1] = float(sum_i)
-    else:
-        for p in range(m):
-            psum[p + 1] = psum[p] + values[idx[p]]
+    _prefix_sums(values, idx, m, psum)
     for p in range(m):  # selects by arithmetic: a branch on ties would mispredict
         kp = key[p]
         new = np.int64(kp != prev) | stable
@@ -2171,15 +2170,7 @@ def _walk_shared(idx, m, w, values, same, dmode, disc, cuts, slots, lo, hi, out,
     else:
         pre = psum[base: base + e + 1]
         base += e + 1
-        pre[0] = 0.0
-        if values.itemsize < 8:  # integer values: exact through an integer chain
-            sum_i = 0
-            for p in range(e):
-                sum_i += np.int64(values[idx[p]])
-                pre[p + 1] = float(sum_i)
-        else:
-            for p in range(e):
-                pre[p + 1] = pre[p] + values[idx[p]]
+        _prefix_sums(values, idx, e, pre)
     terms = psum[base: base + w]
     for p in range(w):
         b = pre[starts[p]]
