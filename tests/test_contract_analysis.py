@@ -219,15 +219,13 @@ def test_counts_and_levels_as_python_numbers_and_symbols_as_an_array():
     2**53) or as levels; a numpy array of symbols was refused as not a sequence."""
     from fractions import Fraction
 
-    import rankmetrics.plot as rplot
-
     y, s, q = [1, 0, 1, 0, 2, 0], [3, 2, 1, 3, 2, 1], [1, 1, 1, 2, 2, 2]
-    want = rplot.interpolated_precision(y, s, q, ties="stable", n_relevant=[3, 2])
+    want = interpolated_precision(y, s, q, ties="stable", n_relevant=[3, 2])
     for nr in (np.array([3, 2], dtype=object), [Fraction(3), Fraction(2)]):
         np.testing.assert_array_equal(
-            rplot.interpolated_precision(y, s, q, ties="stable", n_relevant=nr), want)
+            interpolated_precision(y, s, q, ties="stable", n_relevant=nr), want)
     with pytest.raises(ValueError, match=r"at most 2\*\*53 .*; got 1180591620717411303424"):
-        rplot.interpolated_precision(y, s, q, ties="stable", n_relevant=[2**70, 2])
+        interpolated_precision(y, s, q, ties="stable", n_relevant=[2**70, 2])
     np.testing.assert_array_equal(
         expected_interpolated_precision([1, 0, 0], [1, 1, 1], levels=[Fraction(1, 2)]),
         expected_interpolated_precision([1, 0, 0], [1, 1, 1], levels=[0.5]))
