@@ -254,3 +254,26 @@ def test_plot_title_names_measure_gain_ties_topics_and_dropped(files, capsys, tm
         plot_trec_curves(qrels, runs, curve="pr")
     pr = plot_trec_curves(qrels, runs, curve="pr", ties="docno", missing="zero")
     assert "8 topics (missing='zero' scored 0 where lacking q7" in pr.axes[0].get_title()
+
+
+def test_fourth_probe_output_dpi_and_resamples(files, capsys, tmp_path):
+    """plot --dpi 100000 died in matplotlib (MemoryError traceback); -o without an extension
+    said it wrote a file matplotlib had named <name>.png; compare -o '' printed instead;
+    --n-resamples 2**70 got the process killed (scipy draws every resample at once)."""
+    qrels, runs = files
+    rc, _, err = run_cli(["plot", qrels, *runs, "--dpi", "100000", "-o", tmp_path / "a.png"],
+                         capsys)
+    assert rc == 1 and "--dpi must be at most 2400; got 100000" in err
+    for name in ("a", ""):
+        rc, _, err = run_cli(["plot", qrels, *runs, "-o", str(tmp_path / name) if name else ""],
+                             capsys)
+        assert rc == 1 and "-o/--output needs an image file name with its extension" in err
+    assert not (tmp_path / "a.png").exists()
+    rc, _, err = run_cli(["compare", qrels, *runs, "-o", ""], capsys)
+    assert rc == 1 and "-o/--output is empty" in err
+    rc, _, err = run_cli(["compare", qrels, *runs, "--test", "bootstrap", "--n-resamples",
+                          2**70], capsys)
+    assert rc == 1 and "n_resamples=1180591620717411303424 asks scipy for" in err
+    small = compare({"A": [.2, .4, .3, .5], "B": [.3, .6, .4, .7]}, test="randomization",
+                    n_resamples=2**70)  # 4 queries: all 16 flips, whatever the count
+    assert small.pair("A", "B").pvalue == 0.125

@@ -629,6 +629,23 @@ def _rng_kw(fn: Any, seed: int) -> dict[str, Any]:
     return {name: np.random.default_rng(seed)}
 
 
+def _check_resample_memory(n: int, n_resamples: int, flips: bool) -> None:
+    """scipy draws every resample at once: an (n_resamples, n) float64 array (``flips``, the
+    randomization test: 2^n when fewer). One this machine cannot hold is a ValueError naming
+    n_resamples (2**70 got the process killed)."""
+    need = 8 * n * (min(n_resamples, 2**n) if flips and n < 64 else n_resamples)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):  # pragma: no cover - not a POSIX system
+        total = 1 << 50
+    if need > total // 2:
+        raise ValueError(
+            f"n_resamples={n_resamples} asks scipy for {n} x {n_resamples} float64 resamples "
+            f"({need / 2**30:.3g} GiB), more than half this machine's {total / 2**30:.3g} GiB; "
+            "use fewer (10 000 give p-values to about 0.01)"
+        )
+
+
 def _randomization(d: Values, n_resamples: int, seed: int) -> tuple[float, float, float, bool]:
     """(mean difference, two-sided p, d_z, exact) of Fisher's paired randomization test.
 
@@ -804,6 +821,8 @@ def compare(
     omnibus: Omnibus | None = None
     ci = np.full((len(pairs), 2), np.nan)
     exact = False
+    if key in ("randomization", "bootstrap"):
+        _check_resample_memory(n, int(n_resamples), key == "randomization")
     if key == "randomization":
         for i, (a, b) in enumerate(pairs):
             stat[i], pval[i], eff[i], exact = _randomization(x[:, b] - x[:, a],

@@ -6,6 +6,7 @@ Registered into :mod:`rankmetrics.cli` by :func:`add_parsers`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -35,6 +36,10 @@ def parse_gain(text: str) -> Any:
     (:func:`rankmetrics.measures.grammar.parse_gain_spec`; levels left out keep their linear
     gain)."""
     return parse_gain_spec(text, "--gain")
+
+
+#: the largest --dpi of plot (print quality is 300-600)
+_MAX_DPI = 2400
 
 
 def _positive_int(text: str) -> int:
@@ -255,6 +260,11 @@ def run_plot(args: argparse.Namespace) -> int:
     """Run ``rankmetrics plot``; returns the exit status."""
     from ..analysis import plot
 
+    if os.path.splitext(args.output)[1] == "":  # matplotlib would write "<name>.png" instead
+        raise ValueError(f"-o/--output needs an image file name with its extension (.png, "
+                         f".svg, .pdf); got {args.output!r}")
+    if args.dpi > _MAX_DPI:  # matplotlib's renderer fails on a huge canvas (MemoryError)
+        raise ValueError(f"--dpi must be at most {_MAX_DPI}; got {args.dpi}")
     runs = _run_map(args.runs, args.names)
     if args.curve in (*_SESSION_CURVES, "query-position"):
         from ..analysis.session import evaluate_sessions
@@ -315,6 +325,8 @@ def run_compare(args: argparse.Namespace) -> int:
 
     if len(args.runs) < 2:
         raise ValueError(f"compare needs at least 2 runs; got {len(args.runs)}")
+    if args.output is not None and not args.output.strip():
+        raise ValueError("-o/--output is empty: give a file name, or leave -o out to print")
     runs = _run_map(args.runs, args.names)
     metrics = args.metrics or (["nsdcg"] if args.session else ["ndcg@10"])
     tests = args.tests or ["t"]
