@@ -15,10 +15,13 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from typing import Any
 
+import hypothesis.strategies as st
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
 
 from rankmetrics.analysis.session import evaluate_sessions, read_session_run
 from rankmetrics.trec import evaluate, read_qrels, read_run
@@ -418,3 +421,42 @@ def test_qrels_labels_written_with_an_exponent_warn_on_every_path(tmp_path, monk
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_qrels(path)["label"].tolist() == [1.0, 0.0, 10.0]
+
+
+_LABEL_TEXT = st.one_of(
+    st.integers(-3, 40).map(str),
+    st.sampled_from(["+1", "-0", "0.5", ".5", "2.", "1e1", "5e-1", "1E+0", "10e-1", "1_0",
+                     "\u0661", "0x1", "inf", "nan", "1,5", "01"]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(labels=st.lists(_LABEL_TEXT, min_size=1, max_size=6))
+def test_qrels_label_spellings_read_alike_on_every_parser_path(tmp_path_factory, labels):
+    """Every spelling of a label gets the same number, or the same refusal naming the file,
+    whichever parser reads the block (pyarrow, pandas, the line reader); a label with an
+    exponent warns on every path (trec_eval's atol reads it otherwise)."""
+    path = tmp_path_factory.mktemp("labels") / "qrels"
+    path.write_text("".join(f"q 0 d{i} {t}\n" for i, t in enumerate(labels)), encoding="utf-8")
+    outcomes = []
+    for parsers in (("pyarrow", "pandas"), ("pandas",), ()):
+        saved = dict(trec_io.PARSERS)
+        trec_io.PARSERS.clear()
+        trec_io.PARSERS.update({p: saved[p] for p in parsers})
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    got: Any = read_qrels(path)["label"].tolist()
+                except ValueError as exc:
+                    assert "qrels, line " in str(exc)
+                    got = "refused"
+            warned = any("exponent" in str(w.message) for w in caught)
+        finally:
+            trec_io.PARSERS.clear()
+            trec_io.PARSERS.update(saved)
+        outcomes.append((got, warned))
+    assert outcomes[0] == outcomes[1] == outcomes[2], outcomes
+    got, warned = outcomes[0]
+    if got != "refused":
+        assert warned == any(c in t for t in labels for c in "eE")

@@ -549,7 +549,8 @@ def check_k(k: Any, name: str = "k") -> int | None:
 
 def check_depth(depth: Any, name: str = "depth") -> int:
     """A positive int of at most :data:`MAX_CUTOFF` (2**62), ``None`` refused (a depth, a
-    count: there is no whole list to read)."""
+    count: there is no whole list to read). Raises TypeError (None, bool, not an integer) or
+    ValueError (<= 0, > 2**62), naming ``name``."""
     if depth is None:
         raise TypeError(f"{name} must be a positive int; got None")
     return _positive_int(depth, name, "a positive int", "")
@@ -605,8 +606,9 @@ def check_empty(empty: Any) -> float | str:
 
 
 def as_float64(value: Any, name: str) -> float:
-    """``float(value)``; an int past float64's range (math.isfinite and float() raise
-    OverflowError on it) is a ValueError naming ``name``."""
+    """``float(value)`` of a real number; one past float64's range (an int of 1024 bits or
+    more, a large Fraction: ``float()`` and ``math.isfinite`` raise OverflowError on it) is a
+    ValueError naming ``name`` and the value's size."""
     try:
         return float(value)
     except OverflowError:
