@@ -560,3 +560,19 @@ def test_gbdt_metrics_refuse_a_k_that_no_name_takes():
                 make(metrics, k=k)
         assert make(["ndcg@3", "map"], k=10).names == ["ndcg@3", "map@10"]
         assert make("ndcg@3").names == ["ndcg@3"]
+
+
+def test_option_measures_is_eval_and_compare_grammar():
+    """One reader of -m for eval and compare (compare refused P.5,10 before)."""
+    from rankmetrics.measures.grammar import option_measures
+
+    assert option_measures(["P.5,10", "P_5"]) == (["P.5", "P.10", "P_5"], [])
+    assert option_measures(["P.10,5", "P_5"], trec_order=True)[0] == ["P.5", "P.10"]
+    assert option_measures(["avg-ndcg@1-10,nDCG@10"], vectors=True)[0] == [
+        "avg-ndcg@1-10", "nDCG@10"]
+    with pytest.raises(ValueError, match="unknown measure 'avg-ndcg@1-10'"):
+        option_measures(["avg-ndcg@1-10"])
+    with pytest.raises(ValueError, match="no exact tie average"):
+        option_measures(["iprec_at_recall.0.1"])
+    names, notes = option_measures(["all_trec"], ties="docno")
+    assert "iprec_at_recall_0.10" in names and notes[0].startswith("all_trec leaves out")

@@ -118,71 +118,14 @@ def _relevance_level(text: str) -> float:
 
 
 def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[str]:
-    from ..measures.grammar import (
-        ALL_TREC,
-        ORDER_ONLY_KINDS,
-        TREC_EVAL_ORDER,
-        parse_measure,
-        split_measure_list,
-        trec_eval_conflict,
-        trec_eval_family,
-        trec_eval_position,
-        trec_eval_spelling,
-    )
+    from ..measures.grammar import option_measures
 
     if not values:
         return list(DEFAULT_MEASURES)
-    out: list[str] = []
-    said_all = False  # all_trec given twice: expanded (and said) once
-    for name in (m for v in values for m in split_measure_list(v)):
-        conflict = trec_eval_conflict(name)  # -m rbp: trec_eval's own measure, refused
-        if conflict is not None:
-            raise ValueError(conflict)
-        family = trec_eval_family(name)  # -m P / -m recall: trec_eval's P_5 ... P_1000
-        if family is not None:
-            out.extend(family)
-            continue
-        if name.strip().lower() != "all_trec":
-            members = parse_measure(name)  # ndcg_cut, success, ...: one line per member, so
-            # that each sorts and is deduplicated among the other -m options' lines
-            out.extend([m.name for m in members] if len(members) > 1 else [name])
-            continue
-        if said_all:
-            continue
-        said_all = True
-        have = {TREC_EVAL_ORDER[trec_eval_position(trec_eval_spelling(n))[0]]
-                for n in ALL_TREC}
-        sys.stderr.write(
-            "rankmetrics eval: all_trec leaves out the trec_eval measures rankmetrics does not "
-            "compute: " + ", ".join(f for f in TREC_EVAL_ORDER if f not in have) + "\n")
-        keep = [n for n in ALL_TREC
-                if ties != "average" or parse_measure(n)[0].kind not in ORDER_ONLY_KINDS]
-        if len(keep) < len(ALL_TREC):
-            sys.stderr.write(
-                "rankmetrics eval: all_trec without iprec_at_recall and 11pt_avg, which have no "
-                "exact tie average (add --ties docno for trec_eval's order and all of them)\n"
-            )
-        out.extend(keep)
-    # a measure asked for twice is printed once, as trec_eval does; in trec_eval's format also
-    # under two spellings of one line (P.5 and P_5; P and P.5), the other formats key the
-    # values by the names as given
-    first: dict[str, str] = {}
-    for name in out:
-        first.setdefault(trec_eval_spelling(name) if fmt == "trec" else name, name)
-    out = list(first.values())
-    if fmt == "trec":  # trec_eval prints its table's order, whatever the order of -m;
-        # names it does not print follow, as given
-        out.sort(key=lambda n: trec_eval_position(trec_eval_spelling(n)))
-    if ties == "average":  # said here in the command's words (the library names ties=)
-        for name in out:
-            m = parse_measure(name)[0]
-            if m.kind in ORDER_ONLY_KINDS and m.ties in (None, "average"):
-                raise ValueError(
-                    f"{name!r} has no exact tie average (interpolated precision is a maximum "
-                    "over ranks, not a sum): add --ties docno (trec_eval's order), stable, "
-                    "optimistic or pessimistic"
-                )
-    return out
+    names, notes = option_measures(values, ties=ties, trec_order=fmt == "trec")
+    for note in notes:
+        sys.stderr.write(f"rankmetrics eval: {note}\n")
+    return names
 
 
 def _show_progress(args: argparse.Namespace) -> bool:

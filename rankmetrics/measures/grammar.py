@@ -848,3 +848,96 @@ def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
     if not 1 <= start <= k <= MAX_CUTOFF:
         raise ValueError(f"{metric!r}: the rank range must satisfy 1 <= start <= k <= 2**62")
     return m.group(1).lower(), start, k
+
+
+def option_measures(values: Iterable[str], *, ties: str = "average", trec_order: bool = False,
+                    vectors: bool = False) -> tuple[list[str], list[str]]:
+    """The measure names of a command line's ``-m`` options, as ``rankmetrics eval`` and
+    ``rankmetrics compare`` read them (one grammar for both).
+
+    Each option may list several names (:func:`split_measure_list`: ``P.5,10`` is ``P.5`` and
+    ``P.10``); trec_eval's family names expand as trec_eval's ``-m`` does (``P`` ->
+    ``P_5`` ... ``P_1000``, :func:`trec_eval_family`; ``ndcg_cut`` -> its members; ``all_trec``
+    -> :data:`ALL_TREC`); a name asked for twice is kept once.
+
+    Parameters
+    ----------
+    values : iterable of str
+        The ``-m`` option values, in order.
+    ties : str, default "average"
+        The command's ``--ties``: with "average", a measure without an exact tie average
+        (interpolated precision) raises, and ``all_trec`` leaves those out.
+    trec_order : bool, default False
+        Order and deduplicate as trec_eval prints (its table's order; ``P.5`` and ``P_5`` are
+        one line); else keep the order given, deduplicated by the names as given.
+    vectors : bool, default False
+        Also accept the analysis layer's ``avg-<curve>@[<start>-]<k>`` names
+        (:func:`parse_avg_pos`).
+
+    Returns
+    -------
+    names : list of str
+        The measure names to evaluate.
+    notes : list of str
+        Sentences for the user (what ``all_trec`` leaves out), without a command prefix.
+
+    Raises
+    ------
+    ValueError
+        An unknown or malformed name, a trec_eval name this grammar reads as another measure
+        (:func:`trec_eval_conflict`), or, with ``ties="average"``, interpolated precision.
+    """
+    out: list[str] = []
+    notes: list[str] = []
+    said_all = False  # all_trec given twice: expanded (and said) once
+    for name in (m for v in values for m in split_measure_list(v)):
+        if vectors and parse_avg_pos(name) is not None:
+            out.append(name)
+            continue
+        conflict = trec_eval_conflict(name)  # -m rbp: trec_eval's own measure, refused
+        if conflict is not None:
+            raise ValueError(conflict)
+        family = trec_eval_family(name)  # -m P / -m recall: trec_eval's P_5 ... P_1000
+        if family is not None:
+            out.extend(family)
+            continue
+        if name.strip().lower() != "all_trec":
+            members = parse_measure(name)  # ndcg_cut, success, ...: one line per member, so
+            # that each sorts and is deduplicated among the other -m options' lines
+            out.extend([m.name for m in members] if len(members) > 1 else [name])
+            continue
+        if said_all:
+            continue
+        said_all = True
+        have = {TREC_EVAL_ORDER[trec_eval_position(trec_eval_spelling(n))[0]]
+                for n in ALL_TREC}
+        notes.append("all_trec leaves out the trec_eval measures rankmetrics does not "
+                     "compute: " + ", ".join(f for f in TREC_EVAL_ORDER if f not in have))
+        keep = [n for n in ALL_TREC
+                if ties != "average" or parse_measure(n)[0].kind not in ORDER_ONLY_KINDS]
+        if len(keep) < len(ALL_TREC):
+            notes.append("all_trec without iprec_at_recall and 11pt_avg, which have no exact "
+                         "tie average (add --ties docno for trec_eval's order and all of them)")
+        out.extend(keep)
+    # a measure asked for twice is given once, as trec_eval prints it once; in trec_eval's
+    # order also under two spellings of one line (P.5 and P_5; P and P.5), otherwise the
+    # values are keyed by the names as given
+    first: dict[str, str] = {}
+    for name in out:
+        first.setdefault(trec_eval_spelling(name) if trec_order else name, name)
+    out = list(first.values())
+    if trec_order:  # trec_eval prints its table's order, whatever the order of -m; names it
+        # does not print follow, as given
+        out.sort(key=lambda n: trec_eval_position(trec_eval_spelling(n)))
+    if ties == "average":  # said in a command's words (the library names ties=)
+        for name in out:
+            if vectors and parse_avg_pos(name) is not None:
+                continue
+            m = parse_measure(name)[0]
+            if m.kind in ORDER_ONLY_KINDS and m.ties in (None, "average"):
+                raise ValueError(
+                    f"{name!r} has no exact tie average (interpolated precision is a maximum "
+                    "over ranks, not a sum): add --ties docno (trec_eval's order), stable, "
+                    "optimistic or pessimistic"
+                )
+    return out, notes
