@@ -118,9 +118,10 @@ def test_compare_unknown_test_is_a_usage_error(files, capsys):
 def test_plot_writes_png(files, capsys, tmp_path, curve):
     qrels, runs = files
     out_png = tmp_path / f"{curve}.png"
-    extra = ["--ties", "docno"] if curve == "pr" else []
-    rc, out, err = run_cli(["plot", qrels, *runs, "--curve", curve, "--depth", "15", "-o",
-                            out_png, *extra], capsys)
+    # pr curves run to recall 1 (--depth is refused for them, not ignored)
+    extra = ["--ties", "docno"] if curve == "pr" else ["--depth", "15"]
+    rc, out, err = run_cli(["plot", qrels, *runs, "--curve", curve, "-o", out_png, *extra],
+                           capsys)
     assert rc == 0, err
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"wrote {out_png}: {curve} curves of 3 run(s)" in out
@@ -277,3 +278,164 @@ def test_fourth_probe_output_dpi_and_resamples(files, capsys, tmp_path):
     small = compare({"A": [.2, .4, .3, .5], "B": [.3, .6, .4, .7]}, test="randomization",
                     n_resamples=2**70)  # 4 queries: all 16 flips, whatever the count
     assert small.pair("A", "B").pvalue == 0.125
+
+
+# ---------------------------------------------------------------- probe 47: horizontal, compare
+def usage_error(argv, capsys):
+    """argparse's exit status 2 and message; nothing on standard output."""
+    with pytest.raises(SystemExit) as exc:
+        cli.main([str(a) for a in argv])
+    out = capsys.readouterr()
+    assert exc.value.code == 2 and out.out == "", out.out
+    return out.err
+
+
+@pytest.mark.parametrize("command", ["plot", "horizontal"])
+def test_depth_2_62_is_refused_naming_depth(files, capsys, tmp_path, command):
+    """plot --depth 2**62 passed the depth check, then failed with numpy's "array is too big",
+    which names no option."""
+    qrels, runs = files
+    out = ["-o", tmp_path / "x.png"] if command == "plot" else []
+    rc, _, err = run_cli([command, qrels, *runs, "--depth", 2**62, *out], capsys)
+    assert rc == 1 and "error: --depth=4611686018427387904 asks for" in err, err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_trec_gain_vectors_bounds_depth_before_allocating(files):
+    from rankmetrics.plot import trec_gain_vectors
+
+    qrels, runs = files
+    with pytest.raises(ValueError, match=r"^depth=4611686018427387904 asks for 5 \(8, "):
+        trec_gain_vectors(qrels, runs, curve="cg", depth=2**62, missing="zero")
+
+
+def test_no_judged_query_names_the_run(files, capsys, tmp_path, session_files):
+    qrels, runs = files
+    alien = tmp_path / "alien.run"
+    alien.write_text("zz Q0 D1 1 2.0 x\nzz Q0 D2 2 1.0 x\n")
+    rc, _, err = run_cli(["compare", qrels, runs[0], alien], capsys)
+    assert rc == 1
+    assert f"error: run 'alien' ({alien}): no query of the run has judgements" in err, err
+    for command in ("horizontal", "plot"):
+        rc, _, err = run_cli([command, qrels, alien, runs[0], "-o", tmp_path / "x.png"]
+                             if command == "plot" else [command, qrels, alien, runs[0]], capsys)
+        assert rc == 1 and "'alien' has no topic judged in the qrels" in err, err
+    sq, sruns = session_files
+    salien = tmp_path / "alien.sessions"
+    salien.write_text("u1 1 T9 D1 1 1.0\n")
+    rc, _, err = run_cli(["compare", sq, sruns[0], salien, "--session"], capsys)
+    assert rc == 1 and f"error: {salien}: no session's topic has a qrels line" in err, err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--no-pad"], "--no-pad applies only with --session"),
+        (["--query-log-base", "3", "--duplicates", "first"],
+         "--query-log-base, --duplicates apply only with --session"),
+        (["--depth", "5"], "--depth applies only with --session"),
+        (["--details", "--format", "json"], "--details applies only to --format text; got "
+                                            "--format json"),
+        (["--details", "--format", "csv"], "--details applies only to --format text"),
+        (["--seed", "3"], "--seed applies only to --test randomization, permutation, bootstrap"),
+        (["--n-resamples", "100", "--test", "wilcoxon"], "--n-resamples applies only to --test"),
+    ],
+)
+def test_compare_refuses_options_it_would_ignore(files, capsys, args, message):
+    qrels, runs = files
+    err = usage_error(["compare", qrels, *runs, *args], capsys)
+    assert f"rankmetrics compare: error: {message}" in err, err
+
+
+def test_compare_session_refuses_docno_and_reads_resampling_options(session_files, capsys):
+    qrels, runs = session_files
+    err = usage_error(["compare", qrels, *runs, "--session", "--ties", "docno"], capsys)
+    assert "--ties docno (trec_eval's document id order) applies only to TREC runs" in err
+    rc, out, err = run_cli(["compare", qrels, *runs, "--session", "--test", "bootstrap",
+                            "--seed", "4", "--n-resamples", "50", "--format", "json"], capsys)
+    assert rc == 0, err
+    (res,) = json.loads(out)["comparisons"]
+    assert res["n_resamples"] == 50 and res["seed"] == 4
+
+
+def test_compare_reads_eval_measure_lists(files, capsys):
+    """compare -m P.5,10 was refused although eval -m P.5,10 (trec_eval's P at 5 and 10) is
+    read; both now go through one function of the grammar."""
+    qrels, runs = files
+    rc, out, err = run_cli(["compare", qrels, *runs[:2], "-m", "P.5,10", "-m",
+                            "avg-ndcg@1-5,ndcg_cut.3", "-m", "P.10", "--format", "json"], capsys)
+    assert rc == 0, err
+    res = json.loads(out)["comparisons"]
+    assert [r["metric"] for r in res] == ["P.5", "P.10", "avg-ndcg@1-5", "ndcg_cut.3"]
+    per = evaluate(qrels, runs[0], ["P.5", "P.10", "ndcg_cut.3"]).per_query
+    assert res[0]["means"][0] == pytest.approx(per["P.5"].mean())
+    assert res[1]["means"][0] == pytest.approx(per["P.10"].mean())
+    assert res[3]["means"][0] == pytest.approx(per["ndcg_cut.3"].mean())
+    rc, out, err = run_cli(["eval", qrels, runs[0], "-m", "P.5,10", "--format", "json"], capsys)
+    assert rc == 0 and set(json.loads(out)["mean"]) == {"P.5", "P.10"}
+    # trec_eval's own rbp is refused by compare as by eval (a silent RBP(p=0.8) before)
+    rc, _, err = run_cli(["compare", qrels, *runs[:2], "-m", "rbp"], capsys)
+    assert rc == 1 and "'rbp' is trec_eval 10's rbp" in err
+
+
+def test_compare_session_metric_lists(session_files, capsys):
+    qrels, runs = session_files
+    rc, out, err = run_cli(["compare", qrels, *runs, "--session", "-m", "nsdcg,avg-sdcg", "-m",
+                            "NSDCG", "--depth", "2", "--format", "json"], capsys)
+    assert rc == 0, err
+    res = json.loads(out)["comparisons"]
+    assert [r["metric"] for r in res] == ["nsdcg", "avg-sdcg"]
+
+
+def test_horizontal_refuses_before_printing(files, capsys):
+    """--reference bogus and --at beyond --depth printed the header, then an error naming
+    'reference' / 'n'; --discount with --curve cg was ignored; a run named 'ideal' was read as
+    the ideal reference."""
+    qrels, runs = files
+    err = usage_error(["horizontal", qrels, *runs, "--reference", "bogus"], capsys)
+    assert "--reference must be 'ideal' or a run name (good, fair, poor); got 'bogus'" in err
+    err = usage_error(["horizontal", qrels, *runs, "--at", "50", "--depth", "20"], capsys)
+    assert "--at must be at most --depth (20), the ranks searched; got --at 50" in err
+    err = usage_error(["horizontal", qrels, *runs, "--discount", "jarvelin2008"], capsys)
+    assert "--discount applies only to --curve dcg" in err
+    rc, out, err = run_cli(["horizontal", qrels, *runs[:2], "--names", "ideal,b"], capsys)
+    assert rc == 1 and out == "" and "a run is named 'ideal'" in err
+    rc, out, err = run_cli(["horizontal", qrels, *runs[:2], "--at", "5", "--at", "5",
+                            "--at", "3"], capsys)
+    assert rc == 0, err
+    assert out.splitlines()[1].split() == ["run", "n=5", "mean", "reached", "n=3", "mean",
+                                           "reached"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--threshold", "2"], "--threshold applies only to --curve pr"),
+        (["--curve", "pr", "--ties", "docno", "--depth", "5"],
+         "--depth applies only to gain curves, not --curve pr"),
+        (["--curve", "pr", "--ties", "docno", "--gain", "linear"], "--gain applies only to"),
+        (["--no-pad"], "--no-pad applies only to session curves"),
+        (["--min-queries", "2"], "--min-queries applies only to --curve sdcg, nsdcg"),
+        (["--curve", "cg", "--log-base", "3"], "--log-base applies only to discounted curves"),
+        (["--curve", "dcg", "--average", "ideal"], "--average applies only to --curve ncg"),
+    ],
+)
+def test_plot_refuses_options_its_curve_ignores(files, capsys, tmp_path, args, message):
+    qrels, runs = files
+    err = usage_error(["plot", qrels, *runs, "-o", tmp_path / "x.png", *args], capsys)
+    assert f"rankmetrics plot: error: {message}" in err, err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_plot_session_curves_refuse_missing_and_docno(session_files, capsys, tmp_path):
+    qrels, runs = session_files
+    png = tmp_path / "s.png"
+    err = usage_error(["plot", qrels, *runs, "--curve", "sdcg", "--missing", "zero", "-o", png],
+                      capsys)
+    assert "--missing applies only to --curve cg, dcg, ncg, ndcg, pr" in err
+    err = usage_error(["plot", qrels, *runs, "--curve", "nsdcg", "--ties", "docno", "-o", png],
+                      capsys)
+    assert "applies only to TREC runs, not to session runs" in err
+    rc, out, err = run_cli(["plot", qrels, *runs, "--curve", "nsdcg", "--query-log-base", "2",
+                            "--no-pad", "--duplicates", "first", "-o", png], capsys)
+    assert rc == 0 and "bq=2" in out, err

@@ -23,7 +23,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..core.gains import DiscountLike, GainLike, gain_key
 from ..core.plan import QueryPlan
-from ..core.validation import check_choice, check_depth, check_empty, check_labels, check_threshold
+from ..core.validation import (
+    check_choice,
+    check_depth,
+    check_empty,
+    check_labels,
+    check_result_size,
+    check_threshold,
+)
 from .pr import _recall_base
 from .stats import _system_names
 from .vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
@@ -342,8 +349,12 @@ def _query_set(read: Mapping[str, Any], missing: str) -> NDArray[np.str_]:
     sets = [set(r["qid"]) for r in read.values()]
     qs = set.intersection(*sets) if missing == "intersect" else set.union(*sets)
     if not qs:
-        raise ValueError(f"no query is left to plot (missing={missing!r}): the runs share no "
-                         "judged topic")
+        # which run is the cause: one without any judged topic is the usual one
+        none = [name for name, q in zip(read, sets, strict=True) if not q]
+        why = (f"{', '.join(map(repr, none))} {'has' if len(none) == 1 else 'have'} no topic "
+               "judged in the qrels (query ids must match exactly, as strings)" if none
+               else "the runs share no judged topic")
+        raise ValueError(f"no query is left to plot (missing={missing!r}): {why}")
     return np.array(sorted(qs))
 
 
@@ -551,6 +562,10 @@ def trec_gain_vectors(
         gain = {**{lv: lv for lv in [*levels, 0.0]}, **{float(k): v for k, v in gain.items()}}
     kw = _gain_kwargs(curve, gain, discount, log_base)
     raw = "cg" if curve in ("cg", "ncg") else "dcg"
+    # the ideal and each run's (n, depth) matrix, and one run's curve while it is computed:
+    # bounded here, naming depth, before numpy refuses ("array is too big") or the machine
+    # runs out of memory
+    check_result_size(queries.shape[0], d, copies=len(read) + 2)
     jq = judged[judged["qid"].isin(set(queries))]
     iplan = QueryPlan(jq["label"].to_numpy(), jq["qid"].to_numpy())
     ideal = np.zeros((queries.shape[0], d))

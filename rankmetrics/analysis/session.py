@@ -1000,8 +1000,9 @@ def evaluate_sessions(
     frame = frame[frame["topic"].isin(list(by_topic)).to_numpy()]
     pairs = pairs[pairs["topic"].isin(list(by_topic)).to_numpy()]
     if frame.shape[0] == 0:
-        raise ValueError("no session's topic has a qrels line: nothing to evaluate (are the "
-                         "topic ids of the run and the qrels spelt alike?)")
+        where = f"{run}: " if isinstance(run, (str, os.PathLike)) else ""
+        raise ValueError(f"{where}no session's topic has a qrels line: nothing to evaluate (are "
+                         "the topic ids of the run and the qrels spelt alike?)")
     merged = frame.merge(judged.rename(columns={"qid": "topic"}), on=["topic", "docid"],
                          how="left")
     labels = merged["label"].fillna(0.0).to_numpy(dtype=np.float64)

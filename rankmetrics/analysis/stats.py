@@ -1054,7 +1054,14 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
         for name, run in named.items():
             frame = read_run(run)
             refuse_duplicates(frame, "run", run)
-            res = evaluate(judged, frame, plain, **evaluate_kwargs)
+            try:
+                res = evaluate(judged, frame, plain, **evaluate_kwargs)
+            except ValueError as exc:
+                # evaluate reads a frame, not the file: say which run has no judged query
+                if frame["qid"].astype(str).isin(set(judged["qid"].astype(str))).any():
+                    raise
+                where = f" ({run})" if isinstance(run, (str, os.PathLike)) else ""
+                raise ValueError(f"run {name!r}{where}: {exc}") from None
             for m in plain:
                 cols[m][name] = res.per_query[m]
     out = {m: pd.DataFrame(c) for m, c in cols.items()}

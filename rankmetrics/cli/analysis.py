@@ -64,6 +64,38 @@ def _run_map(runs: list[str], names: str | None) -> dict[str, str]:
     return dict(zip(labels, runs, strict=True))
 
 
+#: the session options (dest: option string), which apply only to session runs
+_SESSION_OPTIONS = {"query_log_base": "--query-log-base", "no_pad": "--no-pad",
+                    "duplicates": "--duplicates"}
+_RESAMPLING_TESTS = ("randomization", "permutation", "bootstrap")
+
+
+def _refuse_unused(args: argparse.Namespace, options: dict[str, str], why: str) -> None:
+    """An argparse error (exit 2) naming the ``options`` (dest: option string) the user gave,
+    which the command would otherwise ignore; ``why`` says where they apply."""
+    given = [flag for dest, flag in options.items() if getattr(args, dest) not in (None, False)]
+    if given:
+        args.parser.error(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} "
+                          f"only {why}")
+
+
+def _refuse_docno(args: argparse.Namespace) -> None:
+    """Session runs have no trec_eval order (the library's refusal names ``ties=`` and says
+    the CLI offers docno)."""
+    if args.ties == "docno":
+        args.parser.error("--ties docno (trec_eval's document id order) applies only to TREC "
+                          "runs, not to session runs")
+
+
+def _check_depth_memory(depth: int, rows: int) -> None:
+    """``--depth`` bounded before any file is read: ``rows`` (n, depth) float64 curves, one
+    query each at least, that this machine can hold (2**62 failed with numpy's "array is too
+    big", which names no option)."""
+    from ..core.validation import check_result_size
+
+    check_result_size(1, depth, "--depth", copies=rows)
+
+
 def _gain_options(p: argparse.ArgumentParser, *, session: bool, compare: bool = False) -> None:
     g = p.add_argument_group("gain and ranking")
     g.add_argument("--gain", default=None, metavar="GAIN",
@@ -85,13 +117,14 @@ def _gain_options(p: argparse.ArgumentParser, *, session: bool, compare: bool = 
     if session:
         s = p.add_argument_group("sessions (RUN lines: SESSION QUERY TOPIC DOCNO RANK SCORE "
                                  "[TAG]; QUERY = sequence number 1, 2, ...)")
-        s.add_argument("--query-log-base", type=float, default=4.0, metavar="BQ",
+        # None defaults: an option given where it does not apply is refused, not ignored
+        s.add_argument("--query-log-base", type=float, default=None, metavar="BQ",
                        help="base bq of the query-position discount 1/(1 + log_bq q) (default 4)")
-        s.add_argument("--no-pad", action="store_true",
+        s.add_argument("--no-pad", action="store_true", default=None,
                        help="do not pad short result lists to the depth X (paper: pad)")
-        s.add_argument("--duplicates", default="all", choices=("all", "first"),
-                       help="count a document every time it is returned (paper) or only the "
-                            "first time")
+        s.add_argument("--duplicates", default=None, choices=("all", "first"),
+                       help="count a document every time it is returned (paper; default) or "
+                            "only the first time")
 
 
 def add_parsers(subparsers: Any) -> None:
@@ -130,23 +163,23 @@ def add_parsers(subparsers: Any) -> None:
     p.add_argument("--title", default=None,
                    help="figure title (default: measure, gain, tie rule, topics and any "
                         "dropped topics)")
-    p.add_argument("--average", default="per-query", choices=("per-query", "ideal"),
+    p.add_argument("--average", default=None, choices=("per-query", "ideal"),
                    help="normalised curves: mean of per-query normalised vectors (default), or "
                         "the mean vector over the mean ideal vector (JK 2002 Figs 3-4)")
-    p.add_argument("--missing", default="intersect", choices=("intersect", "zero"),
+    p.add_argument("--missing", default=None, choices=("intersect", "zero"),
                    help="topics some runs lack: average over the topics all runs have "
-                        "(default), or over all, a lacking run scoring 0")
-    p.add_argument("--threshold", type=float, default=1.0,
+                        "(default), or over all, a lacking run scoring 0 (not session curves)")
+    p.add_argument("--threshold", type=float, default=None,
                    help="relevance threshold for --curve pr (default 1)")
     p.add_argument("--no-ideal", action="store_true", help="do not draw the ideal curve")
     p.add_argument("--min-queries", type=_positive_int, default=None,
                    help="session curves: also draw the average over sessions with at least this "
                         "many queries")
-    p.add_argument("--individual", action="store_true",
+    p.add_argument("--individual", action="store_true", default=None,
                    help="session curves: one line per session (one run only)")
     p.add_argument("--dpi", type=_positive_int, default=120)
     _gain_options(p, session=True)
-    p.set_defaults(func=run_plot)
+    p.set_defaults(func=run_plot, parser=p)
 
     c = subparsers.add_parser(
         "compare",
@@ -162,10 +195,11 @@ def add_parsers(subparsers: Any) -> None:
     c.add_argument("runs", metavar="RUN", nargs="+", help="two or more run files")
     c.add_argument("-m", "--metric", dest="metrics", action="append", default=None,
                    metavar="METRIC",
-                   help="metric to compare, repeatable (default ndcg@10): any measure of "
-                        "'rankmetrics eval', or avg-CURVE@K / avg-CURVE@START-K (CURVE cg, dcg, "
-                        "ncg, ndcg): the per-topic average of the gain vector over ranks "
-                        "START..K (JK 2002 eq. 6 and Table 1, e.g. avg-ndcg@1-10, "
+                   help="metric to compare, repeatable or comma-separated, as 'rankmetrics "
+                        "eval -m' reads them (default ndcg@10; P.5,10 is P at 5 and 10): any "
+                        "measure of 'rankmetrics eval', or avg-CURVE@K / avg-CURVE@START-K "
+                        "(CURVE cg, dcg, ncg, ndcg): the per-topic average of the gain vector "
+                        "over ranks START..K (JK 2002 eq. 6 and Table 1, e.g. avg-ndcg@1-10, "
                         "avg-ndcg@100); with --session one of " + ", ".join(_SESSION_METRICS))
     c.add_argument("--test", dest="tests", action="append", default=None,
                    choices=_TEST_CHOICES,
@@ -179,10 +213,11 @@ def add_parsers(subparsers: Any) -> None:
                    choices=("none", "holm", "bonferroni", "bh"),
                    help="adjust pairwise p-values over the pairs (default none; bh = "
                         "Benjamini-Hochberg)")
-    c.add_argument("--n-resamples", type=_positive_int, default=10000, metavar="B",
+    c.add_argument("--n-resamples", type=_positive_int, default=None, metavar="B",
                    help="randomization/bootstrap: sign flips or resamples (default 10000; all "
                         "2^n flips when that is fewer)")
-    c.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0)")
+    c.add_argument("--seed", type=int, default=None,
+                   help="seed of the resampling tests (default 0)")
     c.add_argument("--names", default=None, help="comma-separated names for the runs")
     c.add_argument("--format", default="text",
                    choices=("text", "markdown", "latex", "csv", "json"),
@@ -191,15 +226,15 @@ def add_parsers(subparsers: Any) -> None:
     c.add_argument("--no-relative", action="store_true",
                    help="do not show relative differences (B - A) / A next to the differences")
     c.add_argument("--details", action="store_true",
-                   help="text format: also print every comparison's details")
+                   help="--format text only: also print every comparison's details")
     c.add_argument("-o", "--output", default=None,
                    help="write the report to this file instead of standard output")
     c.add_argument("--session", action="store_true",
                    help="RUN files are session runs; sessions are paired by session id")
-    c.add_argument("--depth", type=_positive_int, default=10,
+    c.add_argument("--depth", type=_positive_int, default=None,
                    help="with --session: X, the top documents of each query (default 10)")
     _gain_options(c, session=True, compare=True)
-    c.set_defaults(func=run_compare)
+    c.set_defaults(func=run_compare, parser=c)
 
     h = subparsers.add_parser(
         "horizontal",
@@ -224,14 +259,14 @@ def add_parsers(subparsers: Any) -> None:
     h.add_argument("--missing", default="intersect", choices=("intersect", "zero"))
     h.add_argument("--per-query", action="store_true", help="also print every topic's rank")
     _gain_options(h, session=False)
-    h.set_defaults(func=run_horizontal)
+    h.set_defaults(func=run_horizontal, parser=h)
 
 
 def _session_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     kw: dict[str, Any] = {
-        "query_log_base": args.query_log_base,
+        "query_log_base": 4.0 if args.query_log_base is None else args.query_log_base,
         "pad": not args.no_pad,
-        "duplicates": args.duplicates,
+        "duplicates": args.duplicates or "all",
         "ties": args.ties,
         "discount": args.discount or "jarvelin2008",
         "log_base": 2.0 if args.log_base is None else args.log_base,
@@ -256,6 +291,30 @@ def _gain_text(args: argparse.Namespace, default: str) -> str:
     return args.gain if args.gain is not None else default
 
 
+def _refuse_plot_options(args: argparse.Namespace) -> None:
+    """Options the chosen ``--curve`` would ignore: an argparse error naming them."""
+    curve = args.curve
+    session = curve in (*_SESSION_CURVES, "query-position")
+    if not session:
+        _refuse_unused(args, _SESSION_OPTIONS, "to session curves (--curve sdcg, nsdcg, "
+                                                "query-position)")
+    if curve not in _SESSION_CURVES:
+        _refuse_unused(args, {"min_queries": "--min-queries", "individual": "--individual"},
+                       "to --curve sdcg, nsdcg")
+    if curve != "pr":
+        _refuse_unused(args, {"threshold": "--threshold"}, "to --curve pr")
+    if curve not in ("ncg", "ndcg", "nsdcg"):  # how normalised vectors are averaged
+        _refuse_unused(args, {"average": "--average"}, "to --curve ncg, ndcg, nsdcg")
+    if curve == "pr":  # binary relevance by --threshold, ranks to the last relevant document
+        _refuse_unused(args, {"depth": "--depth", "gain": "--gain", "discount": "--discount",
+                              "log_base": "--log-base"}, "to gain curves, not --curve pr")
+    if curve in ("cg", "ncg"):  # cumulated gain has no rank discount
+        _refuse_unused(args, {"discount": "--discount", "log_base": "--log-base"},
+                       "to discounted curves (dcg, ndcg, sdcg, nsdcg, query-position)")
+    if session:  # sessions pair by session id; the session tables have no missing rule here
+        _refuse_unused(args, {"missing": "--missing"}, "to --curve cg, dcg, ncg, ndcg, pr")
+
+
 def run_plot(args: argparse.Namespace) -> int:
     """Run ``rankmetrics plot``; returns the exit status."""
     from ..analysis import plot
@@ -265,15 +324,19 @@ def run_plot(args: argparse.Namespace) -> int:
                          f".svg, .pdf); got {args.output!r}")
     if args.dpi > _MAX_DPI:  # matplotlib's renderer fails on a huge canvas (MemoryError)
         raise ValueError(f"--dpi must be at most {_MAX_DPI}; got {args.dpi}")
+    _refuse_plot_options(args)
     runs = _run_map(args.runs, args.names)
+    missing = args.missing or "intersect"
     if args.curve in (*_SESSION_CURVES, "query-position"):
         from ..analysis.session import evaluate_sessions
 
         if args.individual and len(runs) != 1:
             raise ValueError("--individual draws the sessions of one run; got "
                              f"{len(runs)} runs")
+        _refuse_docno(args)
         fig1 = args.curve == "query-position"
         depth = args.depth or (100 if fig1 else 10)
+        _check_depth_memory(depth, len(runs))
         results = {name: evaluate_sessions(args.qrels, r, depth=depth, **_session_kwargs(args))
                    for name, r in runs.items()}
         n_units = sum(r.n_sessions for r in results.values())
@@ -281,7 +344,7 @@ def run_plot(args: argparse.Namespace) -> int:
         auto = (f"{'normalised ' if args.curve == 'nsdcg' else ''}"
                 f"{'sDCG(q) by rank, last vs non-last queries' if fig1 else 'session DCG'}, "
                 f"gain {_gain_text(args, 'exponential')}, b={args.log_base or 2:g}, "
-                f"bq={args.query_log_base:g}, ties={args.ties}\n"
+                f"bq={_session_kwargs(args)['query_log_base']:g}, ties={args.ties}\n"
                 f"{n_units} sessions, {n_q} queries, top {depth} of each")
         title = auto if args.title is None else args.title
         if fig1:
@@ -289,7 +352,7 @@ def run_plot(args: argparse.Namespace) -> int:
         else:
             fig = plot.plot_session_curves(
                 results, normalised=args.curve == "nsdcg", min_queries=args.min_queries,
-                individual=args.individual, average="ideal" if args.average == "ideal"
+                individual=bool(args.individual), average="ideal" if args.average == "ideal"
                 else "per_session", show_ideal=not args.no_ideal and args.curve == "sdcg"
                 and not args.individual, title=title,
             )
@@ -299,20 +362,22 @@ def run_plot(args: argparse.Namespace) -> int:
     else:
         kw = _eval_kwargs(args)
         if args.curve == "pr":
-            fig = plot.plot_trec_curves(args.qrels, runs, curve="pr", ties=args.ties,
-                                        threshold=args.threshold, missing=args.missing,
-                                        title=args.title)
+            fig = plot.plot_trec_curves(
+                args.qrels, runs, curve="pr", ties=args.ties,
+                threshold=1.0 if args.threshold is None else args.threshold, missing=missing,
+                title=args.title)
         else:
+            _check_depth_memory(args.depth or 100, len(runs) + 1)
             kw.setdefault("gain", "exponential")
             fig = plot.plot_trec_curves(
                 args.qrels, runs, curve=args.curve, depth=args.depth or 100,
                 gain=kw["gain"], discount=kw.get("discount", "log"),
                 log_base=kw.get("log_base", 2.0), ties=args.ties,
                 average="ideal" if args.average == "ideal" else "per_query",
-                missing=args.missing, show_ideal=not args.no_ideal, title=args.title,
+                missing=missing, show_ideal=not args.no_ideal, title=args.title,
             )
         title = fig.axes[0].get_title()
-        what = title.replace("\n", "; ") if title else f"missing={args.missing}, ties={args.ties}"
+        what = title.replace("\n", "; ") if title else f"missing={missing}, ties={args.ties}"
     fig.savefig(args.output, dpi=args.dpi)
     print(f"wrote {args.output}: {args.curve} curves of {len(runs)} run(s) ({what})")
     return 0
@@ -322,23 +387,46 @@ def run_compare(args: argparse.Namespace) -> int:
     """Run ``rankmetrics compare``; returns the exit status."""
     from ..analysis import stats
     from ..analysis.report import render_report
+    from ..measures.grammar import option_measures, split_measure_list
 
     if len(args.runs) < 2:
         raise ValueError(f"compare needs at least 2 runs; got {len(args.runs)}")
     if args.output is not None and not args.output.strip():
         raise ValueError("-o/--output is empty: give a file name, or leave -o out to print")
-    runs = _run_map(args.runs, args.names)
-    metrics = args.metrics or (["nsdcg"] if args.session else ["ndcg@10"])
+    if not args.session:
+        _refuse_unused(args, {**_SESSION_OPTIONS, "depth": "--depth"},
+                       "with --session (session runs)")
+    if args.details and args.format != "text":  # the other formats are tables to be read by
+        # programs or typeset: text appended would break them (json holds the details)
+        args.parser.error(f"--details applies only to --format text; got --format "
+                          f"{args.format}")
     tests = args.tests or ["t"]
-    resampling = {"n_resamples": args.n_resamples, "seed": args.seed}
+    if not any(t in _RESAMPLING_TESTS for t in tests):
+        _refuse_unused(args, {"n_resamples": "--n-resamples", "seed": "--seed"},
+                       "to --test " + ", ".join(_RESAMPLING_TESTS))
+    runs = _run_map(args.runs, args.names)
+    resampling: dict[str, Any] = {
+        "n_resamples": 10000 if args.n_resamples is None else args.n_resamples,
+        "seed": 0 if args.seed is None else args.seed,
+    }
     if args.session:
         from ..analysis.session import evaluate_sessions
 
+        _refuse_docno(args)
+        depth = 10 if args.depth is None else args.depth
+        _check_depth_memory(depth, len(runs))
+        # the session measures are the session frame's columns, listed as -m lists measures
+        # (comma-separated); a name given twice is one column
+        given = [m for v in args.metrics or ["nsdcg"] for m in split_measure_list(v)]
+        first: dict[str, str] = {}
+        for m in given:
+            first.setdefault(m.lower(), m)
+        metrics = list(first.values())
         bad = [m for m in metrics if m.lower() not in _SESSION_METRICS]
         if bad:
             raise ValueError(f"with --session, -m must be one of {', '.join(_SESSION_METRICS)}; "
                              f"got {bad}")
-        frames = {name: evaluate_sessions(args.qrels, r, depth=args.depth,
+        frames = {name: evaluate_sessions(args.qrels, r, depth=depth,
                                           **_session_kwargs(args)).to_frame()
                   for name, r in runs.items()}
         comparisons = []
@@ -351,6 +439,11 @@ def run_compare(args: argparse.Namespace) -> int:
                                                  correction=args.correction, metric=m,
                                                  **resampling))
     else:
+        metrics = ["ndcg@10"]
+        if args.metrics:  # eval's -m grammar: P.5,10, ndcg_cut.5,10, P, all_trec, ...
+            metrics, notes = option_measures(args.metrics, ties=args.ties, vectors=True)
+            for note in notes:
+                print(f"rankmetrics compare: {note}", file=sys.stderr)
         # docno ties as trec_eval 10 and the other commands compare scores: as doubles
         docno: dict[str, Any] = {"docno_scores": "double"} if args.ties == "docno" else {}
         comparisons = stats.compare_runs(args.qrels, runs, metrics, tests=tests,
@@ -375,13 +468,26 @@ def run_horizontal(args: argparse.Namespace) -> int:
 
     from ..analysis.plot import topics_statement, trec_gain_vectors
 
+    if args.curve == "cg":  # cumulated gain has no rank discount
+        _refuse_unused(args, {"discount": "--discount", "log_base": "--log-base"},
+                       "to --curve dcg")
+    ranks = list(dict.fromkeys(args.ranks or [10]))  # an --at given twice is one column
+    if max(ranks) > args.depth:  # said before any output, in the options' words
+        args.parser.error(f"--at must be at most --depth ({args.depth}), the ranks searched; "
+                          f"got --at {max(ranks)}")
     runs = _run_map(args.runs, args.names)
+    ref = args.reference
+    if ref != "ideal" and ref not in runs:
+        args.parser.error(f"--reference must be 'ideal' or a run name ({', '.join(runs)}); "
+                          f"got {ref!r}")
+    if ref == "ideal" and "ideal" in runs:  # the reference would silently be the qrels' ideal
+        raise ValueError("a run is named 'ideal', the --reference keyword for the qrels' ideal "
+                         "ranking: give it another name with --names")
+    _check_depth_memory(args.depth, len(runs) + 1)
     kw = _eval_kwargs(args)
     kw.setdefault("gain", "exponential")
     gv = trec_gain_vectors(args.qrels, runs, curve=args.curve, depth=args.depth,
                            missing=args.missing, **kw)
-    ranks = args.ranks or [10]
-    ref = args.reference
     topics = topics_statement(len(gv.queries), args.missing, gv.missing_queries)
     curve = _CURVE_NAMES[args.curve]
     print(f"horizontal reading of {curve} (gain {gv.gain}, ties={args.ties}): rank each run "
