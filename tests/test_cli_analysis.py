@@ -339,6 +339,8 @@ def test_no_judged_query_names_the_run(files, capsys, tmp_path, session_files):
         (["--details", "--format", "csv"], "--details applies only to --format text"),
         (["--seed", "3"], "--seed applies only to --test randomization, permutation, bootstrap"),
         (["--n-resamples", "100", "--test", "wilcoxon"], "--n-resamples applies only to --test"),
+        (["--no-relative", "--format", "csv"], "--no-relative applies only to --format text, "
+                                               "markdown, latex, json"),
     ],
 )
 def test_compare_refuses_options_it_would_ignore(files, capsys, args, message):

@@ -400,6 +400,9 @@ def run_compare(args: argparse.Namespace) -> int:
         # programs or typeset: text appended would break them (json holds the details)
         args.parser.error(f"--details applies only to --format text; got --format "
                           f"{args.format}")
+    if args.no_relative and args.format == "csv":  # csv is data: rel_diff is a column
+        args.parser.error("--no-relative applies only to --format text, markdown, latex, json "
+                          "(csv has the relative difference as its rel_diff column)")
     tests = args.tests or ["t"]
     if not any(t in _RESAMPLING_TESTS for t in tests):
         _refuse_unused(args, {"n_resamples": "--n-resamples", "seed": "--seed"},
