@@ -441,3 +441,15 @@ def test_plot_session_curves_refuse_missing_and_docno(session_files, capsys, tmp
     rc, out, err = run_cli(["plot", qrels, *runs, "--curve", "nsdcg", "--query-log-base", "2",
                             "--no-pad", "--duplicates", "first", "-o", png], capsys)
     assert rc == 0 and "bq=2" in out, err
+
+
+@pytest.mark.parametrize("session", [False, True])
+def test_empty_metric_option_names_m(files, session_files, capsys, session):
+    """compare -m '' said "a report needs at least one Comparison", naming no option."""
+    qrels, runs = session_files if session else files
+    rc, _, err = run_cli(["compare", qrels, *runs, "-m", "", "-m", ","]
+                         + (["--session"] if session else []), capsys)
+    assert rc == 1 and "error: -m names no measure; got '', ','" in err, err
+    if not session:
+        rc, _, err = run_cli(["eval", qrels, runs[0], "-m", ""], capsys)
+        assert rc == 1 and "error: -m names no measure; got ''" in err, err

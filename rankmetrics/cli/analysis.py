@@ -421,6 +421,8 @@ def run_compare(args: argparse.Namespace) -> int:
         # the session measures are the session frame's columns, listed as -m lists measures
         # (comma-separated); a name given twice is one column
         given = [m for v in args.metrics or ["nsdcg"] for m in split_measure_list(v)]
+        if not given:
+            raise ValueError(f"-m names no measure; got {', '.join(map(repr, args.metrics))}")
         first: dict[str, str] = {}
         for m in given:
             first.setdefault(m.lower(), m)

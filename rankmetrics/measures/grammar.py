@@ -884,9 +884,11 @@ def option_measures(values: Iterable[str], *, ties: str = "average", trec_order:
     Raises
     ------
     ValueError
-        An unknown or malformed name, a trec_eval name this grammar reads as another measure
-        (:func:`trec_eval_conflict`), or, with ``ties="average"``, interpolated precision.
+        No name at all (``-m ''``), an unknown or malformed name, a trec_eval name this grammar
+        reads as another measure (:func:`trec_eval_conflict`), or, with ``ties="average"``,
+        interpolated precision.
     """
+    values = list(values)
     out: list[str] = []
     notes: list[str] = []
     said_all = False  # all_trec given twice: expanded (and said) once
@@ -922,6 +924,8 @@ def option_measures(values: Iterable[str], *, ties: str = "average", trec_order:
     # a measure asked for twice is given once, as trec_eval prints it once; in trec_eval's
     # order also under two spellings of one line (P.5 and P_5; P and P.5), otherwise the
     # values are keyed by the names as given
+    if not out:  # -m '' or -m ',': said in the option's words (the report's refusal was not)
+        raise ValueError(f"-m names no measure; got {', '.join(map(repr, values))}")
     first: dict[str, str] = {}
     for name in out:
         first.setdefault(trec_eval_spelling(name) if trec_order else name, name)
