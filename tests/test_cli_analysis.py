@@ -453,3 +453,19 @@ def test_empty_metric_option_names_m(files, session_files, capsys, session):
     if not session:
         rc, _, err = run_cli(["eval", qrels, runs[0], "-m", ""], capsys)
         assert rc == 1 and "error: -m names no measure; got ''" in err, err
+
+
+def test_session_gain_pairs_keep_other_levels_linear(session_files, capsys, tmp_path):
+    """compare --session --gain 3=7 (level=gain pairs, "other levels linear" by the help)
+    failed: "gain mapping has no weight for label(s) [0.0, ...]"."""
+    qrels, runs = session_files
+    rows = {}
+    for g in ("3=7", "0,1,2,7"):
+        rc, out, err = run_cli(["compare", qrels, *runs, "--session", "-m", "sdcg", "--gain", g,
+                                "--format", "json"], capsys)
+        assert rc == 0, err
+        rows[g] = json.loads(out)["comparisons"][0]["means"]
+    assert rows["3=7"] == rows["0,1,2,7"]
+    rc, _, err = run_cli(["plot", qrels, *runs, "--curve", "sdcg", "--gain", "1=5", "-o",
+                          tmp_path / "s.png"], capsys)
+    assert rc == 0, err

@@ -442,3 +442,17 @@ def test_sessions_of_topics_without_qrels_are_left_out_as_trec_evaluate_does():
     assert got.normalised[1].max() == 0.0  # B is judged, nothing relevant: the empty rule
     with pytest.raises(ValueError, match="no session's topic has a qrels line"):
         evaluate_sessions(qrels, run[run["session"] == "u"])
+
+
+def test_evaluate_sessions_gain_mapping_keeps_left_out_levels(tmp_path):
+    """A partial {level: gain} mapping keeps the other levels' labels, as trec.evaluate reads
+    one (the core refused: "gain mapping has no weight for label(s)")."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("T1 0 D1 3\nT1 0 D2 1\nT1 0 D3 -1\n")
+    run = tmp_path / "s.run"
+    run.write_text("u1 1 T1 D1 1 3.0\nu1 1 T1 D2 2 2.0\nu1 2 T1 D3 1 1.0\nu1 2 T1 D9 2 0.5\n")
+    part = evaluate_sessions(qrels, run, depth=2, gain={3: 7}).to_frame()
+    full = evaluate_sessions(qrels, run, depth=2, gain=[0, 1, 2, 7]).to_frame()
+    assert part.equals(full)
+    with pytest.raises(TypeError):
+        evaluate_sessions(qrels, run, depth=2, gain={"a": 1})

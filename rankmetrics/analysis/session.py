@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.gains import DiscountLike, GainLike, apply_gain
+from ..core.gains import DiscountLike, GainLike, apply_gain, gain_key
 from ..core.plan import QueryPlan
 from ..core.validation import (
     check_choice,
@@ -963,7 +963,8 @@ def evaluate_sessions(
         A session run (format in :func:`read_session_run`), or a DataFrame with columns
         ``session, query, docid, score`` and optionally ``topic`` (default: the session id).
     depth, gain, discount, log_base, query_log_base, pad, duplicates, ties, empty
-        As in :func:`session_dcg`.
+        As in :func:`session_dcg`; a ``gain`` mapping may leave levels out, which keep their
+        label as the gain (as :func:`rankmetrics.trec.evaluate` reads one).
 
     Returns
     -------
@@ -987,8 +988,14 @@ def evaluate_sessions(
             DeprecationWarning, stacklevel=2,
         )
         qrels, run = run, qrels
+    if isinstance(gain, Mapping):
+        gain_key(gain)  # the core's check of the mapping, before any file is read
     frame = read_session_run(run)
     judged = _qrels_frame(qrels)
+    if isinstance(gain, Mapping):  # as rankmetrics.trec.evaluate: levels left out keep l
+        # (the core's session_dcg refused them: "gain mapping has no weight for label(s)")
+        levels = np.unique(judged["label"].to_numpy(dtype=np.float64)).tolist()
+        gain = {**{lv: lv for lv in [*levels, 0.0]}, **{float(k): v for k, v in gain.items()}}
     by_topic = {t: g["label"].to_numpy() for t, g in judged.groupby("qid", sort=False)}
     none = np.zeros(0)
     pairs = frame[["session", "topic"]].drop_duplicates()
