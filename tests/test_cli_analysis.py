@@ -469,3 +469,14 @@ def test_session_gain_pairs_keep_other_levels_linear(session_files, capsys, tmp_
     rc, _, err = run_cli(["plot", qrels, *runs, "--curve", "sdcg", "--gain", "1=5", "-o",
                           tmp_path / "s.png"], capsys)
     assert rc == 0, err
+
+
+def test_compare_session_refuses_one_id_on_two_topics(session_files, capsys, tmp_path):
+    """Sessions pair by id: u1 on T1 in one run and on T2 in another was tested as a pair."""
+    qrels, runs = session_files
+    other = tmp_path / "other.run"
+    other.write_text("u1 1 T2 D1 1 3.0\nu2 1 T1 D4 1 2.0\nu3 1 T2 D1 1 1.0\n")
+    rc, out, err = run_cli(["compare", qrels, runs[0], other, "--session"], capsys)
+    assert rc == 1 and out == ""
+    assert (f"error: session 'u1' is topic 'T1' in s1 ({runs[0]}) but 'T2' in other ({other}):"
+            " sessions are paired by id") in err, err

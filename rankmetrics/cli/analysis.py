@@ -87,6 +87,23 @@ def _refuse_docno(args: argparse.Namespace) -> None:
                           "runs, not to session runs")
 
 
+def _check_session_topics(runs: dict[str, str]) -> None:
+    """Sessions are paired by id: one id judged against different topics in two runs would be
+    a paired test over different topics (it was, silently)."""
+    from ..analysis.session import read_session_run
+
+    seen: dict[str, tuple[str, str]] = {}  # session -> (topic, run name)
+    for name, path in runs.items():
+        pairs = read_session_run(path)[["session", "topic"]].drop_duplicates()
+        for session, topic in zip(pairs["session"], pairs["topic"], strict=True):
+            topic0, name0 = seen.setdefault(session, (topic, name))
+            if topic0 != topic:
+                raise ValueError(
+                    f"session {session!r} is topic {topic0!r} in {name0} ({runs[name0]}) but "
+                    f"{topic!r} in {name} ({path}): sessions are paired by id, so an id must "
+                    "name the same topic in every run")
+
+
 def _check_depth_memory(depth: int, rows: int) -> None:
     """``--depth`` bounded before any file is read: ``rows`` (n, depth) float64 curves, one
     query each at least, that this machine can hold (2**62 failed with numpy's "array is too
@@ -434,6 +451,7 @@ def run_compare(args: argparse.Namespace) -> int:
         frames = {name: evaluate_sessions(args.qrels, r, depth=depth,
                                           **_session_kwargs(args)).to_frame()
                   for name, r in runs.items()}
+        _check_session_topics(runs)
         comparisons = []
         for m in metrics:
             col = _SESSION_METRICS[m.lower()]
