@@ -480,3 +480,13 @@ def test_compare_session_refuses_one_id_on_two_topics(session_files, capsys, tmp
     assert rc == 1 and out == ""
     assert (f"error: session 'u1' is topic 'T1' in s1 ({runs[0]}) but 'T2' in other ({other}):"
             " sessions are paired by id") in err, err
+
+
+def test_compare_runs_a_test_given_twice_once(files, capsys):
+    """--test t --test ttest failed: "the test 'paired t-test, alpha 0.05' is given twice"."""
+    qrels, runs = files
+    rc, out, err = run_cli(["compare", qrels, *runs[:2], "--test", "t", "--test", "ttest",
+                            "--test", "permutation", "--test", "randomization", "--n-resamples",
+                            "100", "--format", "json"], capsys)
+    assert rc == 0, err
+    assert [c["test"] for c in json.loads(out)["comparisons"]] == ["t", "randomization"]

@@ -420,7 +420,8 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.no_relative and args.format == "csv":  # csv is data: rel_diff is a column
         args.parser.error("--no-relative applies only to --format text, markdown, latex, json "
                           "(csv has the relative difference as its rel_diff column)")
-    tests = args.tests or ["t"]
+    # a test given twice, or under two names (t / ttest), is run once, as -m's measures
+    tests = list(dict.fromkeys(stats._test_name(t) for t in args.tests or ["t"]))
     if not any(t in _RESAMPLING_TESTS for t in tests):
         _refuse_unused(args, {"n_resamples": "--n-resamples", "seed": "--seed"},
                        "to --test " + ", ".join(_RESAMPLING_TESTS))
