@@ -9,6 +9,7 @@ repartitioned by qid and each partition's queries are evaluated by one
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,30 @@ def _column(name: str) -> Any:
     from pyspark.sql import functions as F
 
     return F.col("`" + name.replace("`", "``") + "`")
+
+
+#: how a worker's ValueError / TypeError travels inside Spark's PythonException: its class
+#: and its message as hex (a message may hold any text, newlines included)
+_TAG = "[rankmetrics-error {} {}]"
+_TAG_RE = re.compile(r"\[rankmetrics-error (ValueError|TypeError) ([0-9a-f]*)\]")
+
+
+def _tagged(exc: ValueError | TypeError) -> ValueError | TypeError:
+    """``exc`` again, its message followed by :data:`_TAG` (read back by :func:`_worker_error`)."""
+    kind = "TypeError" if isinstance(exc, TypeError) else "ValueError"
+    text = str(exc)
+    return type(exc)(f"{text}\n{_TAG.format(kind, text.encode('utf-8').hex())}")
+
+
+def _worker_error(exc: BaseException) -> ValueError | TypeError | None:
+    """The ValueError / TypeError a Python worker raised (:func:`_tagged`), rebuilt on the
+    driver from the wrapper Spark raises there (``PythonException``, ``Py4JJavaError``); None
+    for any other failure."""
+    found = _TAG_RE.search(str(exc))
+    if found is None:
+        return None
+    text = bytes.fromhex(found.group(2)).decode("utf-8", "replace")
+    return TypeError(text) if found.group(1) == "TypeError" else ValueError(text)
 
 
 def _spark_schema(df: Any, qid: str, names: list[str], weighted: bool) -> Any:
@@ -124,11 +149,12 @@ def evaluate(
         A missing column, one named by two arguments, a qid column named like a measure's
         output (ignoring case, as Spark does unless ``spark.sql.caseSensitive``), measures
         whose names differ only in case; null qids, labels or weights; NaN/null/inf scores;
-        negative labels; unknown measures or options; ``num_partitions`` below 1 (errors
-        found on the executors arrive wrapped in Spark's ``PythonException`` carrying this
-        message).
+        negative labels; unknown measures or options; ``num_partitions`` below 1. Errors
+        found on the executors (naming the column and the partition) are raised on the
+        driver as themselves, not as Spark's ``PythonException`` wrapper.
     TypeError
-        ``df`` is not a Spark DataFrame; ``num_partitions`` is not an int.
+        ``df`` is not a Spark DataFrame; ``num_partitions`` is not an int; text labels,
+        scores or weights (found on the executors, raised as above).
     ImportError
         pyspark is not installed.
 
@@ -182,8 +208,12 @@ def evaluate(
         pdf.columns = cols
         ctx = TaskContext.get()
         part = None if ctx is None else ctx.partitionId()
-        yield _frames.evaluate_frame(pdf, names, qid=qid, label=label, score=score,
-                                     weight=weight, ties=ties, options=options, part=part)
+        try:
+            out = _frames.evaluate_frame(pdf, names, qid=qid, label=label, score=score,
+                                         weight=weight, ties=ties, options=options, part=part)
+        except (ValueError, TypeError) as exc:
+            raise _tagged(exc) from None  # the driver raises it again, without Spark's wrapper
+        yield out
 
     values = data.mapInPandas(per_partition, _spark_schema(df, qid, names, weighted)).persist()
     w = F.col(_frames.WEIGHT) if weighted else F.lit(1.0)
@@ -192,7 +222,14 @@ def evaluate(
         c = _column(n)
         ok = c.isNotNull() & ~F.isnan(c)
         aggs += [F.sum(F.when(ok, c * w)).alias(f"s{i}"), F.sum(F.when(ok, w)).alias(f"w{i}")]
-    row = values.agg(*aggs).collect()[0].asDict()
+    try:
+        row = values.agg(*aggs).collect()[0].asDict()
+    except Exception as exc:  # Spark's wrapper of a worker's error (its class varies by version)
+        err = _worker_error(exc)
+        if err is None:
+            raise
+        values.unpersist()
+        raise err from None
     import pandas as pd
 
     sums = pd.DataFrame([{k: (0.0 if v is None else float(v)) for k, v in row.items()}])
@@ -204,6 +241,18 @@ def evaluate(
 # ---------------------------------------------------------------------------------------------
 # Spark ML evaluator
 # ---------------------------------------------------------------------------------------------
+
+
+def _one_measure(name: str, ties: str) -> str:
+    """``name`` checked to be one measure: a trec_eval family (``"ndcg_cut"``, ``"success"``)
+    names several, and an evaluator reports one number (ValueError naming ``metricName``)."""
+    out = _frames.output_names([name], ties, {})
+    if len(out) != 1:
+        raise ValueError(
+            f"metricName={name!r} names {len(out)} measures ({', '.join(out)}); an evaluator "
+            "reports one number: name one of them"
+        )
+    return out[0]
 
 
 def _evaluator_base() -> tuple[type, ...]:
@@ -242,7 +291,8 @@ def _make_evaluator_class() -> type:
         Raises
         ------
         ValueError
-            An unknown measure or tie rule (when set), or any error of
+            An unknown measure or tie rule, or a ``metricName`` naming several measures (a
+            trec_eval family such as ``"ndcg_cut"``), when set; any error of
             :func:`rankmetrics.spark.evaluate` (when evaluating).
 
         Examples
@@ -278,7 +328,7 @@ def _make_evaluator_class() -> type:
             """Set any of the parameters (keyword arguments only)."""
             kwargs = {k: v for k, v in self._input_kwargs.items() if v is not None}
             if "metricName" in kwargs:
-                _frames.output_names([kwargs["metricName"]], kwargs.get("ties", "average"), {})
+                _one_measure(kwargs["metricName"], kwargs.get("ties", "average"))
             if "ties" in kwargs:
                 check_ties(kwargs["ties"])
             return self._set(**kwargs)
@@ -323,6 +373,7 @@ def _make_evaluator_class() -> type:
             weight = self.getOrDefault(self.weightCol) if self.isDefined(self.weightCol) \
                 else None
             name = self.getMetricName()
+            _one_measure(name, self.getTies())  # a param map may set it unchecked
             res = evaluate(dataset, [name], qid=self.getQidCol(), label=self.getLabelCol(),
                            score=self.getPredictionCol(), weight=weight or None,
                            ties=self.getTies())
@@ -333,7 +384,7 @@ def _make_evaluator_class() -> type:
             """Whether the measure grows with ranking quality (the measure grammar's
             ``higher_is_better``; true of every measure of the core: gains, P/R/F, AP, RR)."""
             name = self.getMetricName()
-            _frames.output_names([name], self.getTies(), {})
+            _one_measure(name, self.getTies())
             return _frames.higher_is_better(name)
 
     RankingEvaluator.__module__ = __name__

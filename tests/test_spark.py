@@ -221,3 +221,36 @@ def test_trailing_nul_ids_stay_apart_and_numpy_partition_counts(spark):
         rspark.evaluate(df, ["ndcg"], num_partitions=2.0)
     with pytest.raises(ValueError, match="num_partitions must be a positive int; got 0"):
         rspark.evaluate(df, ["ndcg"], num_partitions=np.int64(0))
+
+
+def test_worker_errors_are_raised_as_themselves(spark):
+    """A ValueError / TypeError raised in a Python worker (null ids, text labels) reached the
+    caller as Spark's PythonException, a traceback holding the message; now the error itself,
+    naming the column and the partition, from evaluate and from RankingEvaluator."""
+    pdf = _pdf(n_queries=5).astype({"qid": "float64"})
+    pdf.loc[4, "qid"] = np.nan
+    with pytest.raises(ValueError, match=r"^column 'qid' \(qid\) has 1 null value\(s\) in "
+                                         r"partition \d; drop or fill them") as err:
+        rspark.evaluate(spark.createDataFrame(pdf), "ndcg")
+    assert type(err.value) is ValueError and "Traceback" not in str(err.value)
+    text = _pdf(n_queries=5).astype({"label": str})
+    with pytest.raises(TypeError, match=r"^columns label='label', score='prediction' in "
+                                        r"partition \d: y_true must be numeric"):
+        rspark.RankingEvaluator(metricName="map").evaluate(spark.createDataFrame(text))
+
+
+def test_evaluator_metric_name_is_one_measure(spark):
+    """metricName="ndcg_cut" (a trec_eval family: nine measures) was accepted and evaluate
+    returned the first one's mean (ndcg_cut_5) without a word; now a ValueError naming
+    metricName, when set and when a param map sets it."""
+    Ev = rspark.RankingEvaluator
+    with pytest.raises(ValueError, match=r"metricName='ndcg_cut' names 9 measures"):
+        Ev(metricName="ndcg_cut")
+    with pytest.raises(ValueError, match=r"metricName='success' names 3 measures"):
+        Ev().setMetricName("success")
+    ev = Ev(metricName="ndcg_cut_5")
+    df = spark.createDataFrame(_pdf(n_queries=3))
+    with pytest.raises(ValueError, match=r"metricName='ndcg_cut' names 9 measures"):
+        ev.evaluate(df, {ev.metricName: "ndcg_cut"})
+    with pytest.raises(ValueError, match=r"metricName='ndcg_cut' names 9 measures"):
+        ev.copy({ev.metricName: "ndcg_cut"}).isLargerBetter()
