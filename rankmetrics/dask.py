@@ -98,7 +98,19 @@ def _partition_values(pdf: pd.DataFrame, names: list[str], qid: str, label: str,
     part = None if partition_info is None else partition_info.get("number")
     out = _frames.evaluate_frame(pdf, names, qid=qid, label=label, score=score, weight=weight,
                                  ties=ties, options=options, part=part)
-    return out.set_index(qid)
+    return _by_qid(out, qid)
+
+
+def _by_qid(out: pd.DataFrame, qid: str) -> pd.DataFrame:
+    """``out`` indexed by its qid column, in that column's dtype: pandas 3's ``set_index``
+    turns evenly spaced (or no) int8..int32 ids into an int64 RangeIndex, so the index dtype
+    varied with the partitioning and differed from the declared meta's."""
+    import pandas as pd
+
+    ids = out[qid]
+    out = out.drop(columns=qid)
+    out.index = pd.Index(ids, name=qid)
+    return out
 
 
 def _partition_ids(ddf: Any, qid: str) -> list[np.ndarray]:
@@ -260,7 +272,8 @@ def evaluate(
             )
         frame = frame.shuffle(on=qid)
     meta = _frames.evaluate_frame(frame._meta, names, qid=qid, label=label, score=score,
-                                  weight=weight, ties=ties, options=options).set_index(qid)
+                                  weight=weight, ties=ties, options=options)
+    meta = _by_qid(meta, qid)
     values = frame.map_partitions(
         _partition_values, names, qid, label, score, weight, ties, options, meta=meta,
         align_dataframes=False,

@@ -473,3 +473,23 @@ def test_object_ids_are_checked_across_partitions_and_float16_ids_widen(client):
     plan = QueryPlan(pdf["label"].to_numpy(), pdf["qid"].to_numpy())
     assert res.mean["ndcg@3"] == pytest.approx(float(plan.ndcg(pdf["score"].to_numpy(),
                                                                k=3).mean()))
+
+
+def test_per_query_index_keeps_the_qid_dtype():
+    """int8 ids came back as an int64 index in the declared meta and in every partition whose
+    ids were evenly spaced (pandas 3's set_index makes a RangeIndex of them) and int8 in the
+    others: the dtype depended on the partitioning. Now the qid column's dtype everywhere."""
+    import dask
+
+    for dtype in ("int8", "int16", "int32", "uint8", "Int64"):
+        pdf = pd.DataFrame({"qid": pd.array([1, 1, 2, 2, 4, 4], dtype=dtype),
+                            "label": [1, 0, 0, 1, 1, 1], "score": [0.9, 0.1, 0.5, 0.3, 0.2, 0.4]})
+        with dask.config.set(scheduler="synchronous"):
+            for n in (1, 3):
+                res = rdask.evaluate(dd.from_pandas(pdf, npartitions=n), ["ndcg"])
+                assert res.per_query.index.dtype == dtype, (dtype, n)
+                parts = dask.compute(*res.per_query.to_delayed())
+                assert [p.index.dtype for p in parts] == [pd.Series(pdf["qid"]).dtype] * n
+                got = res.per_query.compute().sort_index()
+                assert got.index.dtype == dtype
+                assert got.index.tolist() == [1, 2, 4]
