@@ -193,8 +193,9 @@ def evaluate(
     ValueError
         A missing column, one present twice or named by two arguments, a qid column named
         like a measure's output; null qids, labels or weights; NaN/null/inf scores; negative
-        labels; unknown measures or options; with ``aligned=True``, a query split across partitions
-        (the message names the qid and the partitions).
+        labels; unknown measures or options; with ``aligned=True``, or a qid index whose known
+        divisions were set by hand (``from_delayed``), a query split across partitions (the
+        message names the qid and the partitions).
     TypeError
         ``ddf`` is not a Dask DataFrame; non-string column names.
     ImportError
@@ -241,10 +242,11 @@ def evaluate(
     names = _frames.output_names(names_in, ties, options)
     frame = ddf
     qid_is_index = qid not in ddf.columns and ddf.index.name == qid
+    by_divisions = False
     if qid_is_index:
         frame = ddf.reset_index()
         if aligned is None and ddf.known_divisions:
-            aligned = True  # a sorted index with divisions keeps each value in one partition
+            aligned = by_divisions = True  # a sorted index with divisions: each id in one part
     _frames.check_columns(frame.columns, {"qid": qid, "label": label, "score": score,
                                           "weight": weight}, "Dask DataFrame", names)
     cols = [c for c in (qid, label, score, weight) if c is not None]
@@ -286,9 +288,14 @@ def evaluate(
         split = _duplicates(list(found))
         if split:
             q, parts = next(iter(split.items()))
+            # divisions that say otherwise were set by hand (from_delayed, from_map): not
+            # the caller's aligned=, which was None
+            claim = (f"the known divisions of the qid index {qid!r} say each query lies in one "
+                     "partition, but" if by_divisions else "aligned=True but")
+            fix = "aligned=False" if by_divisions else "aligned=None"
             raise ValueError(
-                f"aligned=True but query {q!r} (column {qid!r}) is split across partitions "
-                f"{parts} ({len(split)} such queries found); pass aligned=None to shuffle by qid"
+                f"{claim} query {q!r} (column {qid!r}) is split across partitions {parts} "
+                f"({len(split)} such queries found); pass {fix} to shuffle by qid"
             )
     sums = values.map_partitions(_frames.partial_sums, names, weight is not None,
                                  meta=_frames.partial_sums(meta, names, weight is not None))
