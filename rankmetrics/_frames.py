@@ -34,7 +34,12 @@ def measure_list(measures: str | Iterable[str]) -> list[str]:
 
 def output_names(measures: Sequence[str], ties: str, options: dict[str, Any]) -> list[str]:
     """Column names :meth:`QueryPlan.evaluate` gives for ``measures`` (validated now, on the
-    driver, on a two-document query, so bad names or options fail before any job runs)."""
+    driver, on a two-document query, so bad names or options fail before any job runs).
+    ``as_frame`` is refused (TypeError): a frame indexed by qid, put beside each partition's
+    rows, would misalign every value."""
+    if "as_frame" in options:
+        raise TypeError("as_frame is not an option here: the per-query values are already a "
+                        "data frame, one column per measure; drop as_frame")
     check_ties(ties)
     probe = QueryPlan(np.array([1.0, 0.0]), np.zeros(2, dtype=np.int64))
     out = probe.evaluate(np.array([1.0, 0.0]), list(measures), ties=ties, **options)

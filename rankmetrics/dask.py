@@ -180,7 +180,8 @@ def evaluate(
         found in two partitions is then an error. False: always shuffle by qid.
     **options
         ``gain``, ``discount``, ``log_base``, ``threshold``, ``beta``, ``empty``,
-        ``denominator`` of :meth:`rankmetrics.QueryPlan.evaluate`.
+        ``denominator``, ``precision_denominator`` of :meth:`rankmetrics.QueryPlan.evaluate`
+        (not ``as_frame``: a TypeError).
 
     Returns
     -------
@@ -197,7 +198,7 @@ def evaluate(
         divisions were set by hand (``from_delayed``), a query split across partitions (the
         message names the qid and the partitions).
     TypeError
-        ``ddf`` is not a Dask DataFrame; non-string column names.
+        ``ddf`` is not a Dask DataFrame; non-string column names; ``as_frame``.
     ImportError
         Dask is not installed.
 

@@ -136,7 +136,8 @@ def evaluate(
         partition is evaluated in one Python worker, so it must fit that worker's memory.
     **options
         ``gain``, ``discount``, ``log_base``, ``threshold``, ``beta``, ``empty``,
-        ``denominator`` of :meth:`rankmetrics.QueryPlan.evaluate`.
+        ``denominator``, ``precision_denominator`` of :meth:`rankmetrics.QueryPlan.evaluate`
+        (not ``as_frame``: a TypeError).
 
     Returns
     -------
@@ -153,8 +154,8 @@ def evaluate(
         found on the executors (naming the column and the partition) are raised on the
         driver as themselves, not as Spark's ``PythonException`` wrapper.
     TypeError
-        ``df`` is not a Spark DataFrame; ``num_partitions`` is not an int; text labels,
-        scores or weights (found on the executors, raised as above).
+        ``df`` is not a Spark DataFrame; ``num_partitions`` is not an int; ``as_frame``; text
+        labels, scores or weights (found on the executors, raised as above).
     ImportError
         pyspark is not installed.
 

@@ -516,3 +516,14 @@ def test_split_query_under_known_divisions_names_the_divisions():
     rows = pd.concat([a, b]).reset_index()
     assert got == pytest.approx(float(np.mean(QueryPlan(rows["label"], rows["qid"]).ndcg(
         rows["score"].to_numpy()))), abs=1e-12)
+
+
+def test_as_frame_is_refused():
+    """options={"as_frame": True} reached QueryPlan.evaluate, whose frame (indexed by qid) was
+    put beside each partition's rows by position: every value NaN for ids 5, 7, 9, and values
+    shifted to other queries for ids 1, 2, 3 -- silently. Now a TypeError naming as_frame."""
+    pdf = pd.DataFrame({"qid": [1, 1, 2, 2, 3, 3], "label": [1, 0, 0, 1, 1, 1],
+                        "score": [0.9, 0.1, 0.5, 0.3, 0.2, 0.4]})
+    for flag in (True, False):
+        with pytest.raises(TypeError, match="as_frame is not an option here"):
+            rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["ndcg"], as_frame=flag)

@@ -254,3 +254,11 @@ def test_evaluator_metric_name_is_one_measure(spark):
         ev.evaluate(df, {ev.metricName: "ndcg_cut"})
     with pytest.raises(ValueError, match=r"metricName='ndcg_cut' names 9 measures"):
         ev.copy({ev.metricName: "ndcg_cut"}).isLargerBetter()
+
+
+def test_as_frame_is_refused_before_the_job(spark):
+    """as_frame=True reached QueryPlan.evaluate on the executors, whose qid-indexed frame was
+    put beside the partition's rows by position (NaN or another query's values); now a
+    TypeError on the driver."""
+    with pytest.raises(TypeError, match="as_frame is not an option here"):
+        rspark.evaluate(spark.createDataFrame(_pdf(n_queries=3)), ["ndcg"], as_frame=True)
