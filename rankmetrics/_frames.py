@@ -64,11 +64,12 @@ def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: s
     """ValueError naming the argument and the column: missing, present more than once, named
     by two arguments (qid, label, score and weight each need their own column), or a qid
     column named like a measure's output column or :data:`WEIGHT` (the per-query result holds
-    the qid column beside them). TypeError for a name that is not a string."""
+    the qid column beside them). TypeError for a name that is not a string (None too, but for
+    ``weight``)."""
     have = [str(c) for c in columns]
     role: dict[str, str] = {}
     for arg, col in wanted.items():
-        if col is None:
+        if col is None and arg == "weight":  # the one optional column
             continue
         if not isinstance(col, str):
             raise TypeError(f"{arg} must be a column name (str); got {col!r}")

@@ -527,3 +527,12 @@ def test_as_frame_is_refused():
     for flag in (True, False):
         with pytest.raises(TypeError, match="as_frame is not an option here"):
             rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["ndcg"], as_frame=flag)
+
+
+def test_none_column_names_are_refused():
+    """qid=None (label=, score=) skipped the column checks meant for an absent weight and
+    crashed with KeyError (None, or nan); now a TypeError naming the argument."""
+    pdf = pd.DataFrame({"qid": [1, 1, 2], "label": [1, 0, 1], "score": [0.9, 0.1, 0.5]})
+    for arg in ("qid", "label", "score"):
+        with pytest.raises(TypeError, match=f"^{arg} must be a column name \\(str\\); got None"):
+            rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["ndcg"], **{arg: None})

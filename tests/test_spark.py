@@ -256,9 +256,14 @@ def test_evaluator_metric_name_is_one_measure(spark):
         ev.copy({ev.metricName: "ndcg_cut"}).isLargerBetter()
 
 
-def test_as_frame_is_refused_before_the_job(spark):
+def test_as_frame_and_none_columns_are_refused_before_the_job(spark):
     """as_frame=True reached QueryPlan.evaluate on the executors, whose qid-indexed frame was
-    put beside the partition's rows by position (NaN or another query's values); now a
-    TypeError on the driver."""
+    put beside the partition's rows by position (NaN or another query's values); qid=None
+    (label=, score=) skipped the column checks and failed inside pyspark ("[NOT_EXPECTED_TYPE]
+    Argument `key` should be int, slice or str"). Now TypeErrors naming the argument."""
+    df = spark.createDataFrame(_pdf(n_queries=3))
     with pytest.raises(TypeError, match="as_frame is not an option here"):
-        rspark.evaluate(spark.createDataFrame(_pdf(n_queries=3)), ["ndcg"], as_frame=True)
+        rspark.evaluate(df, ["ndcg"], as_frame=True)
+    for arg in ("qid", "label", "score"):
+        with pytest.raises(TypeError, match=f"^{arg} must be a column name \\(str\\); got None"):
+            rspark.evaluate(df, ["ndcg"], **{arg: None})
