@@ -495,7 +495,7 @@ def test_per_query_index_keeps_the_qid_dtype():
                 assert got.index.tolist() == [1, 2, 4]
 
 
-def test_split_query_under_known_divisions_names_the_divisions():
+def test_split_query_under_known_divisions_names_the_divisions(client):
     """A qid index whose known divisions were set by hand (from_delayed) is trusted as
     aligned; a query found split then said "aligned=True but ...; pass aligned=None", though
     the caller had passed aligned=None. Now it names the divisions and aligned=False, which
@@ -507,12 +507,11 @@ def test_split_query_under_known_divisions_names_the_divisions():
     b = pd.DataFrame({"label": [0.0, 1], "score": [0.5, 0.4]}, index=pd.Index([2, 3], name="qid"))
     ddf = dd.from_delayed([dask.delayed(a), dask.delayed(b)], meta=a.iloc[:0],
                           divisions=[1, 2, 3])
-    with dask.config.set(scheduler="synchronous"):
-        with pytest.raises(ValueError, match=r"^the known divisions of the qid index 'qid' say "
-                                             r"each query lies in one partition, but query 2 .*"
-                                             r"\[0, 1\] .*pass aligned=False to shuffle"):
-            rdask.evaluate(ddf, "ndcg")
-        got = rdask.evaluate(ddf, "ndcg", aligned=False).mean["ndcg"]
+    with pytest.raises(ValueError, match=r"^the known divisions of the qid index 'qid' say "
+                                         r"each query lies in one partition, but query 2 .*"
+                                         r"\[0, 1\] .*pass aligned=False to shuffle"):
+        rdask.evaluate(ddf, "ndcg")
+    got = rdask.evaluate(ddf, "ndcg", aligned=False).mean["ndcg"]
     rows = pd.concat([a, b]).reset_index()
     assert got == pytest.approx(float(np.mean(QueryPlan(rows["label"], rows["qid"]).ndcg(
         rows["score"].to_numpy()))), abs=1e-12)
