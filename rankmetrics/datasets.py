@@ -15,11 +15,15 @@ Only :func:`load_letor` needs scikit-learn (the ``sklearn`` extra); the rest is 
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
 import math
 import numbers
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -571,24 +575,102 @@ def _read_group_sizes(query_path: str | os.PathLike[str]) -> np.ndarray:
 
 
 _MAX_INT64 = 2**63 - 1
+_MAX_INT32 = 2**31 - 1
 
 
-def _past_int64(data_path: str | os.PathLike[str]) -> str:
-    """The message for an svmlight file holding a qid or feature index past int64, naming the
-    first such line (read again: this is the error path)."""
-    with open(data_path, "rb") as fh:
+_BOM = b"\xef\xbb\xbf"
+
+
+def _open_svmlight(data_path: str | os.PathLike[str]) -> Any:
+    """The file as scikit-learn reads it: decompressed by its ``.gz`` / ``.bz2`` suffix."""
+    name = os.fsdecode(data_path)
+    if name.endswith(".gz"):
+        return gzip.open(name, "rb")
+    if name.endswith(".bz2"):
+        return bz2.open(name, "rb")
+    return open(name, "rb")
+
+
+def _svmlight_source(data_path: str | os.PathLike[str]) -> str | io.BytesIO:
+    """What to hand to scikit-learn's parser: the path, or the text after a UTF-8 byte-order
+    mark (which the parser would take for part of the first label)."""
+    with _open_svmlight(data_path) as fh:
+        if fh.read(len(_BOM)) != _BOM:
+            return os.fsdecode(data_path)
+        return io.BytesIO(fh.read())
+
+
+def _int_field(text: str) -> int | None:
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return int(text) if digits.isdigit() else None
+
+
+def _line_fault(fields: list[str]) -> str | None:
+    """Why scikit-learn's svmlight parser refuses a line (its rules), or None."""
+    try:
+        float(fields[0])
+    except ValueError:
+        return f"label {fields[0]!r} is not a number"
+    prev = -1
+    for k, field in enumerate(fields[1:]):
+        idx, sep, val = field.partition(":")
+        if not sep:
+            return f"field {field!r} is not index:value"
+        if idx == "qid" and k == 0:
+            qid = _int_field(val)
+            if qid is None:
+                return f"{field!r}: the qid must be an integer"
+            if not -_MAX_INT64 - 1 <= qid <= _MAX_INT64:
+                return f"{field!r} holds an integer outside int64 (qids are int64)"
+            continue
+        i = _int_field(idx)
+        if i is None:
+            return f"{field!r}: the feature index must be an integer"
+        if not -_MAX_INT64 - 1 <= i <= _MAX_INT64:
+            return (f"{field!r} holds an integer outside int64 (qids and feature indices are "
+                    "int64)")
+        if i < 0:
+            return f"{field!r}: feature indices must be >= 0"
+        if i > _MAX_INT32:  # scikit-learn's parser holds them as C ints
+            return f"{field!r}: feature indices must be < 2**31 (scikit-learn's parser)"
+        try:
+            float(val)
+        except ValueError:
+            return f"{field!r}: the feature value is not a number"
+        if i <= prev:
+            return f"{field!r}: feature indices must be increasing (sorted, no duplicates)"
+        prev = i
+    return None
+
+
+def _svmlight_error(data_path: str | os.PathLike[str], exc: BaseException) -> str:
+    """The message for a file scikit-learn's parser refused, naming the first bad line (the
+    file is read again: this is the error path)."""
+    where = f"data_path {os.fsdecode(data_path)!r}"
+    with _open_svmlight(data_path) as fh:
         for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
             line = raw.split(b"#", 1)[0].decode("utf-8", "replace")
             fields = line.split()
-            for field in fields[1:]:  # the label is a float, read as one
-                head = field.split(":", 2)
-                num = head[1] if head[0] == "qid" and len(head) > 1 else head[0]
-                digits = num[1:] if num[:1] in ("+", "-") else num
-                if digits.isdigit() and not -_MAX_INT64 - 1 <= int(num) <= _MAX_INT64:
-                    return (f"data_path {os.fspath(data_path)!r} line {lineno}: {field!r} holds "
-                            f"an integer outside int64 (qids and feature indices are int64)")
-    return (f"data_path {os.fspath(data_path)!r} holds an integer outside int64 (qids and "
-            "feature indices are int64)")
+            fault = _line_fault(fields) if fields else None
+            if fault is not None:
+                return f"{where} line {lineno}: {fault}: {line.strip()!r}"
+    return f"{where}: {exc}"
+
+
+def _row_line(data_path: str | os.PathLike[str], row: int) -> int:
+    """The line number of data row ``row`` (0-based; blank and comment lines hold none)."""
+    with _open_svmlight(data_path) as fh:
+        seen = -1
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            if raw.split(b"#", 1)[0].strip():
+                seen += 1
+                if seen == row:
+                    return lineno
+    return row + 1
 
 
 def load_letor(
@@ -631,8 +713,9 @@ def load_letor(
         If scikit-learn is not installed.
     ValueError
         If the group sizes do not sum to the number of rows or are not positive integers,
-        if the file has no ``qid:`` fields and no ``query_path`` is given, or if labels are
-        negative.
+        if the file has no ``qid:`` fields and no ``query_path`` is given, if labels are
+        negative or not finite, or if a line does not parse (the message names the file and
+        the line). A leading UTF-8 byte-order mark is skipped.
 
     Examples
     --------
@@ -659,16 +742,23 @@ def load_letor(
         _check_int("n_features", n_features, 1)
     try:
         X_sparse, y_raw, qid_raw = load_svmlight_file(
-            os.fspath(data_path), n_features=n_features, dtype=np.float64, query_id=True
+            _svmlight_source(data_path), n_features=n_features, dtype=np.float64,
+            query_id=True,
         )
-    except OverflowError:  # sklearn's parser holds qids and feature indices in int64
-        raise ValueError(_past_int64(data_path)) from None
+    except (OverflowError, ValueError) as exc:  # the parser names neither file nor line
+        raise ValueError(_svmlight_error(data_path, exc)) from None
     X = np.asarray(X_sparse.toarray(), dtype=np.float64)
     y_f = np.asarray(y_raw, dtype=np.float64)
     n = X.shape[0]
     # whole labels as int64 when they fit (1e30 stays a float: int64 would wrap it)
     whole = np.all(y_f == np.round(y_f)) and (y_f.size == 0 or np.abs(y_f).max() < 2.0**63)
     y: np.ndarray = y_f.astype(np.int64) if whole else y_f
+    bad = np.flatnonzero(~(np.isfinite(y_f) & (y_f >= 0)))
+    if bad.size:
+        raise ValueError(
+            f"data_path {os.fsdecode(data_path)!r} line {_row_line(data_path, int(bad[0]))}: "
+            f"labels must be finite and >= 0; got {float(y_f[bad[0]])!r}"
+        )
 
     if query_path is not None:
         sizes = _read_group_sizes(query_path)

@@ -428,3 +428,25 @@ def test_letor_and_container_messages_say_what_is_wrong(tmp_path):
         RankingData(X=np.zeros((2, 1)) + 1j, y=[0, 1], qid=[0, 0])
     with pytest.raises(ValueError, match="y is stored as int64; got the label 9223372036854775808"):
         RankingData(X=np.zeros((2, 1)), y=np.array([0, 2**63], np.uint64), qid=[0, 0])
+
+
+def test_load_letor_bad_lines_name_the_file_and_line(tmp_path: Path) -> None:
+    """scikit-learn's parser errors named neither file nor line, a UTF-8 byte-order mark was
+    read as part of the first label, and a feature index past 2**31 was called past int64."""
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf2 qid:1 1:0.5\n0 qid:1 2:1\n")
+    assert load_letor(bom).y.tolist() == [2, 0]
+    cases = [("1 qid:1 1:0.5\n0 qid:1 foo\n", r"line 2: field 'foo' is not index:value"),
+             ("x qid:1 1:3\n", r"line 1: label 'x' is not a number"),
+             ("# c\n1 qid:1 3:5 1:1\n", r"line 2: '1:1': feature indices must be increasing"),
+             ("1 qid:1 -1:5\n", r"line 1: '-1:5': feature indices must be >= 0"),
+             ("1 qid:1.5 1:5\n", r"line 1: 'qid:1.5': the qid must be an integer"),
+             ("1 qid:1 3000000000:1\n", r"line 1: '3000000000:1': feature indices must be < "
+                                        r"2\*\*31"),
+             ("1 qid:1 1:5\n\n-1 qid:1 1:2\n", r"line 3: labels must be finite and >= 0; "
+                                               r"got -1\.0")]
+    for text, match in cases:
+        path = tmp_path / "bad.txt"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=r"data_path '.*bad.txt' " + match):
+            load_letor(path)
