@@ -173,3 +173,32 @@ def test_same_document_id_in_several_queries_is_matched_per_query():
     assert m.run_labels.tolist() == [1.0, 0.0, 0.0, 0.0, 2.0, 0.0]
     assert m.run_qidx.tolist() == [0, 0, 1, 1, 1, 2]
     assert m.base_labels.tolist() == [1.0, 0.0, 0.0, 2.0, 1.0, 1.0]
+
+
+def test_dict_item_and_categorical_ids_follow_the_file_rule() -> None:
+    """A float id 7.0 was "7.0" in a dict, in ir_measures items and in a categorical column
+    (a float column and a file give "7"), and a bytes id "b'd1'": they matched nothing and
+    scored 0 silently."""
+    from collections import namedtuple
+
+    qrels = {"7": {"d1": 1, "d2": 0}}
+    want = evaluate(qrels, {"7": {"d1": 2.0, "d2": 1.0}}, ["AP"]).per_query
+    assert want["AP"].tolist() == [1.0]
+    for run in ({7.0: {b"d1": 2.0, "d2": 1.0}}, {np.float32(7): {"d1": 2.0, b"d2": 1.0}}):
+        assert evaluate(qrels, run, ["AP"]).per_query.equals(want)
+    scored = namedtuple("ScoredDoc", "query_id doc_id score")
+    items = [scored(7.0, b"d1", 2.0), scored(7.0, "d2", 1.0)]
+    assert evaluate(qrels, iter(items), ["AP"]).per_query.equals(want)
+    frame = pd.DataFrame({"qid": pd.Categorical([7.0, 7.0]), "docno": ["d1", "d2"],
+                          "score": [2.0, 1.0]})
+    assert evaluate(qrels, frame, ["AP"]).per_query.equals(want)
+    assert read_run({1.0: {2.0: 1.0}})[["qid", "docid"]].values.tolist() == [["1", "2"]]
+    with pytest.raises(ValueError, match=r"run dict query ids: '7' and 7\.0 would both become "
+                                         r"the id '7'"):
+        read_run({"7": {"d1": 1.0}, 7.0: {"d2": 1.0}})
+    with pytest.raises(ValueError, match=r"run dict document ids: id 1\.5 must be text or an "
+                                         r"integer"):
+        read_run({"7": {1.5: 1.0}})
+    with pytest.raises(ValueError, match=r"qrels Qrel items, query_id: id b'\\xff' is not "
+                                         r"UTF-8"):
+        read_qrels([namedtuple("Qrel", "query_id doc_id relevance")(b"\xff", "d", 1)])

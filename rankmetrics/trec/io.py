@@ -843,6 +843,8 @@ def _frame_ids(col: pd.Series, where: str, what: str) -> pa.ChunkedArray:
     """A DataFrame's id column as text: a float column (pandas' int column once a NaN passed
     through it) by the arrow tables' rule, integral values as integers (7.0 is "7", as a
     file's "7"), others refused; every other column with ``str``."""
+    if isinstance(col.dtype, pd.CategoricalDtype):  # by its categories' rule: 7.0 is "7"
+        col = col.astype(col.cat.categories.dtype)
     if col.dtype.kind == "f":
         return _ids_as_text(pa.chunked_array([pa.array(col)]), where, what)
     return _string_array(col)
@@ -892,30 +894,63 @@ def from_arrow(tb: pa.Table, kind: str, where: str | None = None) -> pa.Table:
                      VALUE_NAME[kind]: values})
 
 
+def _text_ids(items: list[Any], where: str) -> list[str]:
+    """Ids of a dict or of ir_measures items as text, by the rule of files, arrays and
+    DataFrame columns: bytes decoded as UTF-8 and integral floats as integers (``7.0`` is
+    ``"7"``, as a file's ``7``; ``str`` made ``"7.0"``, which matched nothing and silently
+    scored 0); a non-integral or non-finite float is refused."""
+    if all(type(x) is str for x in items):
+        return items
+    out: list[str] = []
+    for x in items:
+        if isinstance(x, (bytes, bytearray)):
+            try:
+                out.append(bytes(x).decode("utf-8"))
+            except UnicodeDecodeError:
+                raise ValueError(f"{where}: id {x!r} is not UTF-8 text") from None
+        elif isinstance(x, (float, np.floating)):
+            if not (math.isfinite(x) and float(x).is_integer()):
+                raise ValueError(f"{where}: id {x!r} must be text or an integer (floats only "
+                                 "when integral)")
+            out.append(str(int(x)))
+        else:
+            out.append(str(x))
+    return out
+
+
 def from_mapping(src: Mapping, kind: str, where: str | None = None) -> pa.Table:
     """A table from the nested ``{qid: {docid: value}}`` layout of pytrec_eval and ranx."""
     where = where or f"{kind} dict"
+    keys = list(src.keys())
+    check_string_ids(keys, f"{where} query ids")  # none missing; 1 and "1" refused
+    names = _text_ids(keys, f"{where} query ids")
+    if len(set(names)) < len(names):  # "7" and 7.0
+        seen: dict[str, Any] = {}
+        for q, qs in zip(keys, names, strict=True):
+            if seen.setdefault(qs, q) is not q:
+                raise ValueError(f"{where} query ids: {seen[qs]!r} and {q!r} would both become "
+                                 f"the id {qs!r}; give ids of one type")
     qids: list[str] = []
-    docs: list[str] = []
+    docs: list[Any] = []
     vals: list[Any] = []
-    for q, inner in src.items():
+    for q, qs in zip(keys, names, strict=True):
+        inner = src[q]
         if not isinstance(inner, Mapping):
             raise TypeError(
                 f"{where} must map query id -> {{docid: {VALUE_NAME[kind]}}}; query {q!r} "
                 f"maps to {type(inner).__name__}"
             )
-        qs = str(q)
         for d, v in inner.items():
             if d is None or d is pd.NA or (isinstance(d, float) and math.isnan(d)):
                 raise ValueError(f"{where}: query {q!r} has a missing document id ({d!r})")
             qids.append(qs)
-            docs.append(str(d))
+            docs.append(d)
             vals.append(v)
     if not qids:
         raise ValueError(f"{where} holds no (query, document) entries")
-    check_string_ids(list(src.keys()), f"{where} query ids")
     values = _value_array(vals, kind, where)
-    return pa.table({"qid": pa.array(qids, pa.string()), "docid": pa.array(docs, pa.string()),
+    return pa.table({"qid": pa.array(qids, pa.string()),
+                     "docid": pa.array(_text_ids(docs, f"{where} document ids"), pa.string()),
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
 
 
@@ -941,13 +976,15 @@ def from_records(items: Any, kind: str) -> pa.Table:
                 f"{kind} item {i} ({type(rec).__name__}) lacks the fields {qf}, {df_}, {vf} of "
                 f"ir_measures' {name}"
             ) from None
-        qids.append(str(q))
-        docs.append(str(d))
+        qids.append(q)
+        docs.append(d)
         vals.append(v)
     if not qids:
         raise ValueError(f"{kind} iterable holds no {name} items")
     values = _value_array(vals, kind, f"{kind} {name} items")
-    return pa.table({"qid": pa.array(qids, pa.string()), "docid": pa.array(docs, pa.string()),
+    q_text = _text_ids(qids, f"{kind} {name} items, {qf}")
+    d_text = _text_ids(docs, f"{kind} {name} items, {df_}")
+    return pa.table({"qid": pa.array(q_text, pa.string()), "docid": pa.array(d_text, pa.string()),
                      VALUE_NAME[kind]: pa.array(values, pa.float64())})
 
 
