@@ -269,11 +269,47 @@ def _training_layout(estimator: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return None
 
 
+def _fold_shared_ids() -> np.ndarray | None:
+    """Query ids found in both the training and the test rows of the fold being scored, read
+    from scikit-learn's ``_fit_and_score`` (its ``train`` / ``test`` indices and the unsliced
+    routed score parameters); None outside it or when it holds no query ids.
+
+    A plain estimator records no training ids; without this a splitter that cuts queries
+    into pieces of two or more rows would be scored silently.
+    """
+    frame: Any = sys._getframe(2)
+    while frame is not None:
+        if (frame.f_globals.get("__name__") == "sklearn.model_selection._validation"
+                and frame.f_code.co_name == "_fit_and_score"):
+            break
+        frame = frame.f_back
+    if frame is None:
+        return None
+    local = frame.f_locals
+    params, train, test = local.get("score_params"), local.get("train"), local.get("test")
+    if not isinstance(params, dict) or train is None or test is None:
+        return None
+    full = params.get("qid")
+    if full is None:
+        full = params.get("groups")
+    if full is None:
+        return None
+    try:
+        ids = [np.asarray(_safe_indexing(full, np.asarray(rows))) for rows in (train, test)]
+        train_ids, test_ids = (check_qid(i, i.shape[0]) for i in ids)
+        return np.intersect1d(train_ids, test_ids)
+    except (TypeError, ValueError, IndexError):  # ids the scorer itself reports
+        return None
+
+
 def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) -> None:
     if action == "ignore" or not _in_model_selection():
         return
     layout = _training_layout(estimator)
     if layout is None:
+        shared = _fold_shared_ids()
+        if shared is not None and shared.size:
+            _report_split(shared, np.unique(check_qid(q, _num_rows(q))).size, label, action)
         return
     train_qids, train_sizes = layout
     test, test_sizes = np.unique(check_qid(q, _num_rows(q)), return_counts=True)
@@ -288,8 +324,13 @@ def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) 
         # no shared id, or every shared query is scored with exactly its training row count:
         # training rows being scored (return_train_score=True), not a query cut in two
         return
+    _report_split(shared, test.size, label, action, train_qids.size)
+
+
+def _report_split(shared: np.ndarray, n_test: int, label: str, action: str,
+                  n_train: int = -1) -> None:
     msg = (
-        f"ranking scorer {label!r}: {shared.size} of {test.size} query ids of the evaluated rows "
+        f"ranking scorer {label!r}: {shared.size} of {n_test} query ids of the evaluated rows "
         f"(e.g. {shared[:3].tolist()}) also occur in the rows the estimator was fitted on. If "
         "they name the same queries, the splitter cut queries between train and test; use "
         "GroupKFold or GroupShuffleSplit with groups=qid. If different queries of the data set "
@@ -297,8 +338,8 @@ def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) 
     )
     if action == "raise":
         raise ValueError(msg)
-    if _first_time("split", shared, train_qids.size, test.size):
-        warnings.warn(msg, RankingCVWarning, stacklevel=3)
+    if _first_time("split", shared, n_train, n_test):
+        warnings.warn(msg, RankingCVWarning, stacklevel=4)
 
 
 if _Scorer is not None:
@@ -396,9 +437,10 @@ def make_ranking_scorer(
     split_queries : {"warn", "raise", "ignore"}, default "warn"
         What to do when, inside scikit-learn's cross-validation (``cross_validate``, searches,
         ``learning_curve``, ...), the scored estimator is (or ends in) a fitted
-        :class:`QueryGroupRanker` whose training query ids overlap the evaluated ones, the sign
-        of a splitter that cut queries in two. Scoring outside cross-validation (e.g. an
-        independent test set that reuses ids) is never checked.
+        :class:`QueryGroupRanker` whose training query ids overlap the evaluated ones, or, for
+        any other estimator, the query ids routed for the fold's training rows overlap those of
+        its test rows: the sign of a splitter that cut queries in two. Scoring outside
+        cross-validation (e.g. an independent test set that reuses ids) is never checked.
     **options
         Further keyword arguments of the core metric: ``gain`` (for nDCG and DCG default
         "linear", the gain of ``sklearn.metrics.ndcg_score``), ``discount``, ``log_base``,

@@ -843,3 +843,25 @@ def test_scorer_called_without_labels_says_so(data):
     with sklearn.config_context(enable_metadata_routing=True):
         with pytest.raises(ValueError, match="y is None; a ranking scorer needs"):
             scorer(est, X, None, qid=q)
+
+
+def test_plain_estimator_with_a_splitter_that_cuts_queries(routing):
+    # a plain estimator records no training ids: the fold's train/test rows tell the split
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(6), 20)  # KFold(2) cuts every query into pieces of many rows
+    y = rng.integers(0, 3, q.size)
+    X = rng.normal(size=(q.size, 3))
+    cut = KFold(2, shuffle=True, random_state=0)
+    with pytest.warns(RankingCVWarning, match="splitter cut queries between train and test"):
+        cross_val_score(Ridge(), X, y, cv=cut, scoring=make_ranking_scorer("ndcg@10"),
+                        params={"groups": q}, error_score="raise")
+    strict = make_ranking_scorer("ndcg@10", split_queries="raise")
+    with pytest.raises(ValueError, match="6 of 6 query ids"):
+        cross_val_score(Ridge(), X, y, cv=cut, scoring=strict, params={"groups": q},
+                        error_score="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RankingCVWarning)
+        res = cross_validate(Ridge(), X, y, cv=GroupKFold(2), scoring=strict,
+                             params={"groups": q}, return_train_score=True,
+                             error_score="raise")
+    assert np.all(np.isfinite(res["test_score"]))
