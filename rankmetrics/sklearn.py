@@ -859,11 +859,12 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             fit_params = dict(fit_params)
             for name in per_row:
                 fit_params[name] = _per_row(fit_params[name], name, n, order)
-        if sample_weight is not None and _module(estimator) == "xgboost":
-            sample_weight = _query_weights(sample_weight, sizes)
         if self.early_stopping:
             X, y, q, sizes, sample_weight, estimator, fit_params, finish = self._hold_out(
                 estimator, X, y, q, sizes, sample_weight, fit_params)
+        # after the hold-out, which takes per-row weights with its rows
+        if sample_weight is not None and _module(estimator) == "xgboost":
+            sample_weight = _query_weights(np.asarray(sample_weight, dtype=np.float64), sizes)
         # "qid": each row's query number in the grouped layout (ascending integers, which
         # XGBoost's qid= needs: it rejects string ids and unsorted ones)
         fit_kwargs: dict[str, Any] = {

@@ -252,6 +252,22 @@ def test_xgboost_gets_one_weight_per_query_and_keeps_no_holdout_callback(data) -
     assert refit.get_booster().num_boosted_rounds() == 40
 
 
+
+def test_xgboost_early_stopping_with_sample_weight(data) -> None:
+    """The hold-out sliced XGBoost's per-query weights with row indices (IndexError): it takes
+    the per-row weights with its rows, and the training queries keep their own weights."""
+    X, y, q = data.X, data.y, data.qid
+    qw = np.random.default_rng(4).uniform(0.5, 2.0, q.max() + 1)
+    est = QueryGroupRanker(xgb.XGBRanker(n_estimators=3, n_jobs=1), group_param="qid",
+                           group_format="qid", early_stopping=True, validation_fraction=0.3,
+                           random_state=0).fit(X, y, qid=q, sample_weight=qw[q])
+    keep = ~np.isin(q, est.validation_qids_)
+    direct = xgb.XGBRanker(n_estimators=3, n_jobs=1).fit(
+        X[keep], y[keep], qid=q[keep], sample_weight=qw[np.unique(q[keep])])
+    every_round = est.estimator_.predict(X, iteration_range=(0, 3))  # not the best round
+    np.testing.assert_allclose(every_round, direct.predict(X), rtol=1e-6)
+
+
 def test_builtin_map_reads_fractional_labels() -> None:
     """builtin_map built its Booster under lambdarank, which refuses fractional labels that
     LightGBM's map metric reads."""
