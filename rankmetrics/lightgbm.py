@@ -38,7 +38,8 @@ the bounds or a built-in one) has not improved for ``stopping_rounds``. Two ways
 
 Our names and LightGBM's built-in names must not coincide (``ndcg@10`` twice for one data set
 would be merged by ``record_evaluation`` and ``best_score``): pass ``prefix="tie_"`` when the
-built-in metric runs at the same cutoff. :func:`early_stopping` checks this.
+built-in metric runs at the same cutoff. :func:`early_stopping` checks this, and a :class:`Feval`
+called by a Booster whose params turn on a built-in metric of one of its names warns (once).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
+import sys
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Sequence
@@ -432,6 +434,37 @@ class _TieAwareMetric:
                 for name, v in per_query.items()]
 
 
+#: LightGBM's names of its ranking metrics and parameters (config.h aliases)
+_LGB_METRIC_KEYS = ("metric", "metrics", "metric_types")
+_LGB_EVAL_AT_KEYS = ("eval_at", "ndcg_eval_at", "ndcg_at", "map_eval_at", "map_at")
+_LGB_RANKING = {"ndcg": "ndcg", "lambdarank": "ndcg", "rank_xendcg": "ndcg", "xendcg": "ndcg",
+                "xe_ndcg": "ndcg", "xe_ndcg_mart": "ndcg", "xendcg_mart": "ndcg",
+                "map": "map", "mean_average_precision": "map"}
+
+
+def _lightgbm_builtin_names(params: Any) -> set[str]:
+    """Names LightGBM's own ranking metrics report under ``params`` (a Booster's): ``ndcg@k``
+    / ``map@k`` for every ``eval_at`` (default 1..5); with no ``metric`` the objective's (ndcg
+    for the rankers). Anything unreadable gives no names (the check is a courtesy)."""
+    if not isinstance(params, dict):
+        return set()
+    try:
+        given = next((params[key] for key in _LGB_METRIC_KEYS if key in params), "")
+        items = given.split(",") if isinstance(given, str) else list(given)
+        kinds = [str(m).strip().lower() for m in items if str(m).strip()]
+        if not kinds:
+            kinds = [str(params.get("objective", "")).strip().lower()]
+        at = next((params[key] for key in _LGB_EVAL_AT_KEYS if key in params), (1, 2, 3, 4, 5))
+        if isinstance(at, str):
+            at = at.split(",")
+        elif isinstance(at, numbers.Integral):
+            at = [at]
+        cuts = [int(c) for c in at]
+    except (TypeError, ValueError):
+        return set()
+    return {f"{_LGB_RANKING[m]}@{c}" for m in kinds if m in _LGB_RANKING for c in cuts}
+
+
 class Feval(_TieAwareMetric):
     """Tie-aware ranking metrics as a LightGBM ``feval``: ``feval(preds, eval_data)``.
 
@@ -468,6 +501,13 @@ class Feval(_TieAwareMetric):
         TypeError
             ``eval_data`` is not a Dataset (the feval was given to
             ``LGBMRanker.fit(eval_metric=...)``: use :func:`make_eval_metric` there).
+
+        Warns
+        -----
+        UserWarning
+            Once per Feval, when the calling Booster's params turn on a LightGBM metric of
+            one of :attr:`names` (``metric`` / ``eval_at``; with no ``metric``, the ranking
+            objective's ``ndcg@1..5``): LightGBM records both values under one name.
         """
         if not hasattr(eval_data, "get_group"):
             raise TypeError(
@@ -475,6 +515,24 @@ class Feval(_TieAwareMetric):
                 f"them; got a {type(eval_data).__name__} for the Dataset. For "
                 "LGBMRanker.fit(eval_metric=...) use rankmetrics.lightgbm.make_eval_metric"
             )
+        # only a Booster's evaluation records both values under one name; its params are
+        # this training's (a reused Dataset keeps those of the first)
+        caller = sys._getframe(1)
+        if not self.__dict__.get("_clash_checked") and str(
+                caller.f_globals.get("__name__", "")).startswith("lightgbm."):
+            self._clash_checked = True
+            booster = caller.f_locals.get("self")
+            clash = sorted(set(self.names) & _lightgbm_builtin_names(
+                getattr(booster, "params", None)))
+            if clash:
+                warnings.warn(
+                    f"feval outputs {clash} have the names of LightGBM's built-in metrics of "
+                    "params (metric / eval_at; with no metric, the objective's ndcg@1..5): "
+                    "record_evaluation, best_score and lgb.early_stopping mix the two values "
+                    "under one name; give the feval a prefix (make_feval(..., prefix='tie_')) "
+                    "or set params['metric'] = 'None'",
+                    UserWarning, stacklevel=2,
+                )
         return self._results(eval_data.get_label(), preds, eval_data.get_group(),
                              eval_data.get_weight())
 

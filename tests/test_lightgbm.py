@@ -335,13 +335,46 @@ def test_early_stopping_detects_name_collision() -> None:
     dt = lgb.Dataset(train.X, train.y, group=train.group_sizes, params=QUIET)
     dv = lgb.Dataset(valid.X, valid.y, group=valid.group_sizes, reference=dt)
     feval = make_feval(k=5)  # "ndcg@5", like the built-in metric at eval_at=[5]
-    with pytest.raises(ValueError, match=r"reported twice .* prefix"):
+    with pytest.raises(ValueError, match=r"reported twice .* prefix"), \
+            pytest.warns(UserWarning, match=r"feval outputs \['ndcg@5'\] have the names"):
         _train(dt, dv, feval, [early_stopping(3, feval)])
     with pytest.raises(ValueError, match=r"'nope@3' not reported on a validation set"):
         _train(dt, dv, make_feval(k=5, prefix="t_"), [early_stopping(3, metric="nope@3")])
     with pytest.raises(ValueError, match=r"not reported on data set 'other'"):
         _train(dt, dv, make_feval(k=5, prefix="t_"),
                [early_stopping(3, metric="t_ndcg@5", data_name="other")])
+
+
+
+def test_feval_warns_when_a_builtin_metric_has_its_name() -> None:
+    """A feval named like a built-in metric of params (``ndcg@3`` beside the lambdarank
+    objective's default ndcg@1..5) had its values and LightGBM's recorded under one name,
+    silently: record_evaluation held both, interleaved, and best_score the last."""
+    import warnings
+
+    d = _data(12, seed=2)
+    dt = lgb.Dataset(d.X, d.y, group=d.group_sizes, params=QUIET)
+    dv = lgb.Dataset(d.X, d.y, group=d.group_sizes, reference=dt)
+
+    def train(params: dict, feval: Any) -> dict:
+        record: dict = {}
+        lgb.train({**PARAMS, **params}, dt, num_boost_round=2, valid_sets=[dv],
+                  valid_names=["valid"], feval=feval, callbacks=[lgb.record_evaluation(record)])
+        return record["valid"]
+
+    feval = make_feval("ndcg@3")
+    with pytest.warns(UserWarning, match=r"\['ndcg@3'\] have the names of LightGBM's built-in"):
+        record = train({"objective": "lambdarank"}, feval)
+    assert len(record["ndcg@3"]) == 4  # what the warning is about: 2 rounds, 2 values each
+    with pytest.warns(UserWarning, match=r"\['map@5'\]"):
+        train({"objective": "regression", "metrics": "l2,map", "map_at": "5"}, make_feval("map@5"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        train({"objective": "lambdarank"}, feval)  # once per feval
+        train({"objective": "lambdarank"}, make_feval("ndcg@3", prefix="tie_"))
+        train({"objective": "lambdarank", "metric": "None"}, make_feval("ndcg@3"))
+        train({"objective": "lambdarank", "eval_at": [10]}, make_feval("ndcg@3"))
+        make_feval("ndcg@3")(np.zeros(len(d.y)), dt.construct())  # a direct call merges nothing
 
 
 # ------------------------------------------------------------------------------- builtin_ndcg
