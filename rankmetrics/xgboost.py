@@ -65,9 +65,11 @@ with ``ndcg``, ``map`` or ``pre`` are maximised, every other name (``ap``, ``mrr
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import sys
+import warnings
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -318,6 +320,12 @@ class CustomMetric(_XGBoostMetric):
         TypeError
             ``dmatrix`` is not a DMatrix (the metric was given to ``XGBRanker(eval_metric=...)``,
             which calls it per query with label arrays: use :func:`make_eval_metric` there).
+
+        Warns
+        -----
+        UserWarning
+            Once per metric, when the calling Booster has a built-in ``eval_metric`` named as
+            one of :attr:`names`: XGBoost records both values under one name.
         """
         if not hasattr(dmatrix, "get_uint_info"):
             raise TypeError(
@@ -325,6 +333,11 @@ class CustomMetric(_XGBoostMetric):
                 f"passes them; got a {type(dmatrix).__name__} for the DMatrix. For "
                 "XGBRanker(eval_metric=...) use rankmetrics.xgboost.make_eval_metric"
             )
+        caller = sys._getframe(1)
+        if not self.__dict__.get("_clash_checked") and str(
+                caller.f_globals.get("__name__", "")).startswith("xgboost."):
+            self._clash_checked = True
+            self._warn_builtin_names(caller.f_locals.get("self"))
         entry = self._dcache.get(dmatrix)
         values = self._values(entry.plan, predt, "predt")
         nq = entry.plan.n_queries
@@ -332,6 +345,26 @@ class CustomMetric(_XGBoostMetric):
             warn_weighted_empty_ndcg(entry.plan, entry.query_weight, self.metrics, self.gain,
                                      self.empty, "XGBoost", self._empty_checked)
         return [(name, weighted_mean(v, entry.query_weight, nq)) for name, v in values.items()]
+
+
+    def _warn_builtin_names(self, booster: Any) -> None:
+        """Warn when the evaluating Booster has a built-in metric of one of our names: XGBoost
+        appends both values to one history (``evals_result``, ``xgb.cv``'s mean, early
+        stopping)."""
+        try:
+            metrics = json.loads(booster.save_config())["learner"]["metrics"]
+            builtin = {str(m["name"]) for m in metrics}
+        except Exception:  # not a Booster, or another config layout: nothing to compare
+            return
+        clash = sorted(set(self.names) & builtin)
+        if clash:
+            warnings.warn(
+                f"custom metric outputs {clash} have the names of XGBoost's built-in "
+                "eval_metric of this Booster: XGBoost records both values under one name "
+                "(evals_result, xgb.cv, early stopping); give ours a prefix "
+                "(make_custom_metric(..., prefix='tie_')) or drop the built-in one",
+                UserWarning, stacklevel=3,
+            )
 
 
 class EvalMetric(_XGBoostMetric):
@@ -446,7 +479,7 @@ _FACTORY_DOC = """
     prefix : str, default ""
         Prepended to every name (no whitespace), e.g. ``"tie_"`` when XGBoost's built-in
         metric of the same name is also on (``eval_metric="ndcg@10"``): XGBoost would append
-        both values to one history list.
+        both values to one history list (:class:`CustomMetric` warns when it sees this).
     cache_size : int, default 16
         DMatrix objects whose label-side plan is kept.
 

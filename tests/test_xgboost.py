@@ -251,7 +251,8 @@ def _fit_xgb(metric, evals, params=None, stop=None, rounds=3):
 
 def test_early_stopping_checks_names() -> None:
     metric = make_custom_metric("ndcg", k=10)
-    with pytest.raises(ValueError, match="reported twice"):
+    with pytest.raises(ValueError, match="reported twice"), \
+            pytest.warns(UserWarning, match=r"\['ndcg@10'\] have the names"):
         _fit_xgb(metric, True, {"eval_metric": "ndcg@10"}, stop=metric)
     with pytest.raises(ValueError, match="not reported"):
         _fit_xgb(metric, True, stop="ndcg@5")
@@ -367,3 +368,30 @@ def test_empty_groups_and_bad_y_true_name_the_argument() -> None:
         m([], [])
     assert m(np.array([[2], [0], [1]]), np.array([0.3, 0.2, 0.1])) == \
         m(np.array([2, 0, 1]), np.array([0.3, 0.2, 0.1]))
+
+
+def test_custom_metric_warns_when_a_builtin_eval_metric_has_its_name() -> None:
+    """A custom metric named like a built-in eval_metric of the Booster had both values
+    appended to one history, silently (xgb.cv failed in pandas with no word why)."""
+    import warnings
+
+    y, s, qid, _ = _tied_data(3, n_queries=8, binary=True)  # binary: XGBoost's map
+    X = np.random.default_rng(3).normal(size=(y.shape[0], 2))
+    d = xgb.DMatrix(X, label=y, qid=qid)
+
+    def train(params: dict, metric) -> dict:
+        record: dict = {}
+        xgb.train({"objective": "rank:ndcg", "nthread": 1, **params}, d, 2, evals=[(d, "v")],
+                  custom_metric=metric, evals_result=record, verbose_eval=False)
+        return record["v"]
+
+    metric = make_custom_metric("ndcg@3")
+    with pytest.warns(UserWarning, match=r"\['ndcg@3'\] have the names of XGBoost's built-in"):
+        record = train({"eval_metric": ["ndcg@3", "map@5-"]}, metric)
+    assert len(record["ndcg@3"]) == 4  # what the warning is about: 2 rounds, 2 values each
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        train({"eval_metric": "ndcg@3"}, metric)  # once per metric
+        train({"eval_metric": "ndcg@3"}, make_custom_metric("ndcg@3", prefix="tie_"))
+        train({}, make_custom_metric("ndcg@3"))  # the objective's default is ndcg@32
+        make_custom_metric("ndcg@3")(s, d)  # a direct call merges nothing
