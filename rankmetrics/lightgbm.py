@@ -38,8 +38,8 @@ the bounds or a built-in one) has not improved for ``stopping_rounds``. Two ways
 
 Our names and LightGBM's built-in names must not coincide (``ndcg@10`` twice for one data set
 would be merged by ``record_evaluation`` and ``best_score``): pass ``prefix="tie_"`` when the
-built-in metric runs at the same cutoff. :func:`early_stopping` checks this, and a :class:`Feval`
-called by a Booster whose params turn on a built-in metric of one of its names warns (once).
+built-in metric runs at the same cutoff. :func:`early_stopping` checks this, and a metric
+evaluated by a Booster whose params turn on a built-in metric of one of its names warns (once).
 """
 
 from __future__ import annotations
@@ -424,6 +424,36 @@ class _TieAwareMetric:
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
         return {n: out[n] for n in self.names}
 
+    def _warn_builtin_clash(self) -> None:
+        """Warn (once) when the LightGBM Booster evaluating us has a built-in metric of one of
+        our names: LightGBM records both values under one name. Only a Booster's evaluation
+        (``Booster.__inner_eval``, two frames up at most: ``LGBMRanker`` wraps ``__call__``)
+        merges them, and its params are this training's (a reused Dataset keeps the first's)."""
+        if self.__dict__.get("_clash_checked"):
+            return
+        frame: Any = sys._getframe(2)
+        for _ in range(3):
+            if frame is None:
+                return
+            if (frame.f_globals.get("__name__") == "lightgbm.basic"
+                    and frame.f_code.co_name == "__inner_eval"):
+                break
+            frame = frame.f_back
+        else:
+            return
+        self._clash_checked = True
+        booster = frame.f_locals.get("self")
+        clash = sorted(set(self.names) & _lightgbm_builtin_names(getattr(booster, "params", None)))
+        if clash:
+            warnings.warn(
+                f"metric outputs {clash} have the names of LightGBM's built-in metrics of "
+                "params (metric / eval_at; with no metric, the ranking objective's ndcg@1..5): "
+                "record_evaluation, evals_result_, best_score and lgb.early_stopping mix the "
+                "two values under one name; give ours a prefix (prefix='tie_') or set "
+                "metric='None'",
+                UserWarning, stacklevel=3,
+            )
+
     def _results(self, labels: Any, preds: ArrayLike, group: Any, weight: Any) -> list[EvalTuple]:
         per_query, entry = self._per_query(labels, preds, group, weight)
         nq = entry.plan.n_queries
@@ -515,24 +545,7 @@ class Feval(_TieAwareMetric):
                 f"them; got a {type(eval_data).__name__} for the Dataset. For "
                 "LGBMRanker.fit(eval_metric=...) use rankmetrics.lightgbm.make_eval_metric"
             )
-        # only a Booster's evaluation records both values under one name; its params are
-        # this training's (a reused Dataset keeps those of the first)
-        caller = sys._getframe(1)
-        if not self.__dict__.get("_clash_checked") and str(
-                caller.f_globals.get("__name__", "")).startswith("lightgbm."):
-            self._clash_checked = True
-            booster = caller.f_locals.get("self")
-            clash = sorted(set(self.names) & _lightgbm_builtin_names(
-                getattr(booster, "params", None)))
-            if clash:
-                warnings.warn(
-                    f"feval outputs {clash} have the names of LightGBM's built-in metrics of "
-                    "params (metric / eval_at; with no metric, the objective's ndcg@1..5): "
-                    "record_evaluation, best_score and lgb.early_stopping mix the two values "
-                    "under one name; give the feval a prefix (make_feval(..., prefix='tie_')) "
-                    "or set params['metric'] = 'None'",
-                    UserWarning, stacklevel=2,
-                )
+        self._warn_builtin_clash()
         return self._results(eval_data.get_label(), preds, eval_data.get_group(),
                              eval_data.get_weight())
 
@@ -582,6 +595,13 @@ class EvalMetric(_TieAwareMetric):
         TypeError
             ``y_true`` is None (a Dataset without labels), or called as a ``feval`` (with a
             Dataset: use :func:`make_feval` there).
+
+        Warns
+        -----
+        UserWarning
+            Once per metric, when the evaluating Booster's params turn on a LightGBM metric of
+            one of :attr:`names` (``LGBMRanker``'s default ``eval_at`` is 1..5): LightGBM
+            records both values under one name.
         """
         if hasattr(y_pred, "get_group"):  # lgb.train(feval=...) passes (preds, Dataset)
             raise TypeError(
@@ -589,6 +609,7 @@ class EvalMetric(_TieAwareMetric):
                 "LGBMRanker.fit(eval_metric=...) passes them; got a Dataset. For "
                 "lgb.train(feval=...) use rankmetrics.lightgbm.make_feval"
             )
+        self._warn_builtin_clash()
         return self._results(y_true, y_pred, group, weight)
 
 

@@ -336,7 +336,7 @@ def test_early_stopping_detects_name_collision() -> None:
     dv = lgb.Dataset(valid.X, valid.y, group=valid.group_sizes, reference=dt)
     feval = make_feval(k=5)  # "ndcg@5", like the built-in metric at eval_at=[5]
     with pytest.raises(ValueError, match=r"reported twice .* prefix"), \
-            pytest.warns(UserWarning, match=r"feval outputs \['ndcg@5'\] have the names"):
+            pytest.warns(UserWarning, match=r"outputs \['ndcg@5'\] have the names"):
         _train(dt, dv, feval, [early_stopping(3, feval)])
     with pytest.raises(ValueError, match=r"'nope@3' not reported on a validation set"):
         _train(dt, dv, make_feval(k=5, prefix="t_"), [early_stopping(3, metric="nope@3")])
@@ -346,7 +346,7 @@ def test_early_stopping_detects_name_collision() -> None:
 
 
 
-def test_feval_warns_when_a_builtin_metric_has_its_name() -> None:
+def test_lightgbm_metrics_warn_when_a_builtin_metric_has_their_name() -> None:
     """A feval named like a built-in metric of params (``ndcg@3`` beside the lambdarank
     objective's default ndcg@1..5) had its values and LightGBM's recorded under one name,
     silently: record_evaluation held both, interleaved, and best_score the last."""
@@ -375,6 +375,19 @@ def test_feval_warns_when_a_builtin_metric_has_its_name() -> None:
         train({"objective": "lambdarank", "metric": "None"}, make_feval("ndcg@3"))
         train({"objective": "lambdarank", "eval_at": [10]}, make_feval("ndcg@3"))
         make_feval("ndcg@3")(np.zeros(len(d.y)), dt.construct())  # a direct call merges nothing
+    # LGBMRanker turns on ndcg@1..5 by default; its eval_metric wrapper calls ours
+    ranker = lgb.LGBMRanker(n_estimators=2, min_child_samples=5, n_jobs=1, verbose=-1)
+    fit: dict[str, Any] = {"group": d.group_sizes, "eval_group": [d.group_sizes]}
+    if "eval_X" in inspect.signature(ranker.fit).parameters:  # lightgbm >= 4.7
+        fit.update(eval_X=(d.X,), eval_y=(d.y,))
+    else:
+        fit.update(eval_set=[(d.X, d.y)])
+    with pytest.warns(UserWarning, match=r"\['ndcg@3'\] have the names of LightGBM's built-in"):
+        ranker.fit(d.X, d.y, eval_metric=make_eval_metric("ndcg@3"), **fit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        ranker.fit(d.X, d.y, eval_metric=make_eval_metric("ndcg@3", prefix="tie_"), **fit)
+        make_eval_metric("ndcg@3")(d.y, np.zeros(len(d.y)), None, d.group_sizes)
 
 
 # ------------------------------------------------------------------------------- builtin_ndcg
