@@ -39,7 +39,7 @@ the bounds or a built-in one) has not improved for ``stopping_rounds``. Two ways
 Our names and LightGBM's built-in names must not coincide (``ndcg@10`` twice for one data set
 would be merged by ``record_evaluation`` and ``best_score``): pass ``prefix="tie_"`` when the
 built-in metric runs at the same cutoff. :func:`early_stopping` checks this, and a metric
-evaluated by a Booster whose params turn on a built-in metric of one of its names warns (once).
+evaluated by a Booster whose params turn on a built-in metric of one of its names warns.
 """
 
 from __future__ import annotations
@@ -339,6 +339,7 @@ class _TieAwareMetric:
         state = self.__dict__.copy()
         state["_cache"] = _PlanCache(self._cache.maxsize)
         state.pop("_empty_checked", None)  # weak references do not pickle: made again
+        state.pop("_clash_seen", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -424,13 +425,23 @@ class _TieAwareMetric:
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
         return {n: out[n] for n in self.names}
 
+    def _new_booster(self, booster: Any) -> bool:
+        """Whether ``booster`` is not the one whose params were compared last (it is held
+        weakly): each training is checked at its first evaluation only."""
+        seen = self.__dict__.get("_clash_seen")
+        if seen is not None and seen() is booster:
+            return False
+        try:
+            self._clash_seen: weakref.ref[Any] | None = weakref.ref(booster)
+        except TypeError:
+            self._clash_seen = None
+        return True
+
     def _warn_builtin_clash(self) -> None:
-        """Warn (once) when the LightGBM Booster evaluating us has a built-in metric of one of
+        """Warn when the LightGBM Booster evaluating us has a built-in metric of one of
         our names: LightGBM records both values under one name. Only a Booster's evaluation
         (``Booster.__inner_eval``, two frames up at most: ``LGBMRanker`` wraps ``__call__``)
         merges them, and its params are this training's (a reused Dataset keeps the first's)."""
-        if self.__dict__.get("_clash_checked"):
-            return
         frame: Any = sys._getframe(2)
         for _ in range(3):
             if frame is None:
@@ -441,8 +452,9 @@ class _TieAwareMetric:
             frame = frame.f_back
         else:
             return
-        self._clash_checked = True
         booster = frame.f_locals.get("self")
+        if not self._new_booster(booster):
+            return
         clash = sorted(set(self.names) & _lightgbm_builtin_names(getattr(booster, "params", None)))
         if clash:
             warnings.warn(
@@ -535,9 +547,9 @@ class Feval(_TieAwareMetric):
         Warns
         -----
         UserWarning
-            Once per Feval, when the calling Booster's params turn on a LightGBM metric of
-            one of :attr:`names` (``metric`` / ``eval_at``; with no ``metric``, the ranking
-            objective's ``ndcg@1..5``): LightGBM records both values under one name.
+            At the first evaluation of a training whose Booster's params turn on a LightGBM
+            metric of one of :attr:`names` (``metric`` / ``eval_at``; with no ``metric``, the
+            ranking objective's ``ndcg@1..5``): LightGBM records both values under one name.
         """
         if not hasattr(eval_data, "get_group"):
             raise TypeError(
@@ -599,9 +611,9 @@ class EvalMetric(_TieAwareMetric):
         Warns
         -----
         UserWarning
-            Once per metric, when the evaluating Booster's params turn on a LightGBM metric of
-            one of :attr:`names` (``LGBMRanker``'s default ``eval_at`` is 1..5): LightGBM
-            records both values under one name.
+            At the first evaluation of a training whose Booster's params turn on a LightGBM
+            metric of one of :attr:`names` (``LGBMRanker``'s default ``eval_at`` is 1..5):
+            LightGBM records both values under one name.
         """
         if hasattr(y_pred, "get_group"):  # lgb.train(feval=...) passes (preds, Dataset)
             raise TypeError(

@@ -324,8 +324,8 @@ class CustomMetric(_XGBoostMetric):
         Warns
         -----
         UserWarning
-            Once per metric, when the calling Booster has a built-in ``eval_metric`` named as
-            one of :attr:`names`: XGBoost records both values under one name.
+            At the first evaluation of a training whose Booster has a built-in ``eval_metric``
+            named as one of :attr:`names`: XGBoost records both values under one name.
         """
         if not hasattr(dmatrix, "get_uint_info"):
             raise TypeError(
@@ -333,10 +333,9 @@ class CustomMetric(_XGBoostMetric):
                 f"passes them; got a {type(dmatrix).__name__} for the DMatrix. For "
                 "XGBRanker(eval_metric=...) use rankmetrics.xgboost.make_eval_metric"
             )
-        caller = sys._getframe(1)
-        if not self.__dict__.get("_clash_checked") and str(
-                caller.f_globals.get("__name__", "")).startswith("xgboost."):
-            self._clash_checked = True
+        caller = sys._getframe(1)  # a Booster's eval_set: each training checked once
+        if str(caller.f_globals.get("__name__", "")).startswith("xgboost.") \
+                and self._new_booster(caller.f_locals.get("self")):
             self._warn_builtin_names(caller.f_locals.get("self"))
         entry = self._dcache.get(dmatrix)
         values = self._values(entry.plan, predt, "predt")
@@ -346,11 +345,9 @@ class CustomMetric(_XGBoostMetric):
                                      self.empty, "XGBoost", self._empty_checked)
         return [(name, weighted_mean(v, entry.query_weight, nq)) for name, v in values.items()]
 
-
     def _warn_builtin_names(self, booster: Any) -> None:
         """Warn when the evaluating Booster has a built-in metric of one of our names: XGBoost
-        appends both values to one history (``evals_result``, ``xgb.cv``'s mean, early
-        stopping)."""
+        appends both values to one history (``evals_result``, ``xgb.cv``, early stopping)."""
         try:
             metrics = json.loads(booster.save_config())["learner"]["metrics"]
             builtin = {str(m["name"]) for m in metrics}
