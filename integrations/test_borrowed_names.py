@@ -5,7 +5,10 @@
   trec_eval's own test files, binary (``qrels.test``) and graded (``qrels.rel_level``);
 * the LightGBM adapter with ``ties="stable"`` equals LightGBM's built-in ``ndcg@k`` and ``map@k``
   (a zero-tree Booster evaluating its ``init_score``) on the LightGBM lambdarank example data and
-  on random data with many tied scores.
+  on random data with many tied scores;
+* the spellings the docs give for LightGBM's numbers outside its adapters equal them through the
+  core and the TREC layer, and ranx's lower-case names equal the core's (its linear ``ndcg@k`` as
+  ``nDCG(gain=linear)@k``, its ``ndcg_burges@k`` as ``ndcg@k``).
 """
 
 from __future__ import annotations
@@ -169,3 +172,69 @@ def test_make_feval_map_has_no_hidden_cutoff():
     assert name == "map"
     # whole list: min(k, R) with k = the list length is R
     assert value == pytest.approx(average_precision(y, scores, q, empty=1.0).mean(), abs=1e-12)
+
+
+#: the spellings docs/guide/measures.md and the README give for LightGBM's numbers outside its
+#: adapters (the gain is spelled out: the TREC layer's default gain is linear)
+LIGHTGBM_SPELLINGS = {"ndcg@{k}": "nDCG(gain=exponential, empty=1)@{k}",
+                      "map@{k}": "AP(denominator=min_k_relevant, empty=1)@{k}"}
+
+
+def _trec_dicts(y, scores, group):
+    q = np.repeat(np.arange(group.size), group)
+    qrels: dict = {}
+    run: dict = {}
+    for i, (a, label, score) in enumerate(zip(q, y, scores, strict=True)):
+        qrels.setdefault(f"q{a:03d}", {})[f"d{i}"] = int(label)  # sorted as numbers
+        run.setdefault(f"q{a:03d}", {})[f"d{i}"] = float(score)
+    return q, qrels, run
+
+
+def test_documented_lightgbm_spellings_give_lightgbm_numbers_everywhere():
+    """``nDCG(gain=exponential, empty=1)@k`` and ``AP(denominator=min_k_relevant, empty=1)@k``
+    are LightGBM's ``ndcg@k`` and ``map@k`` through the core and the TREC layer (whose own
+    gain is linear: ``nDCG(empty=1)@k`` is not LightGBM's there)."""
+    require("lightgbm")
+    import rankmetrics as rm
+    from rankmetrics.lightgbm import builtin_map, builtin_ndcg
+
+    y, scores, group = _random_case(3)
+    scores = scores + np.random.default_rng(3).permutation(y.size) * 1e-3  # no ties
+    q, qrels, run = _trec_dicts(y, scores, group)
+    ks = (1, 3, 10)
+    want = {**builtin_ndcg(y, scores, group, k=ks), **builtin_map(y, scores, group, k=ks)}
+    names = {lgb.format(k=k): ours.format(k=k)
+             for lgb, ours in LIGHTGBM_SPELLINGS.items() for k in ks}
+    core = rm.QueryPlan(y, q).evaluate(scores, list(names.values()))
+    trec_mean = evaluate(qrels, run, list(names.values())).mean
+    for lgb_name, ours in names.items():
+        assert core[ours].mean() == pytest.approx(want[lgb_name], abs=1e-12), ours
+        assert trec_mean[ours] == pytest.approx(want[lgb_name], abs=1e-12), ours
+    linear = evaluate(qrels, run, ["nDCG(empty=1)@3"]).mean["nDCG(empty=1)@3"]
+    assert abs(linear - want["ndcg@3"]) > 1e-3  # the TREC layer's gain is linear
+
+
+def test_ranx_spellings():
+    """ranx's ``map@k``, ``mrr@k``, ``precision@k``, ``recall@k`` and ``f1@k`` are the core's
+    names with the core's defaults; ranx's ``ndcg@k`` is linear (``nDCG(gain=linear)@k``) and
+    its ``ndcg_burges@k`` is the core's ``ndcg@k`` (documented next to ``nDCG``). ranx scores
+    only queries with a relevant document; no ties here (ranx orders them its own way)."""
+    ranx = require("ranx")
+    import rankmetrics as rm
+
+    y, scores, group = _random_case(4)
+    scores = scores + np.random.default_rng(4).permutation(y.size) * 1e-3
+    q, qrels, run = _trec_dicts(y, scores, group)
+    positive = {qid: {d: v for d, v in docs.items() if v > 0} for qid, docs in qrels.items()}
+    positive = {qid: docs for qid, docs in sorted(positive.items()) if docs}
+    pairs = {f"{n}@{k}": f"{n}@{k}" for n in ("map", "mrr", "precision", "recall", "f1")
+             for k in (1, 3, 10)}
+    pairs.update({f"ndcg@{k}": f"nDCG(gain=linear)@{k}" for k in (1, 3, 10)})
+    pairs.update({f"ndcg_burges@{k}": f"ndcg@{k}" for k in (1, 3, 10)})
+    theirs = ranx.evaluate(ranx.Qrels(positive), ranx.Run({k: run[k] for k in positive}),
+                           list(pairs), return_mean=False)
+    core = rm.QueryPlan(y, q).evaluate(scores, list(set(pairs.values())))
+    rows = [int(qid[1:]) for qid in positive]  # ranx's order: sorted query ids
+    for ranx_name, ours in pairs.items():
+        np.testing.assert_allclose(core[ours][rows], np.asarray(theirs[ranx_name]),
+                                   rtol=0, atol=1e-12, err_msg=f"{ranx_name} vs {ours}")
