@@ -503,9 +503,20 @@ class QueryPlan:
         ValueError
             Wrong length, NaN or inf scores, depth <= 0, unknown ``ties``.
         """
+        return self._rank(y_score, depth, ties, keep=True)
+
+    def _rank(self, y_score: ArrayLike, depth: int | None, ties: str,
+              keep: bool = False) -> _kernel.Ranking:
+        """:meth:`rank`; ``keep``: the Ranking outlives the call (the public method), so the
+        compiled backend's Ranking, which reads its scores again, gets its own copy of them
+        when they are the caller's memory (a reused score buffer changed every boosting
+        round would change the Ranking's numbers silently)."""
         check_ties(ties)
         depth = check_k(depth, "depth")
         scores = self._scores(y_score)
+        if (keep and self._backend == "numba"
+                and (scores is y_score or not scores.flags.owndata)):
+            scores = scores.copy()
         if self._backend == "numba":
             ranking: _kernel.Ranking = _backend.rank(self.layout, scores, depth, ties)
         else:
@@ -600,7 +611,7 @@ class QueryPlan:
                     "a deeper one (plan.rank(y_score, depth=None))"
                 )
             return y_score
-        return self.rank(y_score, depth=need, ties=ties)
+        return self._rank(y_score, need, ties)
 
     # ---------------------------------------------------------------------- empty queries
     def _finish(self, values: Values, empty_mask: NDArray[np.bool_], empty: Any, what: str,

@@ -1,0 +1,36 @@
+"""Core API edges found by probe 47."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rankmetrics as rm
+
+Y = np.array([2, 0, 1, 0, 3, 1])
+S = np.array([0.5, 0.5, 0.1, 0.3, 0.9, 0.2])
+Q = np.array([1, 1, 1, 2, 2, 2])
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def backend(request):
+    old = rm.get_backend()
+    rm.set_backend(request.param)
+    yield request.param
+    rm.set_backend(old)
+
+
+@pytest.mark.parametrize("wrap", [lambda a: a, lambda a: a[::1].view()],
+                         ids=["array", "view"])
+def test_ranking_keeps_its_scores_when_the_caller_reuses_the_buffer(backend, wrap):
+    # a training loop refills one prediction buffer every round: a Ranking made from it must
+    # keep the numbers of the scores it was made from (the compiled Ranking read them later)
+    plan = rm.QueryPlan(Y, Q)
+    expected = plan.evaluate(S, ["nDCG@2", "AP", "RR", "P@2"])
+    buf = S.copy()
+    ranking = plan.rank(wrap(buf))
+    buf[:] = 0.0
+    got = plan.evaluate(ranking, ["nDCG@2", "AP", "RR", "P@2"])
+    for name, value in expected.items():
+        np.testing.assert_array_equal(got[name], value, err_msg=name)
+    assert repr(ranking).endswith("queries_with_ties=1)")
