@@ -34,3 +34,13 @@ def test_ranking_keeps_its_scores_when_the_caller_reuses_the_buffer(backend, wra
     for name, value in expected.items():
         np.testing.assert_array_equal(got[name], value, err_msg=name)
     assert repr(ranking).endswith("queries_with_ties=1)")
+
+
+@pytest.mark.parametrize("ids", [["a", "a\x00"], ("a", "a\x00"), [b"a", b"a\x00"]],
+                         ids=["str-list", "str-tuple", "bytes-list"])
+def test_list_qids_differing_by_trailing_nul_stay_two_queries(backend, ids):
+    # numpy's fixed-width strings drop trailing NULs ("a\x00" -> "a"): a Python list of such
+    # ids merged two queries silently, where the object array of the same ids did not
+    got = rm.ndcg([1, 0], [0.1, 0.2], ids)
+    np.testing.assert_array_equal(got, [1.0, 0.0])
+    assert rm.QueryPlan([1, 0], ids).n_queries == 2

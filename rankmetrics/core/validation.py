@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 TIES = ("average", "optimistic", "pessimistic", "stable")
+_NULS = ("\x00", b"\x00")
 _INT_EXACT = 2**53
 
 
@@ -298,9 +299,11 @@ def check_qid(qid: ArrayLike, n: int, name: str = "qid") -> np.ndarray:
     """
     q = _asarray(qid, name)
     if (isinstance(qid, (list, tuple)) and q.dtype.kind in "USf"
-            and len(set(map(type, qid))) > 1):
-        # numpy turns [1, "1"] into strings and [2**53 + 1, 2.0**53] into floats, which
-        # merges queries silently; such a list takes the object array's rule instead
+            and (len(set(map(type, qid))) > 1
+                 or (q.dtype.kind in "US" and any(x[-1:] in _NULS for x in qid)))):
+        # numpy turns [1, "1"] into strings and [2**53 + 1, 2.0**53] into floats, and drops
+        # the trailing NULs of "a\x00" (then "a"), which merges queries silently; such a list
+        # takes the object array's rule instead
         q = np.asarray(qid, dtype=object)
     if q.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {q.shape}")
