@@ -44,3 +44,22 @@ def test_list_qids_differing_by_trailing_nul_stay_two_queries(backend, ids):
     got = rm.ndcg([1, 0], [0.1, 0.2], ids)
     np.testing.assert_array_equal(got, [1.0, 0.0])
     assert rm.QueryPlan([1, 0], ids).n_queries == 2
+
+
+def test_integer_labels_float64_cannot_hold_are_refused(backend):
+    # labels are compared as float64: 2**63 + 1 became 2**63, so with threshold=2**63 + 1 a
+    # document labelled 2**63 counted as relevant (P@1 of a tie 1.0 instead of 0.5)
+    s, q = [0.5, 0.5, 0.1, 0.3, 0.9, 0.2], [1, 1, 1, 2, 2, 2]
+    lab = np.array([2**63 + 1, 2**63, 1, 0, 3, 1], dtype=np.uint64)
+    for call in (lambda: rm.precision(lab, s, q, k=1, threshold=2**63),
+                 lambda: rm.QueryPlan(lab, q),
+                 lambda: rm.ndcg([2**70 + 1, 0, 1, 0, 3, 1], s, q, gain="linear")):
+        with pytest.raises(ValueError, match="y_true has an integer label"):
+            call()
+    with pytest.raises(ValueError, match="threshold must be exactly a float64"):
+        rm.precision(np.array([2**53, 0, 1, 0, 3, 1]), s, q, k=1, threshold=2**53 + 1)
+    # labels float64 holds exactly are kept, compared exactly
+    exact = np.array([2**63, 2**62, 1, 0, 3, 1], dtype=np.uint64)
+    np.testing.assert_array_equal(rm.precision(exact, s, q, k=1, threshold=2**63), [0.5, 0.0])
+    with pytest.raises(ValueError, match="non-negative"):  # the sign is said first
+        rm.ndcg(np.array([-(2**63), 0, 1, 0, 3, 1]), s, q)

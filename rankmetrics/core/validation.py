@@ -118,6 +118,7 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
     """
     arr = _asarray(y_true, name)
     _real_kind_check(arr, name)
+    _check_exact_int_labels(arr, name)
     if compact:
         small = _small_int_labels(arr)
         if small is not None:
@@ -139,6 +140,41 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
     if out.size and out.min() < 0:
         raise negative_labels_error(name, out.min())
     return out
+
+
+def _check_exact_int_labels(arr: np.ndarray, name: str) -> None:
+    """Integer labels must be exactly float64 (all of them are below 2**53): the labels are
+    compared as float64 (``threshold``), where 2**63 + 1 would equal 2**63 and a document below
+    the threshold would count as relevant. One reduction over 64-bit integer labels; object
+    arrays (Python ints of any size) are looked at one by one."""
+    if arr.size == 0:
+        return
+    if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8:
+        if arr.max() < _INT_EXACT:  # negative labels: refused by the sign check
+            return
+        big = arr[arr >= _INT_EXACT]
+        f = big.astype(np.float64)
+        with np.errstate(invalid="ignore"):  # 2**64 (from 2**64 - 1) does not cast back
+            exact = (f < 2.0**64 if big.dtype.kind == "u" else f < 2.0**63) & (
+                f.astype(big.dtype) == big)
+        if not exact.all():
+            raise _inexact_label_error(name, big[~exact][0])
+    elif arr.dtype.kind == "O":
+        for x in arr.ravel().tolist():
+            if isinstance(x, numbers.Integral) and not isinstance(x, bool) and int(x) >= _INT_EXACT:
+                try:
+                    same = float(x) == x
+                except OverflowError:
+                    same = True  # past float64's range: _object_to_float names it
+                if not same:
+                    raise _inexact_label_error(name, x)
+
+
+def _inexact_label_error(name: str, value: Any) -> ValueError:
+    return ValueError(
+        f"{name} has an integer label, {int(value)}, that float64 cannot hold exactly (it would "
+        "compare equal to its neighbours, e.g. with a threshold); use labels below 2**53"
+    )
 
 
 def _small_int_labels(arr: np.ndarray) -> NDArray[np.uint8] | None:
@@ -636,6 +672,10 @@ def check_threshold(threshold: Any) -> float:
         raise TypeError(f"threshold must be a number; got {threshold!r}")
     if not math.isfinite(as_float64(threshold, "threshold")):
         raise ValueError(f"threshold must be finite; got {threshold}")
+    if isinstance(threshold, numbers.Integral) and float(threshold) != threshold:
+        # labels are compared with float(threshold): 2**53 + 1 would become 2**53
+        raise ValueError(f"threshold must be exactly a float64 (below 2**53 for an integer); "
+                         f"got {threshold}")
     return float(threshold)
 
 
