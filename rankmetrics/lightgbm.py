@@ -411,14 +411,14 @@ class _TieAwareMetric:
             values = plan.evaluate(preds, [*ms, *extra], ties=self.ties, **kw)
             out = {self.prefix + name: v for name, v in values.items()}
             return {n: out[n] for n in self.names}
-        ranking = plan.rank(preds, depth=self._depth, ties=self.ties)
+        ranking = plan._rank(preds, self._depth, self.ties)  # used within this call: no copy
         # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
         values = plan.evaluate(preds if self._own_ties else ranking, self.metrics,
                                ties=self.ties, **kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
         if self.bounds:
             # one ordering serves all tie rules except "stable", which fixes row order
-            tied = ranking if self.ties != "stable" else plan.rank(preds, depth=self._depth)
+            tied = ranking if self.ties != "stable" else plan._rank(preds, self._depth, "average")
             for rule in _BOUNDS:
                 vals = plan.evaluate(preds if self._own_ties else tied, self.metrics, ties=rule,
                                      **kw)

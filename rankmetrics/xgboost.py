@@ -246,14 +246,14 @@ class _XGBoostMetric(_TieAwareMetric):
                        ) -> dict[str, NDArray[np.float64]]:
         kw = self._core_kwargs()
         # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
-        ranking: Any = preds if self._own_ties else plan.rank(preds, depth=self._depth,
-                                                               ties=self.ties)
+        # used within this call: plan._rank keeps no copy of XGBoost's prediction buffer
+        ranking: Any = preds if self._own_ties else plan._rank(preds, self._depth, self.ties)
         values = self._evaluate(plan, ranking, self.ties, kw)
         out = {self.prefix + m: values[m] for m in self.metrics}
         if self.bounds:
             # one ordering serves all tie rules except "stable", which fixes row order
-            tied = ranking if self._own_ties or self.ties != "stable" else plan.rank(
-                preds, depth=self._depth)
+            tied = ranking if self._own_ties or self.ties != "stable" else plan._rank(
+                preds, self._depth, "average")
             for rule in _BOUNDS:
                 vals = self._evaluate(plan, tied, rule, kw)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})

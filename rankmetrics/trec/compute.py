@@ -49,7 +49,7 @@ class _Core:
                               recall_base=(m.base_labels, m.base_qidx))
         # docno order compares the scores as trec_eval did (C floats before version 10)
         scores = docno_scores(m) if ties == "docno" else m.run_scores
-        self.ranking = self.plan.rank(scores, depth=depth, ties=self.ties)
+        self.ranking = self.plan._rank(scores, depth, self.ties)  # our own scores: no copy
         self.width = int(self.plan.sizes.max())
         self._sums: dict[Any, Values] = {}
 
