@@ -38,6 +38,7 @@ from .validation import (
     check_choice,
     check_depth,
     check_empty,
+    check_exact_int_labels,
     check_finite,
     check_group_sizes,
     check_k,
@@ -274,9 +275,10 @@ class QueryPlan:
     @property
     def labels(self) -> Values:
         """The labels, shape (n_rows,) (raises ValueError on first use when a one-call
-        function's signed integer labels hold a negative value)."""
+        function's signed integer labels hold a negative value, or one float64 cannot hold)."""
         if self._sign_pending:
             self._check_sign(self._labels.min())
+            check_exact_int_labels(self._labels, "y_true")
         return self._labels
 
     @labels.setter

@@ -110,15 +110,18 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
 
     ``copy=False`` (one-call functions, whose plan lives for the call only) keeps an integer or
     float64 array as it is: no widening copy of narrow labels (int8 stays 1 byte per row).
-    ``defer_sign=True`` (with ``copy=False``) leaves the sign of signed integer labels to the
-    caller, who must check it before any label is used (``QueryPlan._from_checked`` does, in
+    ``defer_sign=True`` (with ``copy=False``) leaves the sign of signed integer labels, and
+    whether float64 holds them exactly (:func:`check_exact_int_labels`), to the caller, who
+    must check both before any label is used (``QueryPlan._from_checked`` does, in
     the pass that turns them into gains where it can). ``compact=True`` (a
     :class:`~rankmetrics.QueryPlan`'s own copy) returns a uint8 copy when every label is an
     integer 0..255 (exact, 1 byte per row instead of 8).
     """
     arr = _asarray(y_true, name)
     _real_kind_check(arr, name)
-    _check_exact_int_labels(arr, name)
+    if not (defer_sign and not copy and arr.dtype.kind == "i"):
+        # deferred with the sign: checked where the labels' range is found anyway
+        check_exact_int_labels(arr, name)
     if compact:
         small = _small_int_labels(arr)
         if small is not None:
@@ -142,7 +145,7 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
     return out
 
 
-def _check_exact_int_labels(arr: np.ndarray, name: str) -> None:
+def check_exact_int_labels(arr: np.ndarray, name: str) -> None:
     """Integer labels must be exactly float64 (all of them are below 2**53): the labels are
     compared as float64 (``threshold``), where 2**63 + 1 would equal 2**63 and a document below
     the threshold would count as relevant. One reduction over 64-bit integer labels; object
