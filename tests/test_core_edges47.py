@@ -63,3 +63,11 @@ def test_integer_labels_float64_cannot_hold_are_refused(backend):
     np.testing.assert_array_equal(rm.precision(exact, s, q, k=1, threshold=2**63), [0.5, 0.0])
     with pytest.raises(ValueError, match="non-negative"):  # the sign is said first
         rm.ndcg(np.array([-(2**63), 0, 1, 0, 3, 1]), s, q)
+    # signed int64 labels of one-call functions are checked where their sign is (deferred):
+    # every measure family reads them, through the gains or the relevance
+    big = np.array([2**62 + 1, 2**62, 1, 0, 3, 1], dtype=np.int64)
+    for call in (lambda: rm.ndcg(big, s, q, k=1), lambda: rm.ndcg(big, s, q, gain="linear"),
+                 lambda: rm.precision(big, s, q, k=1, threshold=2**62),
+                 lambda: rm.average_precision(big, s, q)):
+        with pytest.raises(ValueError, match="y_true has an integer label"):
+            call()
