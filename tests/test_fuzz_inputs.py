@@ -865,6 +865,70 @@ def test_fuzz_trec_ids_read_as_strings(kind, ids):
     assert before.equals(qrels) if kind == "frame" else before == qrels
 
 
+def _spelled(text: str, how: str) -> Any:
+    """The id ``text`` (integral) as a Python object of kind ``how``."""
+    return {"str": text, "int": int(text), "float": float(text), "bytes": text.encode()}[how]
+
+
+@_settings(30)
+@given(data=st.data(), form=st.sampled_from(["dict", "records", "categorical"]),
+       q_how=st.sampled_from(["str", "int", "float", "bytes"]),
+       r_how=st.sampled_from(["str", "int", "float", "bytes"]))
+def test_fuzz_trec_in_memory_ids_follow_the_file_rule(data: Any, form: str, q_how: str,
+                                                      r_how: str, tmp_path_factory: Any) -> None:
+    """Query ids of dicts (pytrec_eval, ranx), ir_measures-style records and categorical
+    columns, spelt as str, int, integral float or bytes on either side, give the numbers of the
+    same ids written in TREC files (7.0 is "7", bytes are decoded), or a ValueError naming the
+    ids; the inputs are left as they were."""
+    import collections
+
+    require("pyarrow")
+    from rankmetrics import trec
+
+    if form == "categorical" and "bytes" in (q_how, r_how):
+        q_how = r_how = "str"  # pandas categories of bytes are not a TREC id column
+    n_q = data.draw(st.integers(1, 4), label="queries")
+    rows = []  # (query text, docid, label, score)
+    for qi in range(n_q):
+        for d in range(data.draw(st.integers(1, 5), label="docs")):
+            rows.append((str(7 * qi + 1), f"d{d}", data.draw(st.integers(0, 3), label="label"),
+                         data.draw(st.sampled_from([0.0, 0.25, 0.5, 1.0]), label="score")))
+    folder = tmp_path_factory.mktemp("ids")
+    qf, rf = folder / "qrels", folder / "run"
+    qf.write_text("".join(f"{q} 0 {d} {lab}\n" for q, d, lab, _ in rows))
+    rf.write_text("".join(f"{q} Q0 {d} {i} {s} t\n" for i, (q, d, _, s) in enumerate(rows)))
+    want = trec.evaluate(str(qf), str(rf), ["nDCG@3", "AP"]).per_query
+    qrels: Any
+    run: Any
+    if form == "dict":
+        qrels, run = {}, {}
+        for q, d, lab, s in rows:
+            qrels.setdefault(_spelled(q, q_how), {})[d] = lab
+            run.setdefault(_spelled(q, r_how), {})[d] = s
+    elif form == "records":
+        qrel_t = collections.namedtuple("qrel_t", "query_id doc_id relevance")
+        doc_t = collections.namedtuple("doc_t", "query_id doc_id score")
+        qrels = [qrel_t(_spelled(q, q_how), d, lab) for q, d, lab, _ in rows]
+        run = [doc_t(_spelled(q, r_how), d, s) for q, d, _, s in rows]
+    else:
+        import pandas as pd
+
+        qrels = pd.DataFrame({"qid": pd.Categorical([_spelled(q, q_how) for q, *_ in rows]),
+                              "docid": [d for _, d, _, _ in rows],
+                              "label": [lab for _, _, lab, _ in rows]})
+        run = pd.DataFrame({"qid": pd.Categorical([_spelled(q, r_how) for q, *_ in rows]),
+                            "docid": [d for _, d, _, _ in rows],
+                            "score": [s for *_, s in rows]})
+    before = (copy.deepcopy(qrels), copy.deepcopy(run))
+    got = trec.evaluate(qrels, run, ["nDCG@3", "AP"]).per_query
+    assert list(got.index) == list(want.index)
+    np.testing.assert_array_equal(got.to_numpy(), want.to_numpy())
+    if form == "categorical":
+        assert before[0].equals(qrels) and before[1].equals(run)
+    else:
+        assert before == (qrels, run)
+
+
 @pytest.mark.parametrize("bad", [None, float("nan"), "mixed"])
 def test_fuzz_session_frame_ids(bad):
     from rankmetrics.session import read_session_run

@@ -146,10 +146,25 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
 
 
 def check_exact_int_labels(arr: np.ndarray, name: str) -> None:
-    """Integer labels must be exactly float64 (all of them are below 2**53): the labels are
-    compared as float64 (``threshold``), where 2**63 + 1 would equal 2**63 and a document below
-    the threshold would count as relevant. One reduction over 64-bit integer labels; object
-    arrays (Python ints of any size) are looked at one by one."""
+    """Refuse integer labels that float64 cannot hold exactly.
+
+    Labels are compared as float64 (``threshold``), where 2**63 + 1 would equal 2**63 and a
+    document below the threshold would count as relevant. One reduction over 64-bit integer
+    labels; object arrays (Python ints of any size) are looked at one by one; other dtypes
+    pass (every 8..32-bit integer is exact in float64).
+
+    Parameters
+    ----------
+    arr : ndarray, shape (n,) or (n_queries, n_docs)
+        The labels as :func:`check_labels` reads them (any dtype).
+    name : str
+        The argument named in the error (``"y_true"``).
+
+    Raises
+    ------
+    ValueError
+        An integer label of 2**53 or more that float64 rounds (2**63 itself passes).
+    """
     if arr.size == 0:
         return
     if arr.dtype.kind in "iu" and arr.dtype.itemsize == 8:
