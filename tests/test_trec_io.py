@@ -202,3 +202,17 @@ def test_dict_item_and_categorical_ids_follow_the_file_rule() -> None:
     with pytest.raises(ValueError, match=r"qrels Qrel items, query_id: id b'\\xff' is not "
                                          r"UTF-8"):
         read_qrels([namedtuple("Qrel", "query_id doc_id relevance")(b"\xff", "d", 1)])
+
+
+@pytest.mark.parametrize("missing", [None, pd.NA])
+@pytest.mark.parametrize("field", ["query_id", "doc_id"])
+def test_missing_ids_of_items_are_refused(missing, field) -> None:
+    """A None id of an ir_measures item became the text "None" (a query of its own, or a
+    document matching nothing), silently."""
+    from collections import namedtuple
+
+    qrel = namedtuple("Qrel", "query_id doc_id relevance")
+    items = [qrel("1", "a", 1), qrel(**{"query_id": "1", "doc_id": "b", "relevance": 1,
+                                        field: missing})]
+    with pytest.raises(ValueError, match=rf"qrels Qrel items, {field}: a missing id"):
+        read_qrels(items)

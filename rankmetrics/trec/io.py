@@ -898,11 +898,14 @@ def _text_ids(items: list[Any], where: str) -> list[str]:
     """Ids of a dict or of ir_measures items as text, by the rule of files, arrays and
     DataFrame columns: bytes decoded as UTF-8 and integral floats as integers (``7.0`` is
     ``"7"``, as a file's ``7``; ``str`` made ``"7.0"``, which matched nothing and silently
-    scored 0); a non-integral or non-finite float is refused."""
+    scored 0); a non-integral or non-finite float, None and ``pd.NA`` (which ``str`` made
+    ``"None"`` and ``"<NA>"``) are refused: ValueError naming ``where``."""
     if all(type(x) is str for x in items):
         return items
     out: list[str] = []
     for x in items:
+        if x is None or x is pd.NA:  # str() made the id "None" or "<NA>": a query of its own
+            raise ValueError(f"{where}: a missing id ({x!r})")
         if isinstance(x, (bytes, bytearray)):
             try:
                 out.append(bytes(x).decode("utf-8"))
