@@ -142,7 +142,9 @@ class QueryPlan:
         Every judged document of each query, retrieved or not (IR evaluation against qrels). When
         given, the ideal vector (JK 2002, eq. 4) and the number of relevant documents R come from
         it instead of from the ranked rows; ids absent from ``qid`` are ignored and a query with no
-        judged document has an empty recall base. Labels follow the rules of ``y_true``.
+        judged document has an empty recall base. Labels follow the rules of ``y_true``, and
+        must be the same judgements: a query's base holds at least as many labels of at least
+        v as its ranked rows, for every positive label v of the rows.
 
     Attributes
     ----------
@@ -156,7 +158,9 @@ class QueryPlan:
     Raises
     ------
     ValueError
-        Empty input, NaN/inf or negative labels, ``qid`` of the wrong length.
+        Empty input, NaN/inf or negative labels, ``qid`` of the wrong length; a recall base
+        holding fewer labels of at least v than some query's ranked rows (nDCG, recall and AP
+        would exceed 1).
 
     Examples
     --------
@@ -208,6 +212,7 @@ class QueryPlan:
         self._init(labels, qids, layout)
         if recall_base is not None:
             self._set_recall_base(recall_base)
+            self._check_base_holds_rows()
 
     @classmethod
     def _from_checked(cls, labels: Values, qid: np.ndarray | None,
@@ -264,6 +269,42 @@ class QueryPlan:
             self._base_layout = _kernel.build_layout(base_qidx, self.n_queries)
         self._max_width = max(self._max_width, _max_size(self._base_layout))
         self._disc.clear()
+
+    def _check_base_holds_rows(self) -> None:
+        """Raise ValueError naming ``recall_base`` when a query's ranked rows hold more labels of
+        at least v than its recall base, for some positive label v of the rows: the base is
+        every judged document with its label, so it holds them all; with fewer, the ideal vector
+        falls below what a ranking reaches and R below the relevant rows ranked, and nDCG,
+        recall and AP exceed 1. Checked at every distinct positive label of the rows (at most
+        :data:`_BASE_LEVELS` of them, evenly spread, smallest and largest included, when there
+        are more). [time] two passes over the rows and the base per label checked."""
+        labels = self.labels
+        levels = np.unique(labels[labels > 0])
+        if levels.shape[0] > _BASE_LEVELS:
+            levels = levels[np.linspace(0, levels.shape[0] - 1, _BASE_LEVELS).round().astype(
+                np.int64)]
+        for t in levels.tolist():
+            have = self._counts_at(self.layout, labels, t)
+            held = self._counts_at(self._base_layout, self._base_labels, t)
+            bad = np.flatnonzero(have > held)
+            if bad.shape[0]:
+                q = int(bad[0])
+                name = self.qids[q].item()
+                raise ValueError(
+                    f"recall_base: query {name!r} ranks {int(have[q])} documents with a "
+                    f"label of at least {t:g} but its recall base holds {int(held[q])}; the "
+                    "recall base must hold every judged document of the query, retrieved or not, "
+                    "with the labels of y_true (else nDCG, recall and AP exceed 1)")
+
+    def _counts_at(self, layout: Any, labels: NDArray[Any], t: float) -> Values:
+        """(n_queries,) rows with a label of at least ``t`` per query of ``layout``."""
+        if self._backend == "numba":
+            return _backend.segment_sums(layout, (labels >= t).view(np.uint8))
+        ext = _kernel.padded((labels >= t).astype(np.float64), 0.0)
+        out = np.zeros(self.n_queries)
+        for b in layout.buckets:
+            out[b.queries] = np.take(ext, b.rows).sum(axis=1)
+        return out
 
     def _layout_from_sizes(self, sizes: NDArray[np.int64]) -> Any:
         """Layout of contiguous queries of the given sizes, in order (no per-row index)."""
@@ -1231,6 +1272,10 @@ class QueryPlan:
                 "threshold": threshold if m.rel is None else m.rel,
                 "beta": b, "empty": check_empty(empty if m.empty is None else m.empty),
                 "denominator": denominator if m.denominator is None else m.denominator}
+
+
+#: most positive labels at which :meth:`QueryPlan._check_base_holds_rows` compares counts
+_BASE_LEVELS = 64
 
 
 def _max_size(layout: Any) -> int:

@@ -45,8 +45,10 @@ class _Core:
 
     def __init__(self, m: Matched, ties: str, depth: Cut) -> None:
         self.ties = "stable" if ties == "docno" else ties
-        self.plan = QueryPlan(m.run_labels, qid=m.run_qidx,
-                              recall_base=(m.base_labels, m.base_qidx))
+        self.plan = QueryPlan(m.run_labels, qid=m.run_qidx)
+        # the qrels as the recall base, without the check that it holds the run's labels: they
+        # were read from it (duplicates refused)
+        self.plan._set_recall_base((m.base_labels, m.base_qidx))
         # docno order compares the scores as trec_eval did (C floats before version 10)
         scores = docno_scores(m) if ties == "docno" else m.run_scores
         self.ranking = self.plan._rank(scores, depth, self.ties)  # our own scores: no copy
