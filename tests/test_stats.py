@@ -495,3 +495,35 @@ def test_per_query_scores_that_are_not_real_numbers_are_refused() -> None:
     mixed = {"A": np.array([1, 0, 1], dtype=object), "B": [0.1, 0.5, 0.2]}
     assert compare(mixed, test="t").pair("A", "B").pvalue == pytest.approx(
         stats.ttest_rel([0.1, 0.5, 0.2], [1, 0, 1]).pvalue, rel=1e-12)
+
+
+def test_compare_runs_leaves_out_queries_undefined_under_empty_skip():
+    """A topic without relevant documents has nDCG NaN with empty="skip" in every run that
+    retrieved it: missing="zero" scored it 0 for both runs (an extra zero difference) and
+    missing="error" refused it as lacking, though both runs retrieved it."""
+    pd = pytest.importorskip("pandas")
+    from rankmetrics.stats import compare_runs
+    from rankmetrics.trec import evaluate
+
+    qrels = pd.DataFrame({"qid": ["1", "1", "2", "3", "3", "4"],
+                          "docid": ["a", "b", "c", "e", "f", "g"],
+                          "label": [1, 0, 0, 2, 1, 1]})
+    r1 = pd.DataFrame({"qid": ["1", "1", "2", "3", "3", "4"],
+                       "docid": ["a", "b", "c", "f", "e", "x"],
+                       "score": [3.0, 2.0, 3.0, 3.0, 2.0, 3.0]})
+    r2 = pd.DataFrame({"qid": ["1", "1", "2", "3", "3", "4"],
+                       "docid": ["b", "a", "c", "e", "f", "g"],
+                       "score": [3.0, 2.0, 3.0, 3.0, 2.0, 3.0]})
+    per = {n: evaluate(qrels, r, "ndcg@10", empty="skip").per_query["ndcg@10"]
+           for n, r in (("r1", r1), ("r2", r2))}
+    defined = ["1", "3", "4"]
+    want = stats.ttest_rel(per["r2"][defined], per["r1"][defined])
+    for missing in ("intersect", "zero", "error"):
+        c = compare_runs(qrels, {"r1": r1, "r2": r2}, "ndcg@10", missing=missing,
+                         empty="skip")[0]
+        p = c.pair("r1", "r2")
+        assert c.n_queries == 3 and list(c.queries) == defined
+        assert p.pvalue == pytest.approx(want.pvalue, rel=1e-12)
+        assert c.undefined_queries == ["2"] and c.dropped_queries == ["2"]
+        assert not any(c.missing_queries.values())  # neither run lacks topic 2
+        assert "1 (2) undefined (empty='skip')" in c.missing_statement()

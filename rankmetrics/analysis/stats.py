@@ -21,7 +21,7 @@ import math
 import numbers
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -209,6 +209,9 @@ class Comparison:
         Seed of the resampling tests.
     exact : bool
         Randomization test: every sign flip enumerated (else Monte Carlo).
+    undefined_queries : list
+        :func:`compare_runs`: queries whose metric is undefined (NaN from
+        ``empty="skip"``), left out for every system under every ``missing`` rule.
     """
 
     test: str
@@ -226,6 +229,7 @@ class Comparison:
     n_resamples: int | None = None
     seed: int | None = None
     exact: bool = False
+    undefined_queries: list[Any] = field(default_factory=list)
 
     @property
     def n_queries(self) -> int:
@@ -234,10 +238,12 @@ class Comparison:
 
     @property
     def dropped_queries(self) -> list[Any]:
-        """Queries left out with ``missing="intersect"`` (empty for the other rules)."""
-        if self.missing != "intersect":
-            return []
-        return sorted({q for qs in self.missing_queries.values() for q in qs}, key=str)
+        """Queries left out: lacking in some system with ``missing="intersect"``, and the
+        :attr:`undefined_queries` under every rule."""
+        out = set(self.undefined_queries)
+        if self.missing == "intersect":
+            out.update(q for qs in self.missing_queries.values() for q in qs)
+        return sorted(out, key=str)
 
     def __repr__(self) -> str:
         sig = sum(p.significant for p in self.pairwise)
@@ -285,11 +291,14 @@ class Comparison:
         """One line stating how queries missing in some systems were handled."""
         lacking = sorted({q for qs in self.missing_queries.values() for q in qs}, key=str)
         head = f"queries compared: {self.n_queries} (missing={self.missing!r}"
+        undefined = (f"; {_short(self.undefined_queries)} undefined (empty='skip'), left out "
+                     "for every system" if self.undefined_queries else "")
         if not lacking:
-            return head + ": every system scored every query)"
+            other = " other" if undefined else ""
+            return head + f": every system scored every{other} query{undefined})"
         what = "dropped" if self.missing == "intersect" else "scored 0 where absent"
         per = "; ".join(f"{s} lacks {_short(q)}" for s, q in self.missing_queries.items() if q)
-        return head + f": {len(lacking)} {what}; {per})"
+        return head + f": {len(lacking)} {what}; {per}{undefined})"
 
     def table(self, *, digits: int = 3) -> str:
         """JK 2002 Table 1 layout for this comparison alone (see :func:`significance_table`)."""
@@ -1034,11 +1043,13 @@ def per_query_scores(qrels: Any, runs: Any, metric: str, **evaluate_kwargs: Any
     ValueError, OSError
         From reading or evaluating the runs; two runs whose names are equal as strings.
     """
-    return _evaluate_runs(qrels, runs, [metric], **evaluate_kwargs)[metric]
+    return _evaluate_runs(qrels, runs, [metric], **evaluate_kwargs)[0][metric]
 
 
 def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwargs: Any
-                   ) -> dict[str, pd.DataFrame]:
+                   ) -> tuple[dict[str, pd.DataFrame], dict[str, set[Any]]]:
+    """Per-query tables (NaN: lacking or undefined) and, per metric, the queries a run scored
+    NaN (``empty="skip"``): undefined, unlike those a run lacks."""
     import pandas as pd
 
     from ..trec import evaluate, read_qrels, read_run
@@ -1050,6 +1061,7 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
     vector = {m: parse_avg_pos(m) for m in metrics}
     plain = [m for m in metrics if vector[m] is None]
     cols: dict[str, dict[str, Any]] = {m: {} for m in plain}
+    undefined: dict[str, set[Any]] = {m: set() for m in metrics}
     if plain:
         for name, run in named.items():
             frame = read_run(run)
@@ -1063,7 +1075,9 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
                 where = f" ({run})" if isinstance(run, (str, os.PathLike)) else ""
                 raise ValueError(f"run {name!r}{where}: {exc}") from None
             for m in plain:
-                cols[m][name] = res.per_query[m]
+                col = res.per_query[m]
+                cols[m][name] = col
+                undefined[m].update(col.index[col.isna()].tolist())
     out = {m: pd.DataFrame(c) for m, c in cols.items()}
     curves = {v[0] for v in vector.values() if v is not None}
     if curves:
@@ -1079,9 +1093,11 @@ def _evaluate_runs(qrels: Any, runs: Any, metrics: Sequence[str], **evaluate_kwa
                     continue
                 frame = gv.avg_pos(v[2], start=v[1])
                 for name, lacks in gv.missing_queries.items():  # NaN: let compare decide
-                    frame.loc[frame.index.isin(lacks), name] = np.nan
+                    absent = frame.index.isin(lacks)
+                    undefined[m].update(frame.index[frame[name].isna() & ~absent].tolist())
+                    frame.loc[absent, name] = np.nan
                 out[m] = frame
-    return out
+    return out, undefined
 
 
 #: options of :func:`rankmetrics.trec.evaluate` that shape a gain vector (``avg-*`` metrics)
@@ -1144,7 +1160,9 @@ def compare_runs(
     alpha, missing, correction, n_resamples, seed
         As in :func:`compare`. Which queries each run scores follows
         :func:`rankmetrics.trec.evaluate` (topics of the run that have judgments); ``missing``
-        then decides about topics that some runs lack.
+        then decides about topics that some runs lack. Topics whose metric is undefined
+        (NaN with ``empty="skip"``: no relevant document) are left out for every run under
+        every rule, and stated (``Comparison.undefined_queries``).
     **evaluate_kwargs
         Passed to :func:`rankmetrics.trec.evaluate`.
 
@@ -1166,12 +1184,14 @@ def compare_runs(
     test_list = [tests] if isinstance(tests, str) else list(tests)
     for t in test_list:
         _test_name(t)
-    tables = _evaluate_runs(qrels, runs, metric_list, **evaluate_kwargs)
+    tables, undefined = _evaluate_runs(qrels, runs, metric_list, **evaluate_kwargs)
     out = []
     for m in metric_list:
-        table = tables[m]
+        # undefined for every run alike (no relevant document): neither lacking nor 0
+        gone = sorted(undefined[m], key=str)
+        table = tables[m].drop(index=gone)
         for t in test_list:
-            out.append(compare(table, test=t, alpha=alpha, missing=missing,
-                               correction=correction, metric=m, n_resamples=n_resamples,
-                               seed=seed))
+            c = compare(table, test=t, alpha=alpha, missing=missing, correction=correction,
+                        metric=m, n_resamples=n_resamples, seed=seed)
+            out.append(replace(c, undefined_queries=gone) if gone else c)
     return out
