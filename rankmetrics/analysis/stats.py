@@ -638,20 +638,33 @@ def _rng_kw(fn: Any, seed: int) -> dict[str, Any]:
     return {name: np.random.default_rng(seed)}
 
 
+#: float64 values of one batch of resamples handed to scipy (``batch=``): scipy's sign-flip
+#: test holds about 8 arrays of that size at once, so all at once 30 000 queries x 10 000
+#: flips needed about 20 GiB; batches draw the same numbers, so p-values are unchanged
+_BATCH_VALUES = 2**20
+
+
+def _batch(n: int) -> int:
+    """Resamples per scipy batch for ``n`` queries."""
+    return max(1, _BATCH_VALUES // max(n, 1))
+
+
 def _check_resample_memory(n: int, n_resamples: int, flips: bool) -> None:
-    """scipy draws every resample at once: an (n_resamples, n) float64 array (``flips``, the
-    randomization test: 2^n when fewer). One this machine cannot hold is a ValueError naming
-    n_resamples (2**70 got the process killed)."""
-    need = 8 * n * (min(n_resamples, 2**n) if flips and n < 64 else n_resamples)
+    """scipy draws the resamples in batches (:func:`_batch`) but keeps one float64 statistic
+    per resample (``flips``, the randomization test: 2^n of them when fewer). Statistics this
+    machine cannot hold are a ValueError naming n_resamples (2**70 got the process killed)."""
+    draws = min(n_resamples, 2**n) if flips and n < 64 else n_resamples
+    # the statistics (and scipy's copies of them), and one batch's working arrays
+    need = 8 * 4 * draws + 8 * 8 * n * min(draws, _batch(n))
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, OSError, ValueError):  # pragma: no cover - not a POSIX system
         total = 1 << 50
     if need > total // 2:
         raise ValueError(
-            f"n_resamples={n_resamples} asks scipy for {n} x {n_resamples} float64 resamples "
-            f"({need / 2**30:.3g} GiB), more than half this machine's {total / 2**30:.3g} GiB; "
-            "use fewer (10 000 give p-values to about 0.01)"
+            f"n_resamples={n_resamples} asks scipy for {draws} float64 statistics of resamples "
+            f"of {n} queries ({need / 2**30:.3g} GiB), more than half this machine's "
+            f"{total / 2**30:.3g} GiB; use fewer (10 000 give p-values to about 0.01)"
         )
 
 
@@ -668,7 +681,8 @@ def _randomization(d: Values, n_resamples: int, seed: int) -> tuple[float, float
         return 0.0, 1.0, 0.0, exact
     res = stats.permutation_test((d,), np.mean, permutation_type="samples",
                                  n_resamples=n_resamples, alternative="two-sided",
-                                 vectorized=True, **_rng_kw(stats.permutation_test, seed))
+                                 vectorized=True, batch=_batch(d.shape[0]),
+                                 **_rng_kw(stats.permutation_test, seed))
     return mean, float(min(res.pvalue, 1.0)), _paired_t(d)[2], exact
 
 
@@ -685,7 +699,7 @@ def _bootstrap(d: Values, n_resamples: int, seed: int, alpha: float
         return mean, (1.0 if mean == 0 else 1.0 / (n_resamples + 1)), _paired_t(d)[2], mean, mean
     res = stats.bootstrap((d,), np.mean, n_resamples=n_resamples, vectorized=True,
                           confidence_level=1 - alpha, method="percentile",
-                          **_rng_kw(stats.bootstrap, seed))
+                          batch=_batch(d.shape[0]), **_rng_kw(stats.bootstrap, seed))
     null = np.asarray(res.bootstrap_distribution) - mean
     hits = int(np.count_nonzero(np.abs(null) >= abs(mean) * (1 - 1e-12)))
     p = (hits + 1) / (n_resamples + 1)
