@@ -450,3 +450,36 @@ def test_merge_state_dict_refuses_another_spanning():
     d = rmt.RankingMetric("ndcg")
     d.merge_state({"state": b.state})  # a bare dict of the sums still merges
     assert d.compute().item() == b.compute().item()
+
+
+@pytest.mark.parametrize("cls", ["metric", "monitor"])
+def test_spanning_host_rows_take_the_cores_checks(cls):
+    """spanning=True converted lists with numpy alone: 2**64 - 1 and 2**64 - 2 became one
+    float64 (a false tie: nDCG 0.807 where the order gives 1.0) and Decimals or None a raw
+    TypeError, where the same rows with spanning=False (and the functions) are refused with
+    the core's ValueError."""
+    def make(spanning):
+        if cls == "metric":
+            return RankingMetric("ndcg@5", spanning=spanning)
+        return rmt.RankingMonitor("ndcg@5", spanning=spanning)
+
+    from decimal import Decimal
+
+    rows = [
+        ([2**64 - 1, 2**64 - 2, 5], "magnitude 2"),
+        ([Decimal("0.1"), Decimal("0.1000000000000000001"), Decimal(0)], "false tie"),
+        ([0.5, None, 0.1], "finite"),
+    ]
+    for preds, match in rows:
+        for spanning in (False, True):
+            m = make(spanning)
+            with pytest.raises(ValueError, match=match):
+                m.update(preds, [1, 0, 1], [0, 0, 0])
+    m = make(True)
+    with pytest.raises(ValueError, match="non-negative"):
+        m.update([0.5, 0.2], [1, -1], [0, 0])
+    m.update([0.5, 0.2, 0.1], [0, 1, 0], [0, 0, 0])
+    out = m.compute()
+    value = float(out if cls == "metric" else out["ndcg@5"])
+    want = rm.QueryPlan([0, 1, 0]).evaluate([0.5, 0.2, 0.1], "ndcg@5")["ndcg@5"]
+    assert value == pytest.approx(float(np.mean(want)), abs=1e-12)

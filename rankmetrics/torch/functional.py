@@ -89,6 +89,29 @@ def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
         raise TypeError(f"{name} could not be converted to a tensor: {exc}") from exc
 
 
+def scored_rows(preds: Any, target: Any) -> tuple[Tensor, Tensor]:
+    """``preds`` and ``target`` as tensors, ``target`` on the device of ``preds``.
+
+    Host data (lists, arrays) goes through the core's checks first: Python ints past int64,
+    uint64, long double or Decimal scores that float64 would tie are refused, not rounded;
+    complex, strings and missing values are rejected. Every entry point that takes host rows
+    (the functions, and the held-back rows of ``spanning=True``) converts them here.
+
+    Raises
+    ------
+    ValueError, TypeError
+        What :func:`rankmetrics.core.validation.check_scores` and ``check_labels`` raise for
+        host data; TypeError for None or data torch cannot take.
+    """
+    dev = preds.device if isinstance(preds, Tensor) else None
+    if not isinstance(preds, Tensor) and preds is not None:
+        preds = check_scores(preds, "preds")
+    preds = _tensor(preds, "preds", dev)
+    if not isinstance(target, Tensor) and target is not None:
+        target = check_labels(target, "target")
+    return preds, _tensor(target, "target", preds.device)
+
+
 def _ranking_dtype(preds: Tensor) -> torch.dtype:
     """float64 scores (and integers, bools) rank in float64; every other float in float32
     (float16/bfloat16 widen exactly, so ties stay those of the input dtype)."""
@@ -236,16 +259,8 @@ def prepare(
     reads the result once, after the launches (:meth:`Batch.check_now` gives the errors).
     """
     _check_gain_spec(gain)
-    dev = preds.device if isinstance(preds, Tensor) else None
-    if not isinstance(preds, Tensor) and preds is not None:
-        # host data: the core's checks (Python ints, uint64, long double, Decimal without
-        # false ties; complex, strings and missing values rejected), then a tensor
-        preds = _tensor(check_scores(preds, "preds"), "preds", dev)
-    preds = _tensor(preds, "preds", dev)
+    preds, target = scored_rows(preds, target)
     dev = preds.device
-    if not isinstance(target, Tensor) and target is not None:
-        target = _tensor(check_labels(target, "target"), "target", dev)
-    target = _tensor(target, "target", dev)
     for name, t in (("preds", preds), ("target", target), ("indexes", indexes),
                     ("mask", mask)):
         if isinstance(t, Tensor) and t.device.type == "meta":

@@ -186,8 +186,8 @@ class RankingMetric(Metric):
         """Add one batch: flat ``(N,)`` with ``indexes`` or padded ``(B, L)`` with ``mask``
         (see :func:`rankmetrics.torch.ndcg`)."""
         if self.spanning and indexes is not None:
-            rows = _f._tensor(preds, "preds", None).detach()
-            target = _f._tensor(target, "target", rows.device)
+            rows, target = _f.scored_rows(preds, target)
+            rows = rows.detach()
             indexes = _f._tensor(indexes, "indexes", rows.device)
             held = self._held()
             if held is not None:

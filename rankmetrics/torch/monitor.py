@@ -390,8 +390,8 @@ class RankingMonitor:
 
     def _update_metrics(self, preds: Any, target: Any, indexes: Any, mask: Any) -> None:
         if self.spanning and indexes is not None:
-            rows = _f._tensor(preds, "preds", None).detach()
-            target = _f._tensor(target, "target", rows.device)
+            rows, target = _f.scored_rows(preds, target)
+            rows = rows.detach()
             indexes = _f._tensor(indexes, "indexes", rows.device)
             if self._held is not None:
                 hp, ht, hi = self._held
