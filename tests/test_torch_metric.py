@@ -483,3 +483,19 @@ def test_spanning_host_rows_take_the_cores_checks(cls):
     value = float(out if cls == "metric" else out["ndcg@5"])
     want = rm.QueryPlan([0, 1, 0]).evaluate([0.5, 0.2, 0.1], "ndcg@5")["ndcg@5"]
     assert value == pytest.approx(float(np.mean(want)), abs=1e-12)
+
+
+@pytest.mark.parametrize("cls", ["metric", "monitor"])
+def test_spanning_refuses_a_mask_with_flat_rows(cls):
+    """spanning=True dropped a mask given with flat rows whenever the whole batch was the
+    held-back query (nDCG@2 0.631 from rows the mask marked as padding); spanning=False
+    refuses it. Now both raise, and the refused batch is not added."""
+    for spanning in (False, True):
+        m = (RankingMetric("ndcg@2", spanning=spanning) if cls == "metric"
+             else rmt.RankingMonitor("ndcg@2", spanning=spanning))
+        with pytest.raises(ValueError, match="mask is for padded"):
+            m.update(torch.tensor([0.5, 0.2]), torch.tensor([0, 1]), torch.tensor([0, 0]),
+                     mask=torch.tensor([True, False]))
+        m.update(torch.tensor([0.5, 0.2]), torch.tensor([1, 0]), torch.tensor([0, 0]))
+        out = m.compute()
+        assert float(out if cls == "metric" else out["ndcg@2"]) == 1.0

@@ -186,6 +186,8 @@ class RankingMetric(Metric):
         """Add one batch: flat ``(N,)`` with ``indexes`` or padded ``(B, L)`` with ``mask``
         (see :func:`rankmetrics.torch.ndcg`)."""
         if self.spanning and indexes is not None:
+            if mask is not None:  # else ignored whenever the batch is one held-back query
+                raise ValueError("mask is for padded (B, L) input; flat (N,) input uses indexes")
             rows, target = _f.scored_rows(preds, target)
             rows = rows.detach()
             indexes = _f._tensor(indexes, "indexes", rows.device)

@@ -390,6 +390,8 @@ class RankingMonitor:
 
     def _update_metrics(self, preds: Any, target: Any, indexes: Any, mask: Any) -> None:
         if self.spanning and indexes is not None:
+            if mask is not None:  # else ignored whenever the batch is one held-back query
+                raise ValueError("mask is for padded (B, L) input; flat (N,) input uses indexes")
             rows, target = _f.scored_rows(preds, target)
             rows = rows.detach()
             indexes = _f._tensor(indexes, "indexes", rows.device)
