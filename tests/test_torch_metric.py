@@ -171,6 +171,16 @@ def test_pad_slates_pad_value_a_dtype_cannot_hold():
             assert torch.equal(rmt.ndcg(p, t, mask=m), rmt.ndcg(preds, tgt, idx))
 
 
+def test_pad_slates_keeps_float64_host_scores():
+    """Python float lists became float32 slates (torch.as_tensor's default dtype): 0.1 and
+    0.100000001 tied, nDCG 0.816 from the slates where the flat call gives 1.0."""
+    preds, target, idx = [0.1, 0.100000001, 0.05], [0, 1, 0], [3, 3, 3]
+    p, t, m = rmt.pad_slates(preds, target, idx)
+    assert p.dtype == torch.float64 and t.dtype == torch.int64
+    assert torch.equal(rmt.ndcg(p, t, mask=m), rmt.ndcg(preds, target, idx))
+    assert rmt.ndcg(p, t, mask=m).item() == 1.0
+
+
 def test_pad_slates_pad_value_checked():
     """None or text failed in torch.full with its own message, 2**70 with OverflowError (torch
     reads a Python int as int64 even for a float tensor); an int stays exact for int labels."""

@@ -10,6 +10,7 @@ import torch
 from torch import Tensor
 
 from ..core.validation import as_float64
+from .functional import _tensor
 
 __all__ = ["pad_slates"]
 
@@ -18,7 +19,9 @@ def _as_tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     if x is None:
         raise TypeError(f"{name} is required (a tensor of shape (N,)); got None")
     try:
-        t = x if isinstance(x, Tensor) else torch.as_tensor(x, device=device)
+        # host data through numpy, as the metric functions take it: torch.as_tensor reads a
+        # list of Python floats as float32, tying scores that float64 tells apart
+        t = x if isinstance(x, Tensor) else _tensor(x, name, device)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise TypeError(f"{name} must be a tensor or array of numbers of shape (N,); got "
                         f"{type(x).__name__} ({exc})") from None
