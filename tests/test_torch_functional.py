@@ -229,6 +229,27 @@ def test_lists_accepted_and_bool_target():
     assert_close(got, rm.precision([1, 0, 1], [0.3, 0.3, 0.1], k=2), torch.float64)
 
 
+def test_reversed_numpy_arrays_accepted():
+    """A reversed numpy array (``a[::-1]``, negative strides, which torch cannot share) was a
+    TypeError for preds, indexes and mask, in the functions, RankingMetric and pad_slates;
+    the numpy core takes them."""
+    rmt = require("rankmetrics.torch")
+    rng = np.random.default_rng(3)
+    s = rng.integers(0, 4, 30) / 4.0
+    y = rng.integers(0, 3, 30)
+    q = np.sort(rng.integers(0, 5, 30))
+    want = F.ndcg(s[::-1].copy(), y[::-1].copy(), q[::-1].copy(), k=3)
+    assert torch.equal(F.ndcg(s[::-1], y[::-1], q[::-1], k=3), want)
+    assert_close(want, rm.ndcg(y[::-1], s[::-1], q[::-1], k=3), torch.float64)
+    p, t, m = rmt.pad_slates(s[::-1], y[::-1], q[::-1])
+    assert torch.equal(F.ndcg(p.numpy()[:, ::-1], t.numpy()[:, ::-1], mask=m.numpy()[:, ::-1],
+                              k=3), F.ndcg(p.flip(1), t.flip(1), mask=m.flip(1), k=3))
+    require("torchmetrics")
+    metric = rmt.RankingMetric("ndcg@3")
+    metric.update(s[::-1], y[::-1], q[::-1])
+    assert metric.compute().item() == pytest.approx(want.mean().item(), abs=1e-12)
+
+
 def test_no_gradients_and_grad_modes():
     preds = torch.tensor([0.5, 0.5, 0.2], requires_grad=True)
     target = torch.tensor([1, 0, 1])

@@ -82,7 +82,9 @@ def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
         arr = np.asarray(x)
         if not arr.dtype.isnative:  # torch reads native byte order only
             arr = arr.astype(arr.dtype.newbyteorder("="))
-        elif not arr.flags.writeable:  # torch would share (and could write) read-only memory
+        elif not arr.flags.writeable or any(st < 0 for st in arr.strides):
+            # torch would share (and could write) read-only memory; it takes no negative
+            # strides (a reversed array, arr[::-1])
             arr = arr.copy()
         return torch.as_tensor(arr, device=device)
     except (TypeError, ValueError, RuntimeError) as exc:
