@@ -282,3 +282,20 @@ def test_bounds_stay_bounds_when_a_measure_has_its_own_ties(ties):
             assert res["nDCG(ties=stable)@1"] == want["stable"]
             assert res["nDCG(ties=stable)@1_min"] == want["pessimistic"]
             assert res["nDCG(ties=stable)@1_max"] == want["optimistic"]
+
+
+def test_refused_loss_leaves_the_batch_out():
+    """A loss float() could not read was refused after the batch's metrics were added: the
+    monitor counted its queries without its loss, and the same batch given again with a
+    valid loss was refused as a query spread over batches. A complex loss lost its
+    imaginary part with only a torch warning."""
+    p, t, i = torch.tensor([0.3, 0.2, 0.5]), torch.tensor([0, 1, 1]), torch.tensor([0, 0, 1])
+    for bad in ("bad", [0.5, 0.2], torch.tensor([1 + 2j])):
+        mon = RankingMonitor("ndcg@2")
+        with pytest.raises(TypeError, match="loss must be a real number"):
+            mon.update(p, t, i, loss=bad)
+        with pytest.warns(UserWarning, match="no query was seen"):
+            assert mon.compute()["queries"] == 0.0
+        mon.update(p, t, i, loss=torch.tensor([0.5, 1.5]))
+        out = mon.compute()
+        assert out["queries"] == 2.0 and out["loss"] == 1.0

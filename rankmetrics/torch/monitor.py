@@ -229,6 +229,19 @@ def join_rows(a: Tensor, b: Tensor, device: Any = None) -> Tensor:
     return torch.cat([a.to(dev, dtype), b.to(dev, dtype)])
 
 
+def _loss_tensor(loss: Any) -> Tensor:
+    """``loss`` (a real number or a tensor of them) as float64, detached."""
+    if isinstance(loss, Tensor):
+        if loss.dtype.is_complex or not _f._is_numeric(loss.dtype):
+            raise TypeError(f"loss must be a real number or a tensor of them; got {loss.dtype}")
+        return loss.detach().to(torch.float64)
+    try:
+        return torch.tensor(float(loss), dtype=torch.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"loss must be a real number or a tensor of them; got "
+                        f"{type(loss).__name__} ({exc})") from None
+
+
 class RankingMonitor:
     """Running means of tie-aware ranking metrics and of the loss, fed once per batch.
 
@@ -377,16 +390,17 @@ class RankingMonitor:
         Raises
         ------
         ValueError, TypeError
-            Invalid inputs (see :func:`rankmetrics.torch.ndcg`).
+            Invalid inputs (see :func:`rankmetrics.torch.ndcg`); TypeError for a ``loss``
+            that is not a real number or a tensor of them. A refused batch is not added.
         """
         with torch.no_grad():
+            # the loss first: a refused one leaves the metrics (and the split guard) unchanged
+            lt = None if loss is None else _loss_tensor(loss)
             self._update_metrics(preds, target, indexes, mask)
-            if loss is not None:
-                dev = self.state.device
-                lt = (loss.detach().to(dev, torch.float64) if isinstance(loss, Tensor)
-                      else torch.tensor(float(loss), dtype=torch.float64, device=dev))
-                self.state[0] += lt.sum()
-                self.state[1] += lt.numel()
+            if lt is not None:
+                st = self.state
+                st[0] += lt.sum().to(st.device)
+                st[1] += lt.numel()
 
     def _update_metrics(self, preds: Any, target: Any, indexes: Any, mask: Any) -> None:
         if self.spanning and indexes is not None:
