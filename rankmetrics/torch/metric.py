@@ -211,7 +211,7 @@ class RankingMetric(Metric):
             _check_held_scores(hp)
             part = self._spec.batch_state(*done, mask) if done[0].shape[0] else None
             if self._spec.validate:  # the held rows too: a later batch could not refuse them
-                self._spec.batch_state(hp, ht, hi, None)
+                self._spec.check_held(hp, ht, hi)
             # a refused batch leaves the held query and the scored ids as they were
             if scored is not None:  # the held-back query is not scored yet
                 self._scored = scored[scored != hi[0]]

@@ -64,6 +64,12 @@ class _Spec:
         # the same, stable across processes (a callable's repr holds its address)
         shown = sorted((k, "<callable>" if callable(v) else v) for k, v in options.items())
         self.signature = repr((self.slots, self.ties, self.bounds, shown))
+        # the held-back query of spanning=True is checked without empty="error": its
+        # relevant documents may come with the next batch
+        self._held_parsed = [p._replace(over={**p.over, "empty": 0.0})
+                             if p.over.get("empty") == "error" else p for p in self.parsed]
+        self._held_opt = (_f.Options(**{**options, "empty": 0.0})
+                          if self.opt.empty == "error" else self.opt)
 
     def batch_state(self, preds: Any, target: Any, indexes: Any, mask: Any) -> Tensor:
         """Sums of one batch of whole queries, float64 of shape (len(slots),)."""
@@ -88,6 +94,14 @@ class _Spec:
                     parts += [torch.where(ok, lo, 0.0).sum(), torch.where(ok, hi, 0.0).sum()]
             parts += [tied[k].sum() for k in self.tied_ks]
             return torch.stack([p.to(torch.float64) for p in parts])
+
+    def check_held(self, preds: Tensor, target: Tensor, indexes: Tensor) -> None:
+        """The checks of :meth:`batch_state` on the rows of a query that may continue in the
+        next batch (``spanning=True``), except the ``empty="error"`` rule."""
+        with torch.no_grad():
+            layout = _f.prepare(preds, target, indexes, None,
+                                gain=self.opt.gain if self.uses_gain else None, validate=True)
+            _f.evaluate_layout(layout, self._held_parsed, self.modes, self._held_opt, ())
 
     def finalize(self, values: Sequence[float], prefix: str) -> dict[str, float]:
         """Means from a state read to the host."""
@@ -424,7 +438,7 @@ class RankingMonitor:
             done, held = split_last_query(rows, target, indexes)
             part = self._spec.batch_state(*done, mask) if done[0].shape[0] else None
             if self._spec.validate:  # the held rows too: a later batch could not refuse them
-                self._spec.batch_state(*held, None)
+                self._spec.check_held(*held)
             # a refused batch leaves the held query and the scored ids as they were
             self._held = held
             if scored is not None:  # the held-back query is not scored yet
