@@ -152,6 +152,37 @@ def test_float_labels_with_linear_gain_and_threshold():
         assert_close(getattr(F, name)(*args, k=6, threshold=1.5), core, torch.float64)
 
 
+@pytest.mark.parametrize(("labels", "match"), [
+    ([0.5, 0.0, 1.5], r'labels must be integers with gain="exponential".*found 0.5'),
+    ([60.0, 0.0, 1.0], r"label 60 is too large for gain 2\*\*l - 1"),
+])
+def test_a_measures_own_exponential_gain_checks_the_labels_as_the_core(labels, match):
+    """nDCG(gain=exponential)@3 under the call's gain="linear" computed 2**0.5 - 1 for a label
+    0.5 in torch (the call's gain alone was checked) where the core, and torch with the call's
+    gain="exponential", refuse it."""
+    from rankmetrics.torch import RankingMetric, RankingMonitor
+
+    s, q = [1.0, 2.0, 3.0], [0, 0, 0]
+    name = "nDCG(gain=exponential)@3"
+    with pytest.raises(ValueError, match=match):
+        rm.QueryPlan(labels, q).evaluate(s, name, gain="linear")
+    args = (torch.tensor(s, dtype=torch.float64), torch.tensor(labels), torch.tensor(q))
+    with pytest.raises(ValueError, match=match):
+        F.evaluate(*args, metrics=[name, "AP"], gain="linear")
+    monitor = RankingMonitor([name], gain="linear")
+    with pytest.raises(ValueError, match=match):
+        monitor.update(*args)
+    metric = RankingMetric([name], gain="linear")
+    with pytest.raises(ValueError, match=match):
+        metric.update(*args)
+        metric.compute()
+    # the linear measure beside it still takes such labels
+    out = F.evaluate(*args, metrics=["nDCG(gain=linear)@3"], gain="exponential")
+    assert_close(out["nDCG(gain=linear)@3"],
+                 rm.QueryPlan(labels, q).evaluate(s, "nDCG@3", gain="linear")["nDCG@3"],
+                 torch.float64)
+
+
 @pytest.mark.parametrize("empty", [0.0, 1.0, "skip"])
 def test_empty_rule_beta_and_denominator(empty):
     y, s, q = tied_case(6)

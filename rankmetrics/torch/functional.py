@@ -177,13 +177,15 @@ def _widen_unsigned(t: Tensor, name: str, *, ids: bool = False) -> Tensor:
 
 
 def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_target: bool,
-                gain: GainLike | None) -> int | None:
+                gains: Sequence[GainLike]) -> int | None:
     """Data checks with one host synchronisation; returns the largest label when the labels are
     small integers (<= 63), which lets the ideal DCG come from label counts.
 
-    ``labels`` is float64 with padding already set to 0 (a valid label).
+    ``labels`` is float64 with padding already set to 0 (a valid label); the label checks of
+    every gain in ``gains`` apply.
     """
-    key = None if gain is None else gain_key(gain)
+    keys = [gain_key(g) for g in gains]
+    maps = [key for key in keys if isinstance(key, tuple) and key[0] == "map"]
     stats: list[Tensor] = []
     checked = preds if real is None else torch.where(real, preds, 0)
     if preds.dtype.is_floating_point or preds.dtype == torch.int64:
@@ -191,7 +193,7 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
     stats.extend(torch.aminmax(labels))
     if not integer_target:
         stats.append((labels != torch.round(labels)).any().to(torch.float64))
-    if isinstance(key, tuple) and key[0] == "map":
+    for key in maps:
         levels = torch.tensor([a for a, _ in key[1]], dtype=labels.dtype, device=labels.device)
         miss = ~torch.isin(labels, levels)
         stats.append((miss if real is None else miss & real).any().to(torch.float64))
@@ -217,6 +219,20 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             "Map negative judgements (e.g. trec -1) to 0 first."
         )
     integer = integer_target or not values[2]
+    for key in keys:
+        _check_labels_for_gain(key, labels, integer, l_hi)
+    for key, missed in zip(maps, values[len(values) - len(maps):], strict=True):
+        if missed:
+            lab = labels if real is None else labels[real.reshape(-1)]
+            levels = torch.tensor([a for a, _ in key[1]], dtype=lab.dtype, device=lab.device)
+            missing = torch.unique(lab[~torch.isin(lab, levels)])[:5].tolist()
+            raise ValueError(f"gain mapping has no weight for label(s) {missing}")
+    return int(l_hi) if integer and l_hi <= 63 else None
+
+
+def _check_labels_for_gain(key: Any, labels: Tensor, integer: bool, l_hi: float) -> None:
+    """The label checks of one gain (its :func:`gain_key`): integer labels for exponential gain
+    and level weights, labels in their range."""
     if key == "exponential" or (isinstance(key, tuple) and key[0] == "levels"):
         if not integer:
             bad = labels[labels != torch.round(labels)][0].item()
@@ -234,12 +250,6 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             raise ValueError(
                 f"label {l_hi:g} has no gain weight: {n_w} weights given (levels 0..{n_w - 1})"
             )
-    if isinstance(key, tuple) and key[0] == "map" and values[-1]:
-        lab = labels if real is None else labels[real.reshape(-1)]
-        levels = torch.tensor([a for a, _ in key[1]], dtype=lab.dtype, device=lab.device)
-        missing = torch.unique(lab[~torch.isin(lab, levels)])[:5].tolist()
-        raise ValueError(f"gain mapping has no weight for label(s) {missing}")
-    return int(l_hi) if integer and l_hi <= 63 else None
 
 
 def prepare(
@@ -248,19 +258,21 @@ def prepare(
     indexes: Any = None,
     mask: Any = None,
     *,
-    gain: GainLike | None = None,
+    gains: Sequence[GainLike] = (),
     validate: bool = True,
     defer_checks: bool = False,
 ) -> Layout:
     """Validate the inputs and lay them out as padded rows (one per query).
 
-    ``gain``, when given, adds its label checks (integer labels, range, known levels) to the
-    single data-check synchronisation. ``defer_checks`` (the caller reads every value from the
-    fused kernel: tie-averaged gain measures, linear or exponential gain): a padded batch of
-    float scores that the fused kernel takes is checked by the kernel itself, and the caller
-    reads the result once, after the launches (:meth:`Batch.check_now` gives the errors).
+    ``gains`` (:func:`gains_used`) adds their label checks (integer labels, range, known
+    levels) to the single data-check synchronisation. ``defer_checks`` (the caller reads every
+    value from the fused kernel: tie-averaged gain measures, linear or exponential gain): a
+    padded batch of float scores that the fused kernel takes is checked by the kernel itself,
+    and the caller reads the result once, after the launches (:meth:`Batch.check_now` gives
+    the errors).
     """
-    _check_gain_spec(gain)
+    for gain in gains:
+        _check_gain_spec(gain)
     preds, target = scored_rows(preds, target)
     dev = preds.device
     for name, t in (("preds", preds), ("target", target), ("indexes", indexes),
@@ -345,13 +357,14 @@ def prepare(
     if defer:
         def checks(p: Tensor = preds, lab: Tensor = labels, r: Tensor | None = real,
                    integer: bool = not target.dtype.is_floating_point) -> int | None:
-            return _check_data(p, lab.to(torch.float64), r, integer, gain)
+            return _check_data(p, lab.to(torch.float64), r, integer, gains)
         layout = _kernel.padded_layout(preds if preds.dtype == rdt else preds.to(rdt), labels,
                                        real, rdt, None)
         layout.blocks[0][1].defer_checks(checks)
         return layout
     if validate:
-        label_max = _check_data(preds, labels, real, not target.dtype.is_floating_point, gain)
+        label_max = _check_data(preds, labels, real, not target.dtype.is_floating_point,
+                                gains)
     elif dev.type == "cpu" and not target.dtype.is_floating_point:
         # no synchronisation cost on the host: small integer labels allow the ideal DCG from
         # label counts instead of a row top-k
@@ -561,6 +574,18 @@ def _parse_names(metrics: Any) -> list[Parsed]:
     return out
 
 
+def gains_used(parsed: Sequence[Parsed], gain: GainLike) -> tuple[GainLike, ...]:
+    """The distinct gains of the gain measures in ``parsed``: ``gain`` (the call's) or a
+    measure's own ``gain=`` / ``gains=``, each of whose label checks apply (as in the core)."""
+    out: list[GainLike] = []
+    for p in parsed:
+        if p.base in _GAIN_METRICS:
+            g = p.over.get("gain", gain)
+            if all(gain_key(g) != gain_key(h) for h in out):
+                out.append(g)
+    return tuple(out)
+
+
 def width_for(parsed: Sequence[Parsed], extra: Sequence[Cutoff], length: int) -> int:
     ks = [p.k for p in parsed] + list(extra)
     if any(k is None for k in ks):
@@ -688,14 +713,13 @@ def _run(preds: Any, target: Any, indexes: Any, mask: Any, metrics: Any,
     opt = cached_options(**options)
     if any(p.base in ("dcg", "ndcg") for p in parsed):
         opt.dkey()  # validate discount / log_base before touching data
-    uses_gain = any(p.base in _GAIN_METRICS and "gain" not in p.over for p in parsed)
     # every value from the fused kernel: it can check the data too (one sync, no launches)
     fused_only = (ties == "average" and opt.empty != "error"
                   and gain_key(opt.gain) in ("linear", "exponential")
                   and all(p.base in _GAIN_METRICS and p.ties is None and not p.over
                           for p in parsed))
     with torch.no_grad():
-        layout = prepare(preds, target, indexes, mask, gain=opt.gain if uses_gain else None,
+        layout = prepare(preds, target, indexes, mask, gains=gains_used(parsed, opt.gain),
                          validate=validate, defer_checks=fused_only)
         vals, _ = evaluate_layout(layout, parsed, (ties,), opt)
         for _, batch in layout.blocks:

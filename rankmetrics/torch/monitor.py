@@ -50,8 +50,7 @@ class _Spec:
                 if k not in ks:
                     ks.append(k)
         self.tied_ks: tuple[Cutoff, ...] = tuple(ks)
-        self.uses_gain = any(p.base in ("cg", "dcg", "ncg", "ndcg") and "gain" not in p.over
-                             for p in self.parsed)
+        self.gains = _f.gains_used(self.parsed, self.opt.gain)
         slots = ["loss_sum", "loss_count"] if with_loss else []
         slots.append("queries")
         for name, *_ in self.parsed:
@@ -75,7 +74,7 @@ class _Spec:
         """Sums of one batch of whole queries, float64 of shape (len(slots),)."""
         with torch.no_grad():
             layout = _f.prepare(preds, target, indexes, mask,
-                                gain=self.opt.gain if self.uses_gain else None,
+                                gains=self.gains,
                                 validate=self.validate)
             vals, tied = _f.evaluate_layout(layout, self.parsed, self.modes, self.opt,
                                             self.tied_ks)
@@ -99,8 +98,7 @@ class _Spec:
         """The checks of :meth:`batch_state` on the rows of a query that may continue in the
         next batch (``spanning=True``), except the ``empty="error"`` rule."""
         with torch.no_grad():
-            layout = _f.prepare(preds, target, indexes, None,
-                                gain=self.opt.gain if self.uses_gain else None, validate=True)
+            layout = _f.prepare(preds, target, indexes, None, gains=self.gains, validate=True)
             _f.evaluate_layout(layout, self._held_parsed, self.modes, self._held_opt, ())
 
     def finalize(self, values: Sequence[float], prefix: str) -> dict[str, float]:
