@@ -317,6 +317,10 @@ class _TieAwareMetric:
         self._empty_checked: weakref.WeakSet[QueryPlan] = weakref.WeakSet()
         parsed = [m for name in self.metrics for m in parse_measure(name)]
         self._own_ties = any(m.ties is not None for m in parsed)
+        # the bounds are over every ordering of tied scores: a measure's own ties= sets its
+        # main value only
+        self._bound_metrics: list[Any] = [
+            m.name if m.ties is None else dataclasses.replace(m, ties=None) for m in parsed]
         cuts = [None if m.kind == "rprec" else m.k for m in parsed]
         self._depth = None if any(c is None for c in cuts) else max(c for c in cuts if c)
 
@@ -420,8 +424,7 @@ class _TieAwareMetric:
             # one ordering serves all tie rules except "stable", which fixes row order
             tied = ranking if self.ties != "stable" else plan._rank(preds, self._depth, "average")
             for rule in _BOUNDS:
-                vals = plan.evaluate(preds if self._own_ties else tied, self.metrics, ties=rule,
-                                     **kw)
+                vals = plan.evaluate(tied, self._bound_metrics, ties=rule, **kw)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
         return {n: out[n] for n in self.names}
 

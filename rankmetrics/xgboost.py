@@ -248,23 +248,24 @@ class _XGBoostMetric(_TieAwareMetric):
         # a measure with its own ties= (e.g. "nDCG(ties=stable)@10") ranks the scores itself
         # used within this call: plan._rank keeps no copy of XGBoost's prediction buffer
         ranking: Any = preds if self._own_ties else plan._rank(preds, self._depth, self.ties)
-        values = self._evaluate(plan, ranking, self.ties, kw)
+        values = self._evaluate(plan, ranking, self.ties, kw, self.metrics)
         out = {self.prefix + m: values[m] for m in self.metrics}
         if self.bounds:
             # one ordering serves all tie rules except "stable", which fixes row order
-            tied = ranking if self._own_ties or self.ties != "stable" else plan._rank(
+            tied = ranking if not self._own_ties and self.ties != "stable" else plan._rank(
                 preds, self._depth, "average")
             for rule in _BOUNDS:
-                vals = self._evaluate(plan, tied, rule, kw)
+                vals = self._evaluate(plan, tied, rule, kw, self._bound_metrics)
                 out.update({f"{self.prefix}{m}_{rule}": vals[m] for m in self.metrics})
         return {n: out[n] for n in self.names}
 
-    def _evaluate(self, plan: QueryPlan, ranking: Any, ties: str,
-                  kw: dict[str, Any]) -> dict[str, NDArray[np.float64]]:
-        values = plan.evaluate(ranking, self.metrics, ties=ties, **kw)
-        if self._zero_empty:
-            values.update(plan.evaluate(ranking, self._zero_empty, ties=ties,
-                                        **{**kw, "empty": 0.0}))
+    def _evaluate(self, plan: QueryPlan, ranking: Any, ties: str, kw: dict[str, Any],
+                  metrics: list[Any]) -> dict[str, NDArray[np.float64]]:
+        """Values of ``metrics`` (names, or measures of the bounds keyed by the same names)."""
+        values = plan.evaluate(ranking, metrics, ties=ties, **kw)
+        zero = [m for m in metrics if str(m) in self._zero_empty]
+        if zero:
+            values.update(plan.evaluate(ranking, zero, ties=ties, **{**kw, "empty": 0.0}))
         return values
 
 

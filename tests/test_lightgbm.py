@@ -641,3 +641,33 @@ def test_host_conventions_we_refuse_or_warn_about_say_so() -> None:
     for bad in (2.7, None, "12", [1, None]):
         with pytest.raises(TypeError, match="k must be a positive int or a sequence of them"):
             builtin_ndcg([1, 0, 1], [0.5, 0.1, 0.2], [3], k=bad)
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_bounds_of_a_measure_with_its_own_ties_are_over_every_tied_ordering(backend) -> None:
+    """bounds=True gave nDCG(ties=stable)@3_optimistic and _pessimistic the stable value (the
+    measure's own ties= overrode each bound's rule); they are the best and worst orderings, as
+    for a measure without ties= and as RankingMonitor's _max / _min."""
+    y = np.array([2, 0, 1, 0, 0, 1, 3, 0, 1, 0])
+    s = np.array([0.5, 0.5, 0.5, 0.9, 0.3, 0.3, 0.8, 0.3, 0.7, 0.7])
+    q = np.repeat([0, 1, 2], [4, 4, 2])
+    names = ["nDCG(ties=stable)@3", "RR(ties=average)", "AP"]
+    prev = rm.get_backend()
+    rm.set_backend(backend)
+    try:
+        data = lgb.Dataset(np.zeros((10, 1)), label=y, group=[4, 4, 2],
+                           params={"verbose": -1}).construct()
+        got = make_feval(names, bounds=True).per_query(s, data)
+        plan = rm.QueryPlan(y, q)
+        for rule in ("optimistic", "pessimistic"):
+            want = {"nDCG(ties=stable)@3": plan.ndcg(s, k=3, ties=rule, empty=1.0),
+                    "RR(ties=average)": plan.reciprocal_rank(s, ties=rule, empty=1.0),
+                    "AP": plan.average_precision(s, ties=rule, empty=1.0,
+                                                 denominator="min_k_relevant")}
+            for name in names:
+                np.testing.assert_allclose(got[f"{name}_{rule}"], want[name], rtol=0,
+                                           atol=1e-15, err_msg=f"{name}_{rule}")
+        assert not np.allclose(got["nDCG(ties=stable)@3_optimistic"],
+                               got["nDCG(ties=stable)@3_pessimistic"])
+    finally:
+        rm.set_backend(prev)

@@ -397,3 +397,27 @@ def test_custom_metric_warns_when_a_builtin_eval_metric_has_its_name() -> None:
         train({"eval_metric": "ndcg@3"}, make_custom_metric("ndcg@3", prefix="tie_"))
         train({}, make_custom_metric("ndcg@3"))  # the objective's default is ndcg@32
         make_custom_metric("ndcg@3")(s, d)  # a direct call merges nothing
+
+
+def test_bounds_of_a_measure_with_its_own_ties_are_over_every_tied_ordering() -> None:
+    """bounds=True gave nDCG(ties=stable)@3_optimistic and _pessimistic the stable value (the
+    measure's own ties= overrode each bound's rule); they are the best and worst orderings."""
+    y = np.array([2, 0, 1, 0, 0, 1, 3, 0, 1, 0])
+    s = np.array([0.5, 0.5, 0.5, 0.9, 0.3, 0.3, 0.8, 0.3, 0.7, 0.7])
+    q = np.repeat([0, 1, 2], [4, 4, 2])
+    names = ["nDCG(ties=stable)@3", "P(ties=stable)@3", "AP"]
+    got = make_custom_metric(names, bounds=True).per_query(
+        s, xgb.DMatrix(np.zeros((10, 1)), label=y, qid=q))
+    plan = rm.QueryPlan(y, q)
+    for rule in ("optimistic", "pessimistic"):
+        want = {"nDCG(ties=stable)@3": plan.ndcg(s, k=3, ties=rule, empty=1.0),
+                # XGBoost's pre@k: / min(k, n), 0 for a query without relevant documents
+                "P(ties=stable)@3": plan.precision(s, k=3, ties=rule, empty=0.0,
+                                                   denominator="min_k_size"),
+                "AP": plan.average_precision(s, ties=rule, empty=1.0,
+                                             denominator="min_k_relevant")}
+        for name in names:
+            np.testing.assert_allclose(got[f"{name}_{rule}"], want[name], rtol=0, atol=1e-15,
+                                       err_msg=f"{name}_{rule}")
+    assert not np.allclose(got["P(ties=stable)@3_optimistic"],
+                           got["P(ties=stable)@3_pessimistic"])
