@@ -100,6 +100,10 @@ def test_measure_objects_print_and_parse_like_ir_measures():
         ("nDCG(b=1)", r"b \(log base\) of .* must be > 1"),
         ("P(gain=linear)@5", r"parameter 'gain' does not apply to 'P\(gain=linear\)@5'"),
         ("SetF@10", r"setf takes no cutoff"),
+        # DCG and CG are 0 without a relevant document: empty= was accepted and dropped
+        # everywhere (the scikit-learn scorers refused it as an option of dcg)
+        ("DCG(empty=1)@5", r"parameter 'empty' does not apply to 'DCG\(empty=1\)@5'"),
+        ("CG(empty=skip)@5", r"parameter 'empty' does not apply to 'CG\(empty=skip\)@5'"),
         ("set_F.0", r"beta of 'set_F.0' must be > 0"),
     ],
 )

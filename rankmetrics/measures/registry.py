@@ -65,15 +65,17 @@ class Definition:
 
 _B = ("rel", *COMMON_PARAMS)  # binary measures
 _G = (*GAIN_PARAMS, *COMMON_PARAMS)
+# DCG and CG are defined (0) without a relevant document: no empty= (it would be dropped)
+_U = (*GAIN_PARAMS, "ties")
 
 DEFINITIONS: tuple[Definition, ...] = (
     Definition("ndcg", "nDCG", ("ndcg",), (*_G, *DISCOUNT_PARAMS), "rank", True, "gain",
                "ndcg", "normalised discounted cumulated gain (JK 2002, eq. 5)"),
-    Definition("dcg", "DCG", ("dcg",), (*_G, *DISCOUNT_PARAMS), "rank", True, "gain", "dcg",
+    Definition("dcg", "DCG", ("dcg",), (*_U, *DISCOUNT_PARAMS), "rank", True, "gain", "dcg",
                "discounted cumulated gain (JK 2002, eq. 2)"),
     Definition("ncg", "nCG", ("ncg",), _G, "rank", True, "gain", "ncg",
                "normalised cumulated gain"),
-    Definition("cg", "CG", ("cg",), _G, "rank", True, "gain", "cg", "cumulated gain (eq. 1)"),
+    Definition("cg", "CG", ("cg",), _U, "rank", True, "gain", "cg", "cumulated gain (eq. 1)"),
     Definition("p", "P", ("p", "precision", "prec", "setp", "set_p"), _B, "rank", True, "rel",
                "precision", "precision at k (the whole list without a cutoff)"),
     Definition("r", "R", ("r", "recall", "setr", "set_recall"), _B, "rank", True, "rel",
