@@ -113,6 +113,10 @@ def translate(measure: Any) -> tuple[str, str]:
         inner = [f"gains={dict(gains)!r}"] if _given(gains) else []
         dcg = p.get("dcg", NOT_PROVIDED)
         gain = "exponential" if dcg == "exp-log2" else "linear"
+        if inner and gain == "exponential":  # gains= would overrule the exponential gain
+            raise ValueError(f"rankmetrics does not provide {measure}: gains= and "
+                             "dcg='exp-log2' cannot be combined (ir_measures' providers "
+                             "refuse it too)")
         return _with("nDCG", inner, _cut(measure)), gain
     if name in ("P", "R", "AP", "RR", "Success"):
         return _with(name, [_rel(measure)], _cut(measure)), "linear"

@@ -266,3 +266,27 @@ def test_set_measure_names_with_a_cutoff_are_refused(name):
     """ir_measures and trec_eval have no cutoff on set_P / set_recall; we read SetP@5 as P@5."""
     with pytest.raises(ValueError, match="whole retrieved list .* takes no cutoff; ask for"):
         evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, [name])
+
+
+def test_exp_log2_with_gains_is_refused_as_ir_measures_refuses_it():
+    """nDCG(dcg='exp-log2', gains={2: 10})@5 passed supports() and gave nDCG(gains={2: 10})@5's
+    number (dcg='exp-log2' dropped); ir_measures' own providers support no such measure."""
+    from ir_measures import nDCG
+
+    from rankmetrics.ir_measures import prefer
+
+    qrels = {"q": {"a": 2, "b": 1, "c": 0, "d": 3}}
+    run = {"q": {"a": 0.1, "b": 0.5, "c": 0.4, "d": 0.3}}
+    m = nDCG(dcg="exp-log2", gains={2: 10}) @ 5
+    with pytest.raises(ValueError, match="Unsupported measures"):
+        irm.calc_aggregate([m], qrels, run)  # the lender's own pipeline
+    p = provider()
+    assert not p.supports(m)
+    with pytest.raises(ValueError, match="rankmetrics does not provide"):
+        p.calc_aggregate([m], qrels, run)
+    with prefer(), pytest.raises(ValueError, match="Unsupported measures"):
+        irm.calc_aggregate([m], qrels, run)
+    with pytest.raises(ValueError, match="cannot be combined"):
+        translate(m)
+    # each alone is still provided
+    assert p.supports(nDCG(dcg="exp-log2") @ 5) and p.supports(nDCG(gains={2: 10}) @ 5)
