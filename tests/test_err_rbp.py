@@ -196,6 +196,20 @@ def test_grammar_and_errors():
         rm.rbp([0, 0], [1.0, 0.0], empty="error")
 
 
+
+def test_trec_err_grade_error_names_the_qrels_label_behind_a_gains_table() -> None:
+    # the message named only the mapped grade (9), which appears nowhere in the qrels
+    pd = require("pandas")
+    from rankmetrics import trec
+
+    qrels = pd.DataFrame({"qid": ["1", "1", "1"], "docno": ["a", "b", "c"], "label": [3, 2, 1]})
+    run = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1.0]})
+    with pytest.raises(ValueError, match=r"grade 9 > max_grade=4 \(gains= makes label 2 "
+                                         r"grade 9\)"):
+        trec.evaluate(qrels, run, ["ERR(gains={2: 9})@5"])
+    with pytest.raises(ValueError, match=r"grade 3 > max_grade=2 \(its stop"):
+        trec.evaluate(qrels, run, ["ERR(max_grade=2)@5"])
+
 # ------------------------------------------------------------------------------- torch
 @pytest.mark.parametrize("seed", range(3))
 def test_torch_err_rbp_equal_the_core_in_float64(seed):

@@ -269,8 +269,12 @@ class _Evaluation:
         run = self._grades(m, self.m.run_labels)
         worst = max(float(base.max(initial=0.0)), float(run.max(initial=0.0)))
         if worst > top:
+            # name the qrels label, and the grade gains= made of it
+            labels = np.concatenate([self.m.base_labels, self.m.run_labels])
+            label = float(labels[np.argmax(np.concatenate([base, run]))])
+            made = "" if m.gains is None else f" (gains= makes label {label:g} grade {worst:g})"
             raise ValueError(
-                f"{m.name}: the qrels hold grade {worst:g} > max_grade={top:g} (its stop "
+                f"{m.name}: the qrels hold grade {worst:g} > max_grade={top:g}{made} (its stop "
                 "probability (2**g - 1) / 2**max_grade would exceed 1; gdeval rejects such "
                 "qrels too); pass e.g. ERR(max_grade=...)"
             )
