@@ -239,6 +239,29 @@ def test_compare_relative_and_output_file(files, capsys, tmp_path):
     assert rc == 0 and "wrote" in out and dest.read_text().startswith("\\begin{table}")
 
 
+
+def test_compare_output_format_follows_the_extension_unless_given(files, capsys, tmp_path):
+    # -o x.csv without --format wrote the text table into x.csv
+    import csv
+    import json
+
+    qrels, runs = files
+    base = ["compare", qrels, *runs[:2], "-m", "P@5"]
+    rc, _, err = run_cli([*base, "-o", tmp_path / "r.csv"], capsys)
+    assert rc == 0, err
+    rows = list(csv.DictReader((tmp_path / "r.csv").read_text().splitlines()))
+    assert rows and "rel_diff" in rows[0]
+    rc, _, err = run_cli([*base, "-o", tmp_path / "r.JSON"], capsys)
+    assert rc == 0, err
+    assert json.loads((tmp_path / "r.JSON").read_text())
+    rc, _, err = run_cli([*base, "-o", tmp_path / "r.md"], capsys)
+    assert rc == 0 and (tmp_path / "r.md").read_text().lstrip().startswith("|")
+    for name in ("r.txt", "r"):  # no format of its own: text
+        rc, _, err = run_cli([*base, "-o", tmp_path / name], capsys)
+        assert rc == 0 and "Sparck Jones" in (tmp_path / name).read_text()
+    rc, _, err = run_cli([*base, "--format", "text", "-o", tmp_path / "t.csv"], capsys)
+    assert rc == 0 and "Sparck Jones" in (tmp_path / "t.csv").read_text()  # given: kept
+
 def test_plot_title_names_measure_gain_ties_topics_and_dropped(files, capsys, tmp_path):
     from rankmetrics.plot import plot_trec_curves
 

@@ -68,6 +68,9 @@ def _run_map(runs: list[str], names: str | None) -> dict[str, str]:
 _SESSION_OPTIONS = {"query_log_base": "--query-log-base", "no_pad": "--no-pad",
                     "duplicates": "--duplicates"}
 _RESAMPLING_TESTS = ("randomization", "permutation", "bootstrap")
+#: compare's report format named by the extension of -o when --format is not given
+_REPORT_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown", ".markdown": "markdown",
+                   ".tex": "latex"}
 
 
 def _refuse_unused(args: argparse.Namespace, options: dict[str, str], why: str) -> None:
@@ -236,10 +239,11 @@ def add_parsers(subparsers: Any) -> None:
     c.add_argument("--seed", type=int, default=None,
                    help="seed of the resampling tests (default 0)")
     c.add_argument("--names", default=None, help="comma-separated names for the runs")
-    c.add_argument("--format", default="text",
+    c.add_argument("--format", default=None,
                    choices=("text", "markdown", "latex", "csv", "json"),
-                   help="report format (default text): the JK 2002 Table 1 layout with "
-                        "significance markers and a legend")
+                   help="report format: the JK 2002 Table 1 layout with significance markers "
+                        "and a legend (default: from the extension of -o, .csv, .json, .md, "
+                        ".tex; else text)")
     c.add_argument("--no-relative", action="store_true",
                    help="do not show relative differences (B - A) / A next to the differences")
     c.add_argument("--details", action="store_true",
@@ -410,6 +414,9 @@ def run_compare(args: argparse.Namespace) -> int:
         raise ValueError(f"compare needs at least 2 runs; got {len(args.runs)}")
     if args.output is not None and not args.output.strip():
         raise ValueError("-o/--output is empty: give a file name, or leave -o out to print")
+    if args.format is None:  # as matplotlib's savefig: the file's extension names its format
+        ext = os.path.splitext(args.output or "")[1].lower()
+        args.format = _REPORT_FORMATS.get(ext, "text")
     if not args.session:
         _refuse_unused(args, {**_SESSION_OPTIONS, "depth": "--depth"},
                        "with --session (session runs)")
