@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _frames
 from .core.validation import TIES, check_ties
+from .measures.grammar import parse_measures
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -128,9 +129,9 @@ def evaluate(
     weight : str, optional
         Column of row weights; a query's weight is the mean of its rows' weights and ``.mean``
         is the weighted mean over queries.
-    ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
-        Tie rule of the core ("stable" follows row order after the repartition: only for
-        comparisons, Spark does not keep row order).
+    ties : {"average", "optimistic", "pessimistic"}, default "average"
+        Tie rule of the core; not ``"stable"`` (row order, which the repartition by qid
+        does not keep: a ValueError).
     num_partitions : int, optional
         Partitions of the repartition by qid (default ``spark.sql.shuffle.partitions``). Each
         partition is evaluated in one Python worker, so it must fit that worker's memory.
@@ -150,7 +151,8 @@ def evaluate(
         A missing column, one named by two arguments, a qid column named like a measure's
         output (ignoring case, as Spark does unless ``spark.sql.caseSensitive``), measures
         whose names differ only in case; null qids, labels or weights; NaN/null/inf scores;
-        negative labels; unknown measures or options; ``num_partitions`` below 1. Errors
+        negative labels; unknown measures or options; ``ties="stable"`` (the call's or a
+        measure's own); ``num_partitions`` below 1. Errors
         found on the executors (naming the column and the partition) are raised on the
         driver as themselves, not as Spark's ``PythonException`` wrapper.
     TypeError
@@ -175,6 +177,7 @@ def evaluate(
         raise TypeError(f"df must be a pyspark.sql.DataFrame; got {type(df).__name__}")
     names_in = _frames.measure_list(measures)
     check_ties(ties)
+    _refuse_stable(names_in, ties)
     names = _frames.output_names(names_in, ties, options)
     _frames.check_columns(df.columns, {"qid": qid, "label": label, "score": score,
                                        "weight": weight}, "Spark DataFrame", names)
@@ -244,6 +247,17 @@ def evaluate(
 # ---------------------------------------------------------------------------------------------
 
 
+def _refuse_stable(names: Iterable[str], ties: str) -> None:
+    """ValueError for ``ties="stable"`` (the call's or a measure's own): it follows row order,
+    which the repartition by qid does not keep, so the value would change from run to run."""
+    if ties == "stable" or any(m.ties == "stable" for m in parse_measures(list(names))):
+        raise ValueError(
+            "ties='stable' follows row order, which Spark's repartition by qid does not keep "
+            "(the same rows can come back in another order, and the value with them): use "
+            "another tie rule, or break the ties in the score column"
+        )
+
+
 def _one_measure(name: str, ties: str) -> str:
     """``name`` checked to be one measure: a trec_eval family (``"ndcg_cut"``, ``"success"``)
     names several, and an evaluator reports one number (ValueError naming ``metricName``)."""
@@ -287,13 +301,15 @@ def _make_evaluator_class() -> type:
         qidCol, labelCol, predictionCol : str, default "qid", "label", "prediction"
         weightCol : str, optional
             Row weights; a query's weight is the mean of its rows' weights.
-        ties : {"average", "optimistic", "pessimistic", "stable"}, default "average"
+        ties : {"average", "optimistic", "pessimistic"}, default "average"
+            Not ``"stable"``, as in :func:`rankmetrics.spark.evaluate`.
 
         Raises
         ------
         ValueError
-            An unknown measure or tie rule, or a ``metricName`` naming several measures (a
-            trec_eval family such as ``"ndcg_cut"``), when set; any error of
+            An unknown measure or tie rule, ``"stable"`` (the tie rule or a measure's own), or
+            a ``metricName`` naming several measures (a trec_eval family such as
+            ``"ndcg_cut"``), when set; any error of
             :func:`rankmetrics.spark.evaluate` (when evaluating).
 
         Examples
@@ -332,6 +348,8 @@ def _make_evaluator_class() -> type:
                 _one_measure(kwargs["metricName"], kwargs.get("ties", "average"))
             if "ties" in kwargs:
                 check_ties(kwargs["ties"])
+            ties = kwargs.get("ties", self.getOrDefault(self.ties))
+            _refuse_stable([kwargs.get("metricName", self.getOrDefault(self.metricName))], ties)
             return self._set(**kwargs)
 
         def setMetricName(self, value: str) -> Any:

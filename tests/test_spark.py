@@ -108,6 +108,28 @@ def test_evaluator_params():
         Ev(ties="random")
 
 
+
+def test_stable_ties_are_refused_before_the_job(spark):
+    # "stable" follows row order, which the repartition by qid does not keep: the value
+    # changed with the shuffle, silently
+    df = spark.createDataFrame(_pdf(n_queries=4))
+    for kw in ({"ties": "stable"}, {}):
+        names = ["ndcg@5"] if kw else ["map", "nDCG(ties=stable)@5"]
+        with pytest.raises(ValueError, match="repartition by qid does not keep"):
+            rspark.evaluate(df, names, **kw)
+    Ev = rspark.RankingEvaluator
+    with pytest.raises(ValueError, match="repartition by qid does not keep"):
+        Ev(metricName="ndcg@10", ties="stable")
+    with pytest.raises(ValueError, match="repartition by qid does not keep"):
+        Ev(metricName="nDCG(ties=stable)@10")
+    with pytest.raises(ValueError, match="repartition by qid does not keep"):
+        Ev(metricName="map").setTies("stable")
+    ev = Ev(metricName="map")
+    ev = ev.copy({ev.ties: "stable"})  # copy sets params unchecked
+    assert ev.getTies() == "stable"
+    with pytest.raises(ValueError, match="repartition by qid does not keep"):
+        ev.evaluate(df)
+
 def test_cross_validator_picks_best_by_core(spark, tmp_path):
     from pyspark.ml.feature import VectorAssembler
     from pyspark.ml.regression import LinearRegression
