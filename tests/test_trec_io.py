@@ -216,3 +216,27 @@ def test_missing_ids_of_items_are_refused(missing, field) -> None:
                                         field: missing})]
     with pytest.raises(ValueError, match=rf"qrels Qrel items, {field}: a missing id"):
         read_qrels(items)
+
+
+@pytest.mark.parametrize("side", ["qid", "docno"])
+def test_object_columns_of_float_ids_follow_the_float_column_rule(side) -> None:
+    """An object column (or array) of Python floats 7.0 gave the id "7.0" where a float64
+    column, a dict and a file give "7": those documents matched nothing and scored 0."""
+    from rankmetrics.trec import qrels_from_arrays, run_from_arrays
+
+    ids = {"qid": [7, 7, 8, 8], "docno": [1, 2, 1, 2]}
+    qrels = pd.DataFrame({**{k: list(map(str, v)) for k, v in ids.items()}, "label": [1, 0, 0, 1]})
+    run = pd.DataFrame({**{k: list(map(str, v)) for k, v in ids.items()},
+                        "score": [2.0, 1.0, 2.0, 1.0]})
+    want = evaluate(qrels, run, ["P_1", "map"]).per_query
+    as_objects = pd.Series([float(x) for x in ids[side]], dtype=object)
+    for col in (as_objects, pd.Categorical(as_objects)):
+        got = evaluate(qrels, run.assign(**{side: col}), ["P_1", "map"]).per_query
+        pd.testing.assert_frame_equal(got, want)
+    arrays = {k: np.array(v, dtype=object) for k, v in ids.items()}
+    arrays[side] = as_objects.to_numpy()
+    got = evaluate(qrels_from_arrays(arrays["qid"], qrels["label"], arrays["docno"]),
+                   run_from_arrays(arrays["qid"], run["score"], arrays["docno"]),
+                   ["P_1", "map"]).per_query
+    pd.testing.assert_frame_equal(got, want)
+

@@ -842,12 +842,23 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
 def _frame_ids(col: pd.Series, where: str, what: str) -> pa.ChunkedArray:
     """A DataFrame's id column as text: a float column (pandas' int column once a NaN passed
     through it) by the arrow tables' rule, integral values as integers (7.0 is "7", as a
-    file's "7"), others refused; every other column with ``str``."""
-    if isinstance(col.dtype, pd.CategoricalDtype):  # by its categories' rule: 7.0 is "7"
-        col = col.astype(col.cat.categories.dtype)
+    file's "7"), others refused; an object column by the rule of dicts (:func:`_text_ids`:
+    a Python float 7.0 is "7" too, bytes are decoded); every other column with ``str``."""
+    col = _plain(col)
     if col.dtype.kind == "f":
         return _ids_as_text(pa.chunked_array([pa.array(col)]), where, what)
+    if col.dtype == object:
+        return pa.chunked_array([pa.array(_text_ids(col.tolist(), f"{where}: {what}"),
+                                          pa.string())])
     return _string_array(col)
+
+
+def _plain(col: pd.Series) -> pd.Series:
+    """A categorical column as its values (by its categories' rule: 7.0 is "7"); any other
+    column as it is."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return col.astype(col.cat.categories.dtype)
+    return col
 
 
 def _ids_as_text(col: pa.ChunkedArray, where: str, what: str) -> pa.ChunkedArray:
@@ -1061,12 +1072,12 @@ def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
                              "non-finite floats")
         return _integral_text(arr)
     if arr.dtype.kind in "OUS":
-        out = []
-        for i, v in enumerate(arr.tolist()):
+        items = arr.tolist()
+        for i, v in enumerate(items):
             if v is None or (isinstance(v, float) and not math.isfinite(v)) or v is pd.NA:
                 raise ValueError(f"{what} entry {i} is missing ({v!r})")
-            out.append(v.decode("utf-8") if isinstance(v, bytes) else str(v))
-        return pa.array(out, pa.string())
+        # the rule of DataFrames and dicts: a Python float 7.0 is "7" (str made "7.0")
+        return pa.array(_text_ids(items, what), pa.string())
     raise TypeError(f"{what} must hold text or integers; got dtype {arr.dtype}")
 
 
