@@ -240,3 +240,17 @@ def test_object_columns_of_float_ids_follow_the_float_column_rule(side) -> None:
                    ["P_1", "map"]).per_query
     pd.testing.assert_frame_equal(got, want)
 
+
+def test_ids_that_text_would_merge_are_refused_in_categoricals_and_arrays() -> None:
+    """A categorical qid column with categories 1 and "1", and run_from_arrays's qid
+    [1, "1"] (a list, or an object array), became one query "1" silently; an object column
+    already raised."""
+    from rankmetrics.trec import run_from_arrays
+
+    run = pd.DataFrame({"qid": pd.Categorical([1, "1"]), "docno": ["a", "b"],
+                        "score": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=r"run DataFrame column 'qid': 1 and '1' would both"):
+        read_run(run)
+    for qid in ([1, "1"], np.array([1, "1"], dtype=object)):
+        with pytest.raises(ValueError, match=r"qid: 1 and '1' would both become the id '1'"):
+            run_from_arrays(qid, [1.0, 2.0], ["a", "b"])

@@ -828,7 +828,7 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
                 f"{kind} DataFrame column {col!r} has missing {what} ids (row "
                 f"{int(np.flatnonzero(df[col].isna().to_numpy())[0])})"
             )
-    if df[qc].dtype == object:  # 1 and "1" would both become the query "1"
+    if _plain(df[qc]).dtype == object:  # 1 and "1" would both become the query "1"
         check_string_ids(df[qc].tolist(), f"{kind} DataFrame column {qc!r}")
     values = _value_array(df[vc].to_numpy(), kind, f"{kind} DataFrame column {vc!r}")
     if len(df) == 0:
@@ -1058,6 +1058,9 @@ def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         values = values.to_numpy(zero_copy_only=False)
     arr = np.asarray(values)
+    if isinstance(values, (list, tuple)) and arr.dtype.kind in "USf" \
+            and len(set(map(type, values))) > 1:
+        arr = np.asarray(values, dtype=object)  # numpy made [1, "1"] two "1", [7, 7.5] floats
     if arr.ndim != 1:
         raise ValueError(f"{what} must be one-dimensional; got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
@@ -1076,6 +1079,8 @@ def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
         for i, v in enumerate(items):
             if v is None or (isinstance(v, float) and not math.isfinite(v)) or v is pd.NA:
                 raise ValueError(f"{what} entry {i} is missing ({v!r})")
+        if what == "qid":  # 1 and "1" would both become the query "1"
+            check_string_ids(items, what)
         # the rule of DataFrames and dicts: a Python float 7.0 is "7" (str made "7.0")
         return pa.array(_text_ids(items, what), pa.string())
     raise TypeError(f"{what} must hold text or integers; got dtype {arr.dtype}")
