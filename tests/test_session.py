@@ -456,3 +456,24 @@ def test_evaluate_sessions_gain_mapping_keeps_left_out_levels(tmp_path):
     assert part.equals(full)
     with pytest.raises(TypeError):
         evaluate_sessions(qrels, run, depth=2, gain={"a": 1})
+
+
+@pytest.mark.parametrize("col", ["topic", "docid"])
+def test_session_frame_float_ids_follow_the_qrels_rule(col) -> None:
+    """A session run DataFrame's float64 (or object float) topic or docid column gave the id
+    "7.0" where the qrels (a DataFrame, a file) give "7": nothing matched, session DCG 0
+    (or no topic found) instead of the string ids' value; a categorical with categories 7 and
+    "7" merged two ids into "7" silently."""
+    pd = require("pandas")
+    qrels = pd.DataFrame({"qid": ["7", "7", "8"], "docno": ["1", "2", "1"], "label": [1, 0, 2]})
+    ids = {"topic": [7, 7, 8], "docid": [2, 1, 1]}
+    run = pd.DataFrame({"session": ["s", "s", "t"], "query": [1, 1, 1],
+                        **{k: list(map(str, v)) for k, v in ids.items()},
+                        "score": [2.0, 1.0, 1.0]})
+    want = evaluate_sessions(qrels, run).normalised
+    floats = [float(x) for x in ids[col]]
+    for c in (np.array(floats), pd.Series(floats, dtype=object), pd.Categorical(floats)):
+        got = evaluate_sessions(qrels, run.assign(**{col: c})).normalised
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError, match=rf"column '{col}': 7 and '7' would both become"):
+        evaluate_sessions(qrels, run.assign(**{col: pd.Categorical([7, "7", 8])}))

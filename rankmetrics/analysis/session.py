@@ -792,16 +792,24 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
         if missing:
             raise ValueError(f"session run DataFrame lacks column(s) {missing}; needs session, "
                              "query, docid, score (topic and rank optional)")
+        from ..trec.io import _frame_ids, _plain
+
         for col in ("session", "topic", "docid"):
             # None/NaN would become the ids 'None'/'nan', and 1 and '1' one id
-            if col in src.columns and (src[col].dtype == object or src[col].isna().any()):
+            if col in src.columns and (_plain(src[col]).dtype == object
+                                       or src[col].isna().any()):
                 check_string_ids(src[col].tolist(), f"session run DataFrame column {col!r}")
+
+        def text(col: str) -> np.ndarray:
+            # the qrels' rule (7.0 is "7"): str made "7.0", which matched no judgement
+            return _frame_ids(src[col], "session run DataFrame", f"{col!r}").to_numpy(
+                zero_copy_only=False)
+
         out = pd.DataFrame({
-            "session": src["session"].astype(str).to_numpy(),
+            "session": text("session"),
             "query": src["query"].to_numpy(),
-            "topic": (src["topic"] if "topic" in src.columns else src["session"]).astype(str)
-            .to_numpy(),
-            "docid": src["docid"].astype(str).to_numpy(),
+            "topic": text("topic" if "topic" in src.columns else "session"),
+            "docid": text("docid"),
             "rank": src["rank"].to_numpy() if "rank" in src.columns else -1,
             "score": src["score"].to_numpy(dtype=np.float64),
         })
