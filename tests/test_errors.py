@@ -583,3 +583,16 @@ def test_norm_vect_checks_empty():
         with pytest.raises(TypeError, match="empty must be a number"):
             rm.norm_vect([1, 2], [0, 2], empty=bad)
     assert np.isnan(rm.norm_vect([1, 2], [0, 2], empty=float("nan"))[0])
+
+
+def test_nested_values_are_not_called_missing() -> None:
+    """An arrow list array of scores (rows of numbers), or arrays as query ids, were reported
+    as "missing values (array([...]))"; they are values of the wrong type: TypeError."""
+    pa = pytest.importorskip("pyarrow")
+    labels, qid = [1, 0, 1, 0], [0, 0, 1, 1]
+    with pytest.raises(TypeError, match="y_score must be numeric"):
+        rm.ndcg(labels, pa.array([[0.5, 0.4], [0.3], [0.2], [0.1]]), qid)
+    ids = np.empty(4, dtype=object)
+    ids[:] = [np.array([1, 2])] * 4
+    with pytest.raises(TypeError, match="qid values must be all numbers.*ndarray"):
+        rm.ndcg(labels, [0.4, 0.3, 0.2, 0.1], ids)

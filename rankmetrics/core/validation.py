@@ -65,9 +65,12 @@ def _real_kind_check(arr: np.ndarray, name: str) -> None:
 
 
 def is_missing(x: Any) -> bool:
-    """None, NaN, pandas.NA / NaT and the like (anything not equal to itself)."""
+    """None, NaN, pandas.NA / NaT and the like (anything not equal to itself); never an array
+    or a sequence (a nested value, whose ``!=`` is elementwise)."""
     if x is None:
         return True
+    if isinstance(x, (np.ndarray, list, tuple, dict, set)):
+        return False
     try:
         return bool(x != x)
     except (TypeError, ValueError):  # pandas.NA: its truth value is ambiguous
