@@ -596,3 +596,31 @@ def test_nested_values_are_not_called_missing() -> None:
     ids[:] = [np.array([1, 2])] * 4
     with pytest.raises(TypeError, match="qid values must be all numbers.*ndarray"):
         rm.ndcg(labels, [0.4, 0.3, 0.2, 0.1], ids)
+
+
+def test_vector_operations_refuse_values_that_are_not_real_numbers() -> None:
+    """avg_vect, norm_vect, avg_pos and horizontal_reading cast with numpy: text "1" was
+    parsed, a complex vector lost its imaginary part, durations became counts (1 s read as
+    1e6), and pandas.NA failed with "float() argument must be ... not 'NAType'" naming
+    nothing; now TypeError naming the argument, and pandas.NA is NaN as NaN is."""
+    pd = pytest.importorskip("pandas")
+    from rankmetrics.vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
+
+    v = np.array([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]])
+    for bad in (v.astype(str), v + 1j, pd.to_timedelta(v.ravel(), unit="s").to_numpy()
+                .reshape(2, 3)):
+        with pytest.raises(TypeError, match="vectors must be"):
+            avg_vect(bad)
+        with pytest.raises(TypeError, match="vector must be"):
+            norm_vect(bad[0], v[1])
+        with pytest.raises(TypeError, match="ideal must be"):
+            norm_vect(v[0], bad[1])
+        with pytest.raises(TypeError, match="vector must be"):
+            avg_pos(bad[0], 2)
+        with pytest.raises(TypeError, match="reference must be"):
+            horizontal_reading(v[0], bad[1], 2)
+    with pytest.raises(TypeError, match="weights must be"):
+        avg_vect(v, ["1", "2"])
+    skipped = np.array([[np.nan, 2.0, 3.0], [3.0, 4.0, 5.0]])
+    with_na = pd.DataFrame(skipped).astype("Float64")
+    np.testing.assert_array_equal(avg_vect(with_na), avg_vect(skipped))

@@ -9,11 +9,31 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..core.validation import as_float64, check_k
+from ..core.validation import (
+    _asarray,
+    _object_to_float,
+    _real_kind_check,
+    as_float64,
+    check_k,
+    is_missing,
+)
+
+
+def _reals(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """``x`` as float64, a missing value (None, pandas.NA) as NaN; text, complex, date and
+    duration values are a TypeError naming ``name`` (numpy's own cast parsed "1", dropped
+    imaginary parts, read durations as counts and failed on pandas.NA naming nothing)."""
+    arr = _asarray(x, name)
+    _real_kind_check(arr, name)
+    if arr.dtype.kind != "O":
+        return arr.astype(np.float64)
+    flat = np.empty(arr.size, dtype=object)
+    flat[:] = [math.nan if is_missing(v) else v for v in arr.ravel().tolist()]
+    return _object_to_float(flat, name).reshape(arr.shape)
 
 
 def _matrix(vectors: ArrayLike, name: str) -> NDArray[np.float64]:
-    arr = np.asarray(vectors, dtype=np.float64)
+    arr = _reals(vectors, name)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] == 0 or arr.shape[0] == 0:
@@ -48,7 +68,7 @@ def avg_vect(vectors: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np
     """
     v = _matrix(vectors, "vectors")
     keep = ~np.isnan(v).any(axis=1)
-    w = np.ones(v.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = np.ones(v.shape[0]) if weights is None else _reals(weights, "weights")
     if w.shape != (v.shape[0],) or not np.all(np.isfinite(w)) or w.min() < 0:
         raise ValueError(f"weights must be {v.shape[0]} finite non-negative numbers")
     if not keep.any() or w[keep].sum() == 0:
@@ -83,8 +103,8 @@ def norm_vect(vector: ArrayLike, ideal: ArrayLike, *, empty: float = 0.0) -> NDA
     >>> norm_vect([3, 5, 8], [3, 6, 9]).round(4)
     array([1.    , 0.8333, 0.8889])
     """
-    v = np.asarray(vector, dtype=np.float64)
-    i = np.asarray(ideal, dtype=np.float64)
+    v = _reals(vector, "vector")
+    i = _reals(ideal, "ideal")
     if v.shape != i.shape:
         raise ValueError(f"vector and ideal must have the same shape; got {v.shape} and {i.shape}")
     if isinstance(empty, bool) or not isinstance(empty, numbers.Real):
@@ -129,7 +149,7 @@ def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64]
     >>> avg_pos([1.0, 0.5, 0.0, 0.5], 4, start=3)
     0.25
     """
-    v = np.asarray(vector, dtype=np.float64)
+    v = _reals(vector, "vector")
     if v.ndim not in (1, 2):
         raise ValueError(f"vector must be 1-D (depth,) or 2-D (n_vectors, depth); got shape "
                          f"{v.shape}")
@@ -206,8 +226,8 @@ def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
     >>> [horizontal_reading(cg, ideal, n) for n in (1, 2, 3, 8)]
     [1.0, 3.0, 6.0, nan]
     """
-    v = np.asarray(vector, dtype=np.float64)
-    r = np.asarray(reference, dtype=np.float64)
+    v = _reals(vector, "vector")
+    r = _reals(reference, "reference")
     if v.ndim not in (1, 2) or r.ndim not in (1, 2) or v.shape[-1] == 0:
         raise ValueError(f"vector and reference must be 1-D or 2-D; got {v.shape}, {r.shape}")
     nn = check_k(n, "n")
