@@ -848,6 +848,13 @@ def _frame_ids(col: pd.Series, where: str, what: str) -> pa.ChunkedArray:
     if col.dtype.kind == "f":
         return _ids_as_text(pa.chunked_array([pa.array(col)]), where, what)
     if col.dtype == object:
+        try:  # all text (the common case): pyarrow's conversion, no Python loop
+            arr = pa.array(col)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+            arr = None
+        if arr is not None and (pa.types.is_string(arr.type)
+                                or pa.types.is_large_string(arr.type)):
+            return pa.chunked_array([arr])
         return pa.chunked_array([pa.array(_text_ids(col.tolist(), f"{where}: {what}"),
                                           pa.string())])
     return _string_array(col)
