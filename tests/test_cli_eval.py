@@ -357,3 +357,22 @@ def _files(tmp_path):
     q.write_text(QRELS)
     r.write_text(RUN)
     return str(q), str(r)
+
+
+def test_official_is_trec_evals_default_set(shared_data, capsys):
+    """-m official, trec_eval's default measure set ('-m official' is default, says its usage),
+    was an unknown measure. It now prints every line of trec_eval's own default output
+    (out.test, from usnistgov's quicktest) but the three it does not compute, and says so."""
+    root = shared_data / "trec_eval"
+    code, out, err = run_cli(capsys, str(root / "qrels.test"), str(root / "results.test"),
+                             "-m", "official", "--ties", "docno", "--format", "trec")
+    assert code == 0
+    want = [line for line in (root / "out.test").read_text().splitlines()
+            if line.split()[0] not in ("runid", "num_q", "gm_map")]
+    assert out.splitlines() == want
+    assert "official leaves out the trec_eval measures rankmetrics does not compute: runid, " \
+        "num_q, gm_map" in err
+    code, out, err = run_cli(capsys, str(root / "qrels.test"), str(root / "results.test"),
+                             "-m", "official")
+    assert code == 0 and "iprec_at_recall" not in out and "P_1000" in out
+    assert "official without iprec_at_recall, which has no exact tie average" in err

@@ -51,8 +51,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
             "rel). Measures use ir_measures names (nDCG@10, P@5, AP, RR, Rprec, R@100, "
             "Success@10, SetF(beta=0.5), ERR@20, RBP(p=0.8), RBP_residual, IPrec@0.1, "
             "11pt_avg, Bpref, Judged@10, ...) or trec_eval names "
-            "(ndcg_cut.10, P.5, map, recip_rank, ..., all_trec). Gains are linear (trec_eval's "
-            "and ir_measures'); use --ties docno to reproduce trec_eval's tie order too."
+            "(ndcg_cut.10, P.5, map, recip_rank, ..., official, all_trec). Gains are linear "
+            "(trec_eval's and ir_measures'); use --ties docno to reproduce trec_eval's tie "
+            "order too."
         ),
     )
     p.add_argument("qrels", help="qrels file (.gz accepted)")

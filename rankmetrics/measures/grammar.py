@@ -58,12 +58,21 @@ ALL_TREC = (
     + [f"map_cut_{k}" for k in TREC_CUTOFFS]
     + ["success_1", "success_5", "success_10", "11pt_avg"]
 )
+#: trec_eval's ``-m official`` (its default set) less runid, num_q and gm_map
+OFFICIAL_TREC = (
+    ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank"]
+    + [f"iprec_at_recall_{x:.2f}" for x in RECALL_LEVELS]
+    + [f"P_{k}" for k in TREC_CUTOFFS]
+)
+#: trec_eval's measure sets: what each leaves out is said on the command line
+_TREC_SETS = {"all_trec": ALL_TREC, "official": OFFICIAL_TREC}
 _TREC_FAMILIES = {
     "iprec_at_recall": [f"iprec_at_recall_{x:.2f}" for x in RECALL_LEVELS],
     "ndcg_cut": [f"ndcg_cut_{k}" for k in TREC_CUTOFFS],
     "map_cut": [f"map_cut_{k}" for k in TREC_CUTOFFS],
     "success": ["success_1", "success_5", "success_10"],
     "all_trec": ALL_TREC,
+    "official": OFFICIAL_TREC,
 }
 #: trec_eval's ``-m`` names whose bare form elsewhere in the grammar is the whole retrieved
 #: list (the core's P and recall, named with ``k=`` by the LightGBM / XGBoost adapters); the
@@ -858,7 +867,8 @@ def option_measures(values: Iterable[str], *, ties: str = "average", trec_order:
     Each option may list several names (:func:`split_measure_list`: ``P.5,10`` is ``P.5`` and
     ``P.10``); trec_eval's family names expand as trec_eval's ``-m`` does (``P`` ->
     ``P_5`` ... ``P_1000``, :func:`trec_eval_family`; ``ndcg_cut`` -> its members; ``all_trec``
-    -> :data:`ALL_TREC`); a name asked for twice is kept once.
+    -> :data:`ALL_TREC`, ``official`` -> :data:`OFFICIAL_TREC`); a name asked for twice is
+    kept once.
 
     Parameters
     ----------
@@ -866,7 +876,7 @@ def option_measures(values: Iterable[str], *, ties: str = "average", trec_order:
         The ``-m`` option values, in order.
     ties : str, default "average"
         The command's ``--ties``: with "average", a measure without an exact tie average
-        (interpolated precision) raises, and ``all_trec`` leaves those out.
+        (interpolated precision) raises, and ``all_trec`` and ``official`` leave those out.
     trec_order : bool, default False
         Order and deduplicate as trec_eval prints (its table's order; ``P.5`` and ``P_5`` are
         one line); else keep the order given, deduplicated by the names as given.
@@ -879,7 +889,8 @@ def option_measures(values: Iterable[str], *, ties: str = "average", trec_order:
     names : list of str
         The measure names to evaluate.
     notes : list of str
-        Sentences for the user (what ``all_trec`` leaves out), without a command prefix.
+        Sentences for the user (what ``all_trec`` or ``official`` leaves out), without a
+        command prefix.
 
     Raises
     ------
@@ -891,7 +902,7 @@ def option_measures(values: Iterable[str], *, ties: str = "average", trec_order:
     values = list(values)
     out: list[str] = []
     notes: list[str] = []
-    said_all = False  # all_trec given twice: expanded (and said) once
+    said: set[str] = set()  # all_trec / official given twice: expanded (and said) once
     for name in (m for v in values for m in split_measure_list(v)):
         if vectors and parse_avg_pos(name) is not None:
             out.append(name)
@@ -903,23 +914,28 @@ def option_measures(values: Iterable[str], *, ties: str = "average", trec_order:
         if family is not None:
             out.extend(family)
             continue
-        if name.strip().lower() != "all_trec":
+        set_name = name.strip().lower()
+        if set_name not in _TREC_SETS:
             members = parse_measure(name)  # ndcg_cut, success, ...: one line per member, so
             # that each sorts and is deduplicated among the other -m options' lines
             out.extend([m.name for m in members] if len(members) > 1 else [name])
             continue
-        if said_all:
+        if set_name in said:
             continue
-        said_all = True
-        have = {TREC_EVAL_ORDER[trec_eval_position(trec_eval_spelling(n))[0]]
-                for n in ALL_TREC}
-        notes.append("all_trec leaves out the trec_eval measures rankmetrics does not "
-                     "compute: " + ", ".join(f for f in TREC_EVAL_ORDER if f not in have))
-        keep = [n for n in ALL_TREC
+        said.add(set_name)
+        full = _TREC_SETS[set_name]
+        have = {TREC_EVAL_ORDER[trec_eval_position(trec_eval_spelling(n))[0]] for n in full}
+        left = ("runid", "num_q", "gm_map") if set_name == "official" else TREC_EVAL_ORDER
+        notes.append(f"{set_name} leaves out the trec_eval measures rankmetrics does not "
+                     "compute: " + ", ".join(f for f in left if f not in have))
+        keep = [n for n in full
                 if ties != "average" or parse_measure(n)[0].kind not in ORDER_ONLY_KINDS]
-        if len(keep) < len(ALL_TREC):
-            notes.append("all_trec without iprec_at_recall and 11pt_avg, which have no exact "
-                         "tie average (add --ties docno for trec_eval's order and all of them)")
+        if len(keep) < len(full):
+            gone = " and ".join(f for f in ("iprec_at_recall", "11pt_avg")
+                                if any(n.startswith(f) for n in full))
+            verb = "have" if " and " in gone else "has"
+            notes.append(f"{set_name} without {gone}, which {verb} no exact tie average (add "
+                         "--ties docno for trec_eval's order and all of them)")
         out.extend(keep)
     # a measure asked for twice is given once, as trec_eval prints it once; in trec_eval's
     # order also under two spellings of one line (P.5 and P_5; P and P.5), otherwise the
