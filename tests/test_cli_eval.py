@@ -376,3 +376,31 @@ def test_official_is_trec_evals_default_set(shared_data, capsys):
                              "-m", "official")
     assert code == 0 and "iprec_at_recall" not in out and "P_1000" in out
     assert "official without iprec_at_recall, which has no exact tie average" in err
+
+
+def test_no_summary_leaves_out_the_all_lines_as_trec_evals_n(files, capsys):
+    # trec_eval's -n (--nosummary) was an unrecognised option; its output with -q -n is the
+    # -q output without the "all" lines (checked against trec_eval 10.0-rc3 on qrels.test)
+    qrels, run = files
+    base = [qrels, run, "-q", "-m", "map", "-m", "P.5", "--ties", "docno"]
+    code, full, _ = run_cli(capsys, *base, "--format", "trec")
+    code_n, only, _ = run_cli(capsys, *base, "--format", "trec", "-n")
+    assert code == code_n == 0
+    want = [line for line in full.splitlines() if line.split("\t")[1] != "all"]
+    assert only.splitlines() == want and len(want) < len(full.splitlines())
+    code, out, _ = run_cli(capsys, *base, "--format", "json", "--no-summary")
+    assert code == 0 and set(json.loads(out)) == {"per_query", "params"}
+    code, out, _ = run_cli(capsys, *base, "--format", "csv", "-n")
+    assert code == 0 and "all," not in out and out.count("\n") >= 1
+    code, _, err = run_cli(capsys, qrels, run, "-n")  # nothing would be printed
+    assert code == 1 and "give -q too" in err
+    res = _evaluate_files(qrels, run)
+    with pytest.raises(ValueError, match="nothing to show"):
+        res.to_frame(per_query=False, summary=False)
+    assert res.to_frame(summary=False).index.tolist() == res.per_query.index.tolist()
+
+
+def _evaluate_files(qrels, run):
+    from rankmetrics.trec import evaluate
+
+    return evaluate(qrels, run, ["map"])

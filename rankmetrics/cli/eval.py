@@ -70,6 +70,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "in single precision tie)")
     p.add_argument("-q", "--per-query", action="store_true",
                    help="print every query, not only the aggregate")
+    p.add_argument("-n", "--no-summary", action="store_true",
+                   help="with -q: leave out the aggregate ('all') lines (trec_eval -n)")
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="output: aligned table (default), csv, json, or trec_eval's three "
                         "columns")
@@ -143,13 +145,14 @@ def _show_progress(args: argparse.Namespace) -> bool:
     return size >= PROGRESS_BYTES
 
 
-def render(result: Any, fmt: str, per_query: bool, digits: int = 4) -> str:
+def render(result: Any, fmt: str, per_query: bool, digits: int = 4, summary: bool = True
+           ) -> str:
     """Text of an :class:`~rankmetrics.trec.EvalResult` in one of :data:`FORMATS`."""
     if fmt == "trec":
-        return result.to_trec(per_query=per_query)
+        return result.to_trec(per_query=per_query, summary=summary)
     if fmt == "json":
-        return result.to_json(per_query=per_query)
-    frame = result.to_frame(per_query=per_query)
+        return result.to_json(per_query=per_query, summary=summary)
+    frame = result.to_frame(per_query=per_query, summary=summary)
     for name in result.count_measures:  # counts print as integers, as in trec_eval
         frame[name] = frame[name].round().astype("Int64")
     if fmt == "csv":
@@ -164,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.digits < 0:
         raise ValueError(f"--digits must be >= 0; got {args.digits}")
+    if args.no_summary and not args.per_query:  # trec_eval would print nothing
+        raise ValueError("-n/--no-summary leaves out the aggregate: give -q too (per query)")
     with contextlib.ExitStack() as stack:
         run_src = args.run
         if run_src == "-":  # trec_eval 10 reads the run from stdin: copied in blocks to a file
@@ -183,6 +188,6 @@ def run(args: argparse.Namespace) -> int:
             if run_src == args.run:
                 raise
             raise ValueError(str(exc).replace(run_src, "<stdin>")) from None
-    text = render(result, args.format, args.per_query, args.digits)
+    text = render(result, args.format, args.per_query, args.digits, not args.no_summary)
     sys.stdout.write(text + "\n")
     return 0

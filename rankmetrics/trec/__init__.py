@@ -368,11 +368,15 @@ class EvalResult:
         """Columns that count documents (NumRet, NumRel, NumRelRet): summed in :attr:`mean`."""
         return self._counts
 
-    def to_frame(self, *, per_query: bool = True) -> pd.DataFrame:
-        """The per-query table (optional) with a final ``all`` row holding :attr:`mean`."""
+    def to_frame(self, *, per_query: bool = True, summary: bool = True) -> pd.DataFrame:
+        """The per-query table (optional) with a final ``all`` row holding :attr:`mean`
+        (``summary=False``: without it, as trec_eval's ``-n``; ValueError with neither)."""
+        _check_shown(per_query, summary)
         all_row = pd.DataFrame([self.mean], index=pd.Index(["all"], name="qid"))
         if not per_query:
             return all_row
+        if not summary:
+            return self.per_query.copy()
         return pd.concat([self.per_query, all_row])
 
     def __repr__(self) -> str:
@@ -387,8 +391,9 @@ class EvalResult:
             return str(int(round(value)))
         return f"{value:.4f}"
 
-    def to_trec(self, *, per_query: bool = True) -> str:
-        """trec_eval's three-column text (``measure<TAB>query<TAB>value``), per query then all.
+    def to_trec(self, *, per_query: bool = True, summary: bool = True) -> str:
+        """trec_eval's three-column text (``measure<TAB>query<TAB>value``), per query then all
+        (``summary=False``: no ``all`` lines, trec_eval's ``-n``; ValueError with neither).
 
         Examples
         --------
@@ -399,28 +404,37 @@ class EvalResult:
         P@2                   	all	0.5000
         NumRet                	all	2
         """
+        _check_shown(per_query, summary)
         lines = []
         shown = {m: trec_eval_spelling(m) for m in self.mean}  # P.5 is printed P_5
         if per_query:
             for qid, row in self.per_query.iterrows():
                 lines += [f"{shown[m]:<22}\t{qid}\t{self._fmt(m, v)}" for m, v in row.items()]
-        lines += [f"{shown[m]:<22}\tall\t{self._fmt(m, v)}" for m, v in self.mean.items()]
+        if summary:
+            lines += [f"{shown[m]:<22}\tall\t{self._fmt(m, v)}" for m, v in self.mean.items()]
         return "\n".join(lines)
 
-    def to_json(self, *, per_query: bool = True) -> str:
-        """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null)."""
+    def to_json(self, *, per_query: bool = True, summary: bool = True) -> str:
+        """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null;
+        ``summary=False``: no ``"mean"``; ValueError with neither)."""
 
         def clean(d: dict) -> dict:
             return {str(k): (None if isinstance(v, float) and math.isnan(v) else v)
                     for k, v in d.items()}
 
-        out: dict[str, Any] = {"mean": clean(self.mean)}
+        _check_shown(per_query, summary)
+        out: dict[str, Any] = {"mean": clean(self.mean)} if summary else {}
         if per_query:
             out["per_query"] = {str(q): clean(row.to_dict())
                                 for q, row in self.per_query.iterrows()}
         out["params"] = {k: (v if isinstance(v, (str, int, float, bool, type(None))) else repr(v))
                          for k, v in self.params.items()}
         return json.dumps(out, indent=2)
+
+
+def _check_shown(per_query: bool, summary: bool) -> None:
+    if not (per_query or summary):
+        raise ValueError("per_query=False and summary=False: nothing to show")
 
 
 def _check_threads(threads: Any) -> int:
