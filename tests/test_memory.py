@@ -294,3 +294,22 @@ def test_gain_table_lookup_matches_apply_gain() -> None:
             with pytest.raises(ValueError) as got_err:
                 small_int_gains(gain, arr)
             assert str(got_err.value) == str(want.value)
+
+
+@pytest.mark.parametrize("k", [None, 10])
+def test_err_peak_extra_memory(k) -> None:
+    # ERR held the grades, the stop probabilities, their padded copy and per-rank running
+    # sums of the longest list (float64 each) besides the ranking: about 44 bytes per row,
+    # 4.9x narrow inputs. Now the stop probabilities alone (8 bytes per row) and tie buffers
+    # the size of the largest tie group, within issue #16's bound.
+    rng = np.random.default_rng(5)
+    n = 1_000_000
+    y = rng.choice(5, n, p=[0.5, 0.3, 0.13, 0.05, 0.02]).astype(np.int8)
+    s = np.round(rng.random(n), 3).astype(np.float32)
+    short = np.repeat(np.arange(1, 50_001, dtype=np.int32), 2)
+    q = np.concatenate([np.zeros(n - short.size, dtype=np.int32), short])
+    rm.err(y[:1000], s[:1000], q[:1000], k=k)
+    inputs = y.nbytes + s.nbytes + q.nbytes
+    peak = _peak(lambda: rm.err(y, s, q, k=k))
+    assert peak / n <= MAX_BYTES_PER_ROW, f"ERR@{k}: {peak / n:.1f} bytes per row"
+    assert peak <= 2 * inputs, f"ERR@{k}: peak {peak / inputs:.2f}x inputs"

@@ -26,6 +26,7 @@ from ._numba_kernel import (
     _slot,
     _sort_ascending,
 )
+from .backend import _sizes
 
 _MODE = {"average": MODE_AVERAGE, "optimistic": MODE_OPTIMISTIC,
          "pessimistic": MODE_PESSIMISTIC, "stable": MODE_STABLE}
@@ -33,14 +34,26 @@ _NONE_CUT = 2**62
 
 
 @_jit()
+def _put(out, cuts, w, q_out, p, acc):
+    """The running sum ``acc`` after rank p + 1 is ERR at every cutoff ending there."""
+    for j in range(cuts.shape[0]):
+        if min(cuts[j], w) - 1 == p:
+            out[j, q_out] = acc
+
+
+@_jit()
 def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cuts, out,
-                  ebar, cum, vbuf):
+                  ebar, vbuf):
     """``out[j, seg_query[s]]`` = ERR of segment ``s`` over ranks 1..min(cuts[j], width, c)."""
     for s in range(starts.shape[0]):
         o = starts[s]
         c = counts[s]
         w = c if width < 0 else min(width, c)
         q_out = _slot(seg_query, s)
+        if w == 0:
+            for j in range(cuts.shape[0]):
+                out[j, q_out] = 0.0
+            continue
         before = 1.0  # product of the continue probabilities of the positions so far
         acc = 0.0
         g0 = 0
@@ -73,11 +86,11 @@ def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cu
                     for j in range(1, m + 1):
                         p = g0 + j - 1
                         acc += before * (ebar[j - 1] - ebar[j]) / (p + 1.0)
-                        cum[p] = acc
+                        _put(out, cuts, w, q_out, p, acc)
                 else:
                     for p in range(g0, g0 + m):
                         acc += 0.0
-                        cum[p] = acc
+                        _put(out, cuts, w, q_out, p, acc)
                 for a in range(n):  # the whole group passes before the next one
                     before *= vbuf[a] if live else 1.0 - stop[rows[o + g0 + a]]
             else:
@@ -93,15 +106,9 @@ def _err_segments(scores, rows, counts, starts, seg_query, stop, mode, width, cu
                     qv = 1.0 - r
                     if p < w:
                         acc += before * (1.0 - qv) / (p + 1.0)
-                        cum[p] = acc
+                        _put(out, cuts, w, q_out, p, acc)
                     before *= qv
             g0 = g1
-        for j in range(cuts.shape[0]):
-            k = cuts[j]
-            if w == 0:
-                out[j, q_out] = 0.0
-            else:
-                out[j, q_out] = cum[min(k, w) - 1]
 
 
 def err_at_cutoffs(rk: Any, n_queries: int, stop: NDArray[np.float64], ties: str,
@@ -115,8 +122,13 @@ def err_at_cutoffs(rk: Any, n_queries: int, stop: NDArray[np.float64], ties: str
     longest = int(counts.max(initial=0))
     cuts = np.array([_NONE_CUT if k is None else k for k in ks], dtype=np.int64)
     out = np.zeros((len(ks), n_queries))
+    # [mem] no per-rank running sums (each cutoff is written as its rank passes); the tie
+    # buffers hold the largest tie group (a bound: _numba_sizes.value_rows), ebar at most
+    # the cutoff: about 1 byte per row unless one tie group is most of a long list
+    group = 1 if ties == "stable" or longest < 2 else _sizes().value_rows(lay, rk.scores, longest)
+    reach = group if width is None else min(group, int(width))
     _err_segments(rk.scores, rk.rows, counts, starts, lay.seg_slots,
                   np.ascontiguousarray(stop, dtype=np.float64), _MODE[ties],
-                  -1 if width is None else int(width), cuts, out, np.empty(longest + 1),
-                  np.empty(max(longest, 1)), np.empty(max(longest, 1)))
+                  -1 if width is None else int(width), cuts, out, np.empty(reach + 1),
+                  np.empty(max(group, 1)))
     return out

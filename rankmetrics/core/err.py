@@ -55,10 +55,13 @@ def stop_probabilities(labels: Values, max_grade: float) -> Values:
 
     Labels above ``max_grade`` are rejected by the caller; labels <= 0 stop with probability 0.
     """
-    g = np.maximum(labels, 0.0)
+    r = np.maximum(labels, 0.0, dtype=np.float64)  # [mem] one float64 per row, then in place
     # 2**(g - g_max) - 2**-g_max: (2**g - 1) / 2**g_max (exact for integer grades <= 53)
     # without overflowing 2**g for grades above 1023
-    return np.exp2(g - max_grade) - np.exp2(-max_grade)
+    r -= max_grade
+    np.exp2(r, out=r)
+    r -= np.exp2(-max_grade)
+    return r
 
 
 def _symmetric_means(q: Values, m: int) -> Values:

@@ -865,19 +865,25 @@ class QueryPlan:
     def _err_metric(self, y_score, ks, max_grade, gains, ties, empty):
         top = check_positive_real("max_grade", max_grade)
         table = self._label_table(gains)
-        grades = apply_gain(table, self.labels)
-        base = grades if self._base_layout is self.layout else apply_gain(table,
-                                                                          self._base_labels)
+        grade = (lambda v: v) if table == "linear" else (lambda v: apply_gain(table, v))
+        grades = grade(self.labels)  # [mem] linear: the labels themselves, no float64 copy
+        base = grades if self._base_layout is self.layout else grade(self._base_labels)
         if grades.size and float(grades.max()) > top:
             raise ValueError(
                 f"ERR: a grade {float(grades.max()):g} exceeds max_grade={top:g} (the stop "
                 "probability (2**g - 1) / 2**max_grade would exceed 1); pass "
                 "max_grade >= the largest label (gdeval rejects labels above 4)"
             )
-        ranking = self._ranking(y_score, ks, ties)
-        stop_ext = _kernel.padded(_err.stop_probabilities(grades, top), 0.0)
-        vals = _err.err_at_cutoffs(ranking, self.n_queries, stop_ext, ties, list(ks))
+        # [mem] the grades go before the ranking is made: one float64 per row (the stop
+        # probabilities) next to it, no padded copy for the compiled kernel
         none = ~self._per_query_any(grades > 0, base > 0)
+        del base
+        stop = _err.stop_probabilities(grades, top)
+        del grades
+        if self._backend == "numpy":
+            stop = _kernel.padded(stop, 0.0)
+        ranking = self._ranking(y_score, ks, ties)
+        vals = _err.err_at_cutoffs(ranking, self.n_queries, stop, ties, list(ks))
         return self._finish(vals, np.broadcast_to(none[None, :], vals.shape), empty, "ERR")
 
     def _rbp_metric(self, y_score, ks, p, threshold, gains, ties, empty):
