@@ -890,26 +890,30 @@ class QueryPlan:
         p = check_positive_real("p", p)
         if not p < 1.0:
             raise ValueError(f"p (RBP persistence) must be in (0, 1); got {p!r}")
+        if threshold is not None and gains is not None:
+            raise ValueError("RBP takes rel= (binary) or gains= (graded), not both")
+        if threshold is None:
+            # [mem] before the ranking; the linear default's gains are the labels themselves
+            table = self._label_table(gains)
+            gain = (lambda v: v) if table == "linear" else (lambda v: apply_gain(table, v))
+            g = gain(self.labels)
+            gb = g if self._base_layout is self.layout else gain(self._base_labels)
+            none = ~self._per_query_any(g > 0, gb > 0)
+            del g, gb
         ranking = self._ranking(y_score, ks, ties)
         need = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
         width = self._max_width if need is None else min(need, self._max_width)
         disc = (1.0 - p) * np.power(p, np.arange(width, dtype=np.float64))
         if threshold is not None:
-            if gains is not None:
-                raise ValueError("RBP takes rel= (binary) or gains= (graded), not both")
             values, n_rel = self._relevance(threshold)
             vals = _metrics.at_cutoffs(ranking, self.n_queries, "rel", values, ties, ks, disc)
             none = n_rel == 0
         else:
-            table = self._label_table(gains)
             values = self._gain_ext(table)
             with np.errstate(over="ignore", invalid="ignore"):  # reported below, with the cause
                 vals = _metrics.at_cutoffs(ranking, self.n_queries, "gain", values, ties, ks,
                                            disc)
             _check_finite_sums(vals)  # graded gains (the labels themselves) may overflow
-            g = apply_gain(table, self.labels)
-            gb = g if self._base_layout is self.layout else apply_gain(table, self._base_labels)
-            none = ~self._per_query_any(g > 0, gb > 0)
         return self._finish(vals, np.broadcast_to(none[None, :], vals.shape), empty, "RBP")
 
     def err(self, y_score, *, k: Cutoff = None, max_grade: float = 4, ties: str = "average",
