@@ -333,3 +333,20 @@ def test_rbp_peak_extra_memory(k) -> None:
     assert peak / n <= MAX_BYTES_PER_ROW, f"RBP@{k}: {peak / n:.1f} bytes per row"
     if k is not None:  # the whole list's discounts add 8 bytes per rank to 9 of inputs
         assert peak <= 2 * inputs, f"RBP@{k}: peak {peak / inputs:.2f}x inputs"
+
+
+def test_pad_slates_refuses_padding_past_memory() -> None:
+    # one query of 1e6 rows among 1e5 of one row: (100 001, 1e6) slates of 600 GB. They were
+    # asked of torch's allocator (a RuntimeError, or the process killed where memory is
+    # overcommitted); now a ValueError naming indexes, before anything that size is allocated
+    torch = require("torch")
+    from rankmetrics.torch import pad_slates
+
+    idx = torch.cat([torch.zeros(1_000_000, dtype=torch.int32),
+                     torch.arange(1, 100_001, dtype=torch.int32)])
+    preds = torch.zeros(idx.shape[0], dtype=torch.float32)
+    target = torch.zeros(idx.shape[0], dtype=torch.int8)
+    with pytest.raises(ValueError, match=r"indexes: padding its 100001 queries .* 1000000 rows"):
+        pad_slates(preds, target, idx)
+    p, t, m = pad_slates(preds[-4:], target[-4:], idx[-4:])  # small slates still padded
+    assert p.shape == t.shape == m.shape == (4, 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any
 
 import torch
@@ -84,6 +85,27 @@ def _padded(x: Tensor, b: int, width: int, qi: Tensor, pos: Tensor, order: Tenso
     return out.view(dt)
 
 
+def _check_padded_size(b: int, width: int, p: Tensor, t: Tensor) -> None:
+    """[mem] the (b, width) outputs pad every query to the longest: a ValueError before they
+    are allocated when they exceed the device's memory (one long query among many short ones
+    asked torch for them, which failed with its allocator's RuntimeError or worse)."""
+    need = b * width * (p.element_size() + t.element_size() + 1)
+    if p.device.type == "cuda":
+        total = torch.cuda.get_device_properties(p.device).total_memory
+    else:
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
+            total = 1 << 50
+    if need > total:
+        raise ValueError(
+            f"indexes: padding its {b} queries to the longest one's {width} rows asks for "
+            f"({b}, {width}) preds, target and mask of {need / 2**30:.3g} GiB, more than this "
+            f"machine's {total / 2**30:.3g} GiB of {p.device.type} memory; pass the flat rows "
+            "with indexes= to the metrics instead (they do not pad)"
+        )
+
+
 def pad_slates(
     preds: Any, target: Any, indexes: Any, *, pad_value: float = 0.0
 ) -> tuple[Tensor, Tensor, Tensor]:
@@ -120,10 +142,18 @@ def pad_slates(
     ------
     ValueError
         Inputs not 1-D, of different lengths, or empty; ``pad_value`` past float64's range,
-        or finite and past the range of a float tensor's dtype (1e39 for float32).
+        or finite and past the range of a float tensor's dtype (1e39 for float32); outputs
+        larger than the device's memory (see Notes).
     TypeError
         ``indexes`` not of an integer dtype; an input missing (None) or not numbers;
         ``pad_value`` not a real number (a bool, text, None).
+
+    Notes
+    -----
+    Memory: the outputs hold ``B * L`` entries each (``B * L * (preds' + target's itemsize
+    + 1)`` bytes), however short most queries are: one long query among many short ones makes
+    them much larger than the inputs. Outputs past the device's memory raise ``ValueError``
+    before anything is allocated.
 
     Examples
     --------
@@ -161,6 +191,7 @@ def pad_slates(
     starts = torch.cumsum(counts, 0) - counts
     pos = torch.arange(q.shape[0], device=q.device) - starts[qi]
     b, width = int(counts.shape[0]), int(counts.max())
+    _check_padded_size(b, width, p, t)
     out_p = _padded(p, b, width, qi, pos, order, pad_value)
     out_t = _padded(t, b, width, qi, pos, order, pad_value)
     mask = torch.zeros((b, width), dtype=torch.bool, device=p.device)
