@@ -350,3 +350,18 @@ def test_pad_slates_refuses_padding_past_memory() -> None:
         pad_slates(preds, target, idx)
     p, t, m = pad_slates(preds[-4:], target[-4:], idx[-4:])  # small slates still padded
     assert p.shape == t.shape == m.shape == (4, 1)
+
+
+def test_precision_recall_points_holds_four_padded_arrays() -> None:
+    # the recall base was the last column of an (n_queries, longest) ideal CG curve, a fifth
+    # padded array (5.3 of them at the peak); now a whole-list CG, one float64 per query
+    from rankmetrics.analysis.pr import precision_recall_points
+
+    rng = np.random.default_rng(3)
+    q = np.concatenate([np.zeros(2000, np.int32), np.repeat(np.arange(1, 2001, dtype=np.int32), 2)])
+    y = rng.integers(0, 3, q.size).astype(np.int8)
+    s = rng.random(q.size).astype(np.float32)
+    precision_recall_points(y[:50], s[:50], q[:50])
+    peak = _peak(lambda: precision_recall_points(y, s, q))
+    padded = 8 * 2001 * 2000
+    assert peak <= 4.5 * padded, f"peak {peak / padded:.2f} padded arrays"

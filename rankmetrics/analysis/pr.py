@@ -38,8 +38,10 @@ def _relevant_counts(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | Non
     rel = (labels >= check_threshold(threshold)).astype(np.float64)
     plan = QueryPlan(rel, qid)
     width = int(plan.sizes.max()) if depth is None else depth
+    # [mem] every relevant row is counted over a whole list (an (n_queries, longest) ideal
+    # curve was made for its last column): one float64 per query
+    r_rows = plan.cg(y_score, gain="linear", ties=ties)
     counts = plan.cg_curve(y_score, depth=width, gain="linear", ties=ties)
-    r_rows = plan.ideal_cg_curve(depth=int(plan.sizes.max()), gain="linear")[:, -1]
     return plan, counts, r_rows
 
 
@@ -125,6 +127,9 @@ def precision_recall_points(
     -----
     P(i) = rel(i) / i and R(i) = rel(i) / R, rel(i) the (expected) relevant documents in the top
     i (the lecture slides' precision-recall points, one per rank, before interpolation).
+
+    Memory: every query is padded to the longest one; the peak is about four
+    (n_queries, width) float64 arrays (the two results, the counts and one temporary).
 
     Examples
     --------
