@@ -365,3 +365,19 @@ def test_precision_recall_points_holds_four_padded_arrays() -> None:
     peak = _peak(lambda: precision_recall_points(y, s, q))
     padded = 8 * 2001 * 2000
     assert peak <= 4.5 * padded, f"peak {peak / padded:.2f} padded arrays"
+
+
+def test_precision_recall_points_checks_its_padded_arrays(monkeypatch) -> None:
+    # the curve's check counted one (n_queries, longest) array of the four the call holds:
+    # sizes between a quarter of the machine's memory and all of it passed, then ran out
+    # (here the machine reports 64 MiB and the arrays are 32 MB each); now a ValueError
+    # naming qid, before the first is made
+    import rankmetrics.core.validation as validation
+    from rankmetrics.analysis.pr import precision_recall_points
+
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 64 * 2**20 // 4096}
+    monkeypatch.setattr(validation.os, "sysconf", lambda key: pages[key])
+    q = np.concatenate([np.zeros(2000, np.int32), np.repeat(np.arange(1, 2001, dtype=np.int32), 2)])
+    y = np.random.default_rng(3).integers(0, 3, q.size).astype(np.int8)
+    with pytest.raises(ValueError, match=r"qid \(its longest query's rows\)=2000 .* padded"):
+        precision_recall_points(y, -np.arange(q.size, dtype=np.float32), q)

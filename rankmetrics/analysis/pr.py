@@ -22,6 +22,7 @@ from ..core.validation import (
     check_choice,
     check_k,
     check_labels,
+    check_result_size,
     check_threshold,
     flatten_inputs,
 )
@@ -32,12 +33,15 @@ __all__ = ["expected_interpolated_precision", "fallout", "precision_recall_point
 
 
 def _relevant_counts(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None,
-                     threshold: float, ties: str, depth: int | None
+                     threshold: float, ties: str, depth: int | None, copies: int = 1
                      ) -> tuple[QueryPlan, Values, Values]:
     labels = check_labels(y_true)
     rel = (labels >= check_threshold(threshold)).astype(np.float64)
     plan = QueryPlan(rel, qid)
     width = int(plan.sizes.max()) if depth is None else depth
+    if depth is None:  # [mem] the peak's padded arrays, checked before the first is made
+        check_result_size(plan.n_queries, width, "qid (its longest query's rows)", copies,
+                          hint="every query is padded to the longest one")
     # [mem] every relevant row is counted over a whole list (an (n_queries, longest) ideal
     # curve was made for its last column): one float64 per query
     r_rows = plan.cg(y_score, gain="linear", ties=ties)
@@ -121,7 +125,8 @@ def precision_recall_points(
     Raises
     ------
     ValueError, TypeError
-        As :func:`rankmetrics.precision`; a bad ``n_relevant``.
+        As :func:`rankmetrics.precision`; a bad ``n_relevant``; ValueError naming ``qid`` when
+        the peak's four padded arrays exceed this machine's memory.
 
     Notes
     -----
@@ -137,7 +142,8 @@ def precision_recall_points(
     >>> r.round(2).tolist(), p.round(2).tolist()
     ([[0.5, 0.5, 1.0, 1.0]], [[1.0, 0.5, 0.67, 0.5]])
     """
-    plan, counts, r_rows = _relevant_counts(y_true, y_score, qid, threshold, ties, None)
+    plan, counts, r_rows = _relevant_counts(y_true, y_score, qid, threshold, ties, None,
+                                            copies=4)
     r_all = _recall_base(n_relevant, r_rows, plan.n_queries)
     width = counts.shape[1]
     ranks = np.arange(1, width + 1, dtype=np.float64)

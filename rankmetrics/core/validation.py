@@ -567,11 +567,12 @@ def check_weights(weights: ArrayLike, shape: tuple[int, ...], name: str,
     return w
 
 
-def check_result_size(n: int, depth: int, name: str = "depth", copies: int = 1) -> None:
+def check_result_size(n: int, depth: int, name: str = "depth", copies: int = 1,
+                      hint: str | None = None) -> None:
     """An (n, depth) float64 result (a curve) that this machine's memory can hold, ``copies``
     times over (the arrays of that shape a computation holds at once); else a ValueError naming
     ``name`` (a huge depth failed with numpy's MemoryError, or worse, was allocated lazily and
-    killed the process while filled)."""
+    killed the process while filled), ending with ``hint`` (default: the curve's depth rule)."""
     need = 8 * int(n) * int(depth) * int(copies)
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -580,8 +581,9 @@ def check_result_size(n: int, depth: int, name: str = "depth", copies: int = 1) 
     if need > total:
         raise ValueError(
             f"{name}={depth} asks for {_arrays(copies, n, depth)} of {need / 2**30:.3g} GiB, "
-            f"more than this machine's {total / 2**30:.3g} GiB of memory; a curve is constant "
-            "past its list's length, so a depth of at most the longest list gives every value"
+            f"more than this machine's {total / 2**30:.3g} GiB of memory; "
+            + (hint or "a curve is constant past its list's length, so a depth of at most "
+               "the longest list gives every value")
         )
 
 
