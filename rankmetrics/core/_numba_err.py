@@ -33,7 +33,7 @@ _MODE = {"average": MODE_AVERAGE, "optimistic": MODE_OPTIMISTIC,
 _NONE_CUT = 2**62
 
 
-@_jit()
+@_jit(inline="always")
 def _put(out, cuts, w, q_out, p, acc):
     """The running sum ``acc`` after rank p + 1 is ERR at every cutoff ending there."""
     for j in range(cuts.shape[0]):
