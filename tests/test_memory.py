@@ -381,3 +381,20 @@ def test_precision_recall_points_checks_its_padded_arrays(monkeypatch) -> None:
     y = np.random.default_rng(3).integers(0, 3, q.size).astype(np.int8)
     with pytest.raises(ValueError, match=r"qid \(its longest query's rows\)=2000 .* padded"):
         precision_recall_points(y, -np.arange(q.size, dtype=np.float32), q)
+
+
+def test_session_dcg_memory_error_names_the_padding_to_the_longest_session(monkeypatch) -> None:
+    # 300 one-query sessions and one of 300 queries: the dense arrays pad every session to
+    # 300 queries; the error blamed depth=10 alone and told to lower it, which cannot help
+    import rankmetrics.core.validation as validation
+    from rankmetrics.session import session_dcg
+
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 64 * 2**20 // 4096}
+    monkeypatch.setattr(validation.os, "sysconf", lambda key: pages[key])
+    sess = np.concatenate([np.arange(300), np.full(300, 300)])
+    query = np.concatenate([np.ones(300, int), np.arange(1, 301)])
+    y = np.ones(sess.size)
+    with pytest.raises(ValueError, match=r"301 session\(s\) x 300 queries \(every session "
+                                         r"padded to the longest one's\)"):
+        session_dcg(y, -np.arange(sess.size, dtype=float), sess, query,
+                    doc=np.arange(sess.size), depth=10)

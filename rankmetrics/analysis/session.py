@@ -613,8 +613,13 @@ def session_dcg(
     # i_vec and curve are held with _concatenate's seg, pos, out and its three fancy-index
     # temporaries, 11 (n_s * m_q, depth) arrays, plus boolean masks: 12. A depth that no
     # single array fits keeps the one-array message (the core curves give it too).
-    check_result_size(n_s * m_q, x)
-    check_result_size(n_s * m_q, x, copies=_SESSION_COPIES)
+    # the rows are every session padded to the longest one's queries: name both, not only
+    # the depth (a smaller depth cannot help a few very long sessions among many short ones)
+    shape_hint = (f"its rows are {n_s} session(s) x {m_q} queries (every session padded to "
+                  "the longest one's): evaluate sessions of very different lengths apart, or "
+                  "lower depth")
+    check_result_size(n_s * m_q, x, hint=shape_hint)
+    check_result_size(n_s * m_q, x, copies=_SESSION_COPIES, hint=shape_hint)
     key = sidx * (m_q + 1) + qno
     inst_keys, iidx = np.unique(key, return_inverse=True)
     iidx = iidx.ravel().astype(np.int64)
