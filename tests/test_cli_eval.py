@@ -404,3 +404,22 @@ def _evaluate_files(qrels, run):
     from rankmetrics.trec import evaluate
 
     return evaluate(qrels, run, ["map"])
+
+
+def test_trec_eval_long_options_and_unsupported_options_by_name(files, capsys):
+    # trec_eval's long spellings were unrecognised, and "-N 100 qrels run" took 100 for the
+    # qrels and named the run file as the unrecognised argument
+    qrels, run = files
+    short = run_cli(capsys, qrels, run, "-q", "-n", "-c", "-l", "1", "-M", "2", "-J",
+                    "-m", "map", "--format", "trec", "--ties", "docno")
+    long = run_cli(capsys, qrels, run, "--query_eval_wanted", "--nosummary",
+                   "--complete_rel_info_wanted", "--level_for_rel", "1",
+                   "--Max_retrieved_per_topic", "2", "--Judged_docs_only", "-m", "map",
+                   "--format", "trec", "--ties", "docno")
+    assert short[0] == 0 and long == short
+    for flag in ("-N", "--Number_docs_in_coll", "-D", "-R", "-T", "-Z"):
+        with pytest.raises(SystemExit) as exc:
+            main(["eval", flag, "100", qrels, run])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "is not supported by rankmetrics eval" in err and "(trec_eval: " in err

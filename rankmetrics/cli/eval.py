@@ -68,9 +68,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="with --ties docno, compare scores as doubles (trec_eval 10; default) "
                         "or as C floats (trec_eval 9, pytrec_eval, ir_measures: scores equal "
                         "in single precision tie)")
-    p.add_argument("-q", "--per-query", action="store_true",
+    p.add_argument("-q", "--per-query", "--query_eval_wanted", action="store_true",
                    help="print every query, not only the aggregate")
-    p.add_argument("-n", "--no-summary", action="store_true",
+    p.add_argument("-n", "--no-summary", "--nosummary", action="store_true",
                    help="with -q: leave out the aggregate ('all') lines (trec_eval -n)")
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="output: aligned table (default), csv, json, or trec_eval's three "
@@ -83,14 +83,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    choices=DISCOUNTS,
                    help="rank discount (default log: 1/log_b(rank+1))")
     p.add_argument("--log-base", type=float, default=2.0, help="logarithm base b (default 2)")
-    p.add_argument("-l", "--threshold", type=_relevance_level, default=1.0,
+    p.add_argument("-l", "--threshold", "--level_for_rel", type=_relevance_level, default=1.0,
                    help="relevance level, an integer: labels >= it are relevant (trec_eval -l; "
                         "default 1)")
-    p.add_argument("-c", "--complete", action="store_true",
+    p.add_argument("-c", "--complete", "--complete_rel_info_wanted", action="store_true",
                    help="score qrels queries missing from the run as 0 (trec_eval -c)")
-    p.add_argument("-M", "--max-depth", type=int, default=None, metavar="M",
+    p.add_argument("-M", "--max-depth", "--Max_retrieved_per_topic", type=int, default=None,
+                   metavar="M",
                    help="read only the top M documents of each query (trec_eval -M)")
-    p.add_argument("-J", "--judged-only", action="store_true",
+    p.add_argument("-J", "--judged-only", "--Judged_docs_only", action="store_true",
                    help="drop unjudged retrieved documents (no qrels entry or a negative "
                         "label) before ranking: every measure over judged documents only "
                         "(trec_eval -J)")
@@ -105,8 +106,33 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                      help="always show a progress bar on stderr")
     bar.add_argument("--no-progress", dest="progress", action="store_false",
                      help="never show a progress bar")
+    for flags, what in _UNSUPPORTED:  # refused by name (argparse took their values for files)
+        p.add_argument(*flags, nargs=1, action=_Unsupported, help=argparse.SUPPRESS, what=what)
     p.set_defaults(func=run)
     return p
+
+
+#: trec_eval options that ``eval`` does not take, with what they do there
+_UNSUPPORTED = (
+    (("-D", "--Debug_level"), "its debug level"),
+    (("-N", "--Number_docs_in_coll"), "the number of documents in the collection"),
+    (("-R", "--Rel_info_format"), "another qrels format"),
+    (("-T", "--Results_format"), "another run format"),
+    (("-Z", "--Zscore"), "z-scores against a file of means"),
+)
+
+
+class _Unsupported(argparse.Action):
+    """A trec_eval option ``eval`` does not take: a usage error naming it."""
+
+    def __init__(self, *args: Any, what: str = "", **kwargs: Any) -> None:
+        self.what = what
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.error(f"{'/'.join(self.option_strings)} (trec_eval: {self.what}) is not "
+                     "supported by rankmetrics eval")
 
 
 def _relevance_level(text: str) -> float:
