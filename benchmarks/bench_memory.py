@@ -1,6 +1,6 @@
 """Peak extra memory (tracemalloc) of metric calls on several workload shapes.
 
-Run:  python benchmarks/bench_memory.py [--rows 5e6] [--quick]
+Run:  python benchmarks/bench_memory.py [--rows 5e6] [--quick] [--kernel numba|numpy]
 
 Shapes: one query of ``--rows`` rows (float64 labels and scores, int64 qid; and int8 / float32 /
 int32), the reference shape ``make_benchmark_scores(2000)`` (~240 k rows) with contiguous and
@@ -49,7 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=float, default=5e6, help="length of the one huge query")
     ap.add_argument("--quick", action="store_true", help="a 500 000-row query")
+    ap.add_argument("--kernel", choices=["numba", "numpy"], default=None,
+                    help="backend (default: the compiled kernel when numba is installed)")
     args = ap.parse_args(argv)
+    if args.kernel is not None:
+        rm.set_backend(args.kernel)
     n = 500_000 if args.quick else int(args.rows)
     rng = np.random.default_rng(0)
     y = rng.choice(5, n, p=[0.5, 0.3, 0.13, 0.05, 0.02])
