@@ -16,6 +16,7 @@ the dispatch of ranking, cutoff sums, curves and the label-side sums to
 
 from __future__ import annotations
 
+import functools
 import os
 import weakref
 from collections.abc import Iterator, Sequence
@@ -743,25 +744,33 @@ def _presorted(layout: SegLayout, scores: np.ndarray, families: Sequence[Family]
     return hit
 
 
-_NONZERO_OF: weakref.WeakValueDictionary[int, NDArray[Any]] = weakref.WeakValueDictionary()
-_NONZERO_COUNT: dict[int, int] = {}
+#: id of a live value vector -> (a weak reference to it, its count); one entry per id, so a
+#: reader in another thread sees a whole entry or none (two dicts let it see half of one)
+_NONZERO_OF: dict[int, tuple[weakref.ref[NDArray[Any]], int]] = {}
 
 
 def _nonzero_of(values: NDArray[Any]) -> int:
     """:func:`_count_nonzero` of a plan's label-side value vector (gains, relevance: the same
     cached array every call), remembered by the array's id while the array lives (a weak
     reference: nothing is kept alive or pickled; an id reused by a new array is not taken for
-    the old one's). Reference shape: 0.5 ms a call of whole-list AP."""
+    the old one's). Safe to call from several threads at once. Reference shape: 0.5 ms a call
+    of whole-list AP."""
     key = id(values)
-    if _NONZERO_OF.get(key) is values:
-        return _NONZERO_COUNT[key]
+    hit = _NONZERO_OF.get(key)
+    if hit is not None and hit[0]() is values:
+        return hit[1]
     n = _count_nonzero(values)
-    if len(_NONZERO_COUNT) >= 64:  # [mem] counts of arrays gone: dropped now and then
-        _NONZERO_COUNT.clear()
+    if len(_NONZERO_OF) >= 64:  # [mem] entries of arrays gone: dropped now and then
         _NONZERO_OF.clear()
-    _NONZERO_OF[key] = values
-    _NONZERO_COUNT[key] = n
+    _NONZERO_OF[key] = (weakref.ref(values, functools.partial(_forget_nonzero, key)), n)
     return n
+
+
+def _forget_nonzero(key: int, ref: weakref.ref[NDArray[Any]]) -> None:
+    """Drop the entry of an array that died (only its own: the id may be another's now)."""
+    hit = _NONZERO_OF.get(key)
+    if hit is not None and hit[0] is ref:
+        _NONZERO_OF.pop(key, None)
 
 
 def _count_nonzero(values: NDArray[Any]) -> int:
