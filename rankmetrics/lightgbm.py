@@ -863,8 +863,18 @@ class EarlyStopping:
         self._index = -1
         self._maximize = True
         self.enabled = True
+        # per training (by its model's id): one callback object passed to trainings that run
+        # at once (threads: a threading joblib backend, Dask's threaded scheduler) compared
+        # one's scores with another's best; the attributes above mirror the last one updated
+        self._runs: dict[int, dict[str, Any]] = {}
 
-    def _find(self, env: Any) -> None:
+    def _publish(self, run: dict[str, Any]) -> None:
+        self.best_iteration, self.best_score = run["best_iteration"], run["best_score"]
+        self.best_results, self.enabled = run["best_results"], run["enabled"]
+        self._index, self._maximize = run["index"], run["maximize"]
+
+    def _find(self, env: Any) -> tuple[int, bool]:
+        """(index in the evaluation results, maximize) of the watched metric."""
         import lightgbm as lgb
 
         results = list(env.evaluation_result_list or [])
@@ -891,8 +901,7 @@ class EarlyStopping:
                     continue  # never stop on the training data
             elif r[0] != wanted:
                 continue
-            self._index, self._maximize = i, bool(r[3])
-            return
+            return i, bool(r[3])
         names = sorted({f"{r[0]}'s {r[1]}" for r in results})
         where = "a validation set" if wanted is None else f"data set {wanted!r}"
         raise ValueError(
@@ -902,30 +911,42 @@ class EarlyStopping:
     def __call__(self, env: Any) -> None:
         import lightgbm as lgb
 
-        if env.iteration == env.begin_iteration:
-            self._reset()
+        key = id(env.model)
+        runs = self._runs = self.__dict__.get("_runs", {})  # pickled before it kept runs
+        run = runs.get(key)
+        if env.iteration == env.begin_iteration or run is None:
+            run = {"best_iteration": -1, "best_score": math.nan, "best_results": [],
+                   "index": -1, "maximize": True, "enabled": True}
             boosting = [env.params.get(a) for a in ("boosting", "boosting_type", "boost")]
             if "dart" in boosting:
-                self.enabled = False
+                run["enabled"] = False
+                runs[key] = run
+                self._publish(run)
                 print("early_stopping: not available in dart mode; disabled")
                 return
-            self._find(env)
-        if not self.enabled:
+            run["index"], run["maximize"] = self._find(env)
+            runs[key] = run
+        if not run["enabled"]:
+            self._publish(run)
             return
         results = env.evaluation_result_list
-        score = float(results[self._index][2])
-        better = (score > self.best_score + self.min_delta if self._maximize
-                  else score < self.best_score - self.min_delta)
-        if self.best_iteration < 0 or better:
-            self.best_score, self.best_iteration, self.best_results = score, env.iteration, results
-        stop = env.iteration - self.best_iteration >= self.stopping_rounds
+        score = float(results[run["index"]][2])
+        best = run["best_score"]
+        better = (score > best + self.min_delta if run["maximize"]
+                  else score < best - self.min_delta)
+        if run["best_iteration"] < 0 or better:
+            run["best_score"], run["best_iteration"] = score, env.iteration
+            run["best_results"] = results
+        self._publish(run)
+        stop = env.iteration - run["best_iteration"] >= self.stopping_rounds
         if stop or env.iteration == env.end_iteration - 1:
+            runs.pop(key, None)
             if self.verbose:
-                r = results[self._index]
+                r = results[run["index"]]
                 how = "Early stopping" if stop else "Did not meet early stopping"
-                print(f"{how} on {r[0]}'s {r[1]}: best iteration is [{self.best_iteration + 1}] "
-                      f"with {self.best_score:.6g}")
-            raise lgb.callback.EarlyStopException(self.best_iteration, self.best_results)
+                print(f"{how} on {r[0]}'s {r[1]}: best iteration is "
+                      f"[{run['best_iteration'] + 1}] with {run['best_score']:.6g}")
+            raise lgb.callback.EarlyStopException(run["best_iteration"], run["best_results"])
 
 
 def early_stopping(

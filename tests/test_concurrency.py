@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
 
 from rankmetrics.core import backend as _backend
 
@@ -68,3 +69,30 @@ def test_remembered_nonzero_count_read_while_another_call_stores_it() -> None:
                 if at >= lines:
                     break
                 at += 1
+
+
+def test_lightgbm_early_stopping_shared_by_two_trainings_at_once() -> None:
+    # one callback object in two trainings that run at once (GridSearchCV's threading backend
+    # passes the same fit params to every fit): their rounds interleave, and each must stop
+    # on its own scores (the second's falling scores were compared with the first's best)
+    lgb = pytest.importorskip("lightgbm")
+    from rankmetrics.lightgbm import early_stopping
+
+    rng = np.random.default_rng(0)
+    ds = lgb.Dataset(rng.normal(size=(40, 2)), rng.integers(0, 2, 40), group=[10] * 4)
+    models = [lgb.Booster({"objective": "lambdarank", "verbose": -1}, ds) for _ in range(2)]
+    curves = [[0.5, 0.6, 0.7, 0.8, 0.9, 0.95], [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]]
+    es = early_stopping(2, metric="m", verbose=False)
+    stopped: dict[int, int] = {}
+    for it in range(6):
+        for t, (model, curve) in enumerate(zip(models, curves, strict=True)):
+            if t in stopped:
+                continue
+            env = lgb.callback.CallbackEnv(
+                model=model, params={}, iteration=it, begin_iteration=0, end_iteration=6,
+                evaluation_result_list=[("valid_0", "m", curve[it], True)])
+            try:
+                es(env)
+            except lgb.callback.EarlyStopException as stop:
+                stopped[t] = stop.best_iteration
+    assert stopped == {0: 5, 1: 0}  # rising: the last round; falling: the first
