@@ -492,6 +492,34 @@ _FACTORY_DOC = """
 """
 
 
+def _eval_metric_doc(doc: str) -> str:
+    """``_FACTORY_DOC`` for :func:`make_eval_metric`: one name, one cutoff, no bounds."""
+    edits = [
+        ("metrics : str or iterable of str", "metric : str"),
+        ('empty : float, "skip", "error" or None', 'empty : float, "error" or None'),
+        ("the others get every cutoff of ``k``.", "the others get the cutoff ``k``."),
+        ("    k : int, None or sequence of them, default None\n"
+         "        Cutoffs, e.g. ``(1, 3, 5, 10)``; None",
+         "    k : int or None, default None\n"
+         "        Cutoff, e.g. ``10``; None"),
+        ("A number or \"skip\" (leave such queries out of the mean)\n"
+         "        applies to every metric;", "A number applies to every metric;"),
+        ("\n    cache_size : int, default 16\n"
+         "        DMatrix objects whose label-side plan is kept.\n", "\n"),
+        ("a ``k`` that no name takes;", "several names or cutoffs; ``empty=\"skip\"``;"),
+        (", non-boolean ``bounds``.", "."),
+    ]
+    head, sep, tail = doc.partition("    bounds : bool, default False\n")
+    if not sep:
+        raise AssertionError("bounds")
+    doc = head + tail[tail.index("    prefix :"):]
+    for old, new in edits:
+        if old not in doc:
+            raise AssertionError(old)
+        doc = doc.replace(old, new)
+    return doc
+
+
 def make_custom_metric(
     metrics: str | Iterable[str] = "ndcg",
     k: int | None | Sequence[int | None] = None,
@@ -597,7 +625,7 @@ make_eval_metric.__doc__ = (
     :func:`xgboost.train`. ``bounds`` and ``empty="skip"`` are not available here; ``metric``
     is one name and ``k`` one cutoff.
 """
-    + _FACTORY_DOC.replace("metrics : str or iterable of str", "metric : str")
+    + _eval_metric_doc(_FACTORY_DOC)
     + """
     Returns
     -------
