@@ -7,6 +7,7 @@ and call its methods instead.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -604,7 +605,7 @@ _SCORE_DOC = """Mean of :func:`{name}` over queries (scikit-learn style), a floa
     query_weight : array-like of shape (n_queries,), optional
         Non-negative weight of each query, in the order of ``np.unique(qid)``.
     **kwargs
-        Every keyword of :func:`{name}` (k, gain, discount, log_base, ties, threshold, empty, ...).
+        Every keyword of :func:`{name}` ({keywords}).
 
     Returns
     -------
@@ -665,7 +666,9 @@ def _mean_form(fn: Callable[..., Values], *, defaults: dict[str, Any] | None = N
         return weighted_mean(values, query_weight, values.shape[0], weight_name)
 
     score.__name__ = score.__qualname__ = name or f"{fn.__name__}_score"
-    doc = _SCORE_DOC.format(name=fn.__name__)
+    keywords = ", ".join(n for n, p in inspect.signature(fn).parameters.items()
+                         if p.kind is inspect.Parameter.KEYWORD_ONLY)
+    doc = _SCORE_DOC.format(name=fn.__name__, keywords=keywords)
     if preset:
         doc += _SKLEARN_NOTE.format(score=score.__name__, name=fn.__name__)
     score.__doc__ = doc
