@@ -122,6 +122,11 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
     """
     arr = _asarray(y_true, name)
     _real_kind_check(arr, name)
+    if (not isinstance(y_true, np.ndarray) and arr.dtype == np.float64 and arr.size
+            and np.max(np.abs(arr)) >= _INT_EXACT):
+        # numpy turns a list mixing ints in [2**63, 2**64) with small ones into float64
+        # silently (2**63 + 1 becomes 2**63): look at the ints as given
+        check_exact_int_labels(np.asarray(y_true, dtype=object), name)
     if not (defer_sign and not copy and arr.dtype.kind == "i"):
         # deferred with the sign: checked where the labels' range is found anyway
         check_exact_int_labels(arr, name)
@@ -356,11 +361,12 @@ def check_qid(qid: ArrayLike, n: int, name: str = "qid") -> np.ndarray:
     """
     q = _asarray(qid, name)
     if (isinstance(qid, (list, tuple)) and q.dtype.kind in "USf"
-            and (len(set(map(type, qid))) > 1
+            and ((types := set(map(type, qid))) and len(types) > 1
+                 or (q.dtype.kind == "f" and int in types)
                  or (q.dtype.kind in "US" and any(x[-1:] in _NULS for x in qid)))):
-        # numpy turns [1, "1"] into strings and [2**53 + 1, 2.0**53] into floats, and drops
-        # the trailing NULs of "a\x00" (then "a"), which merges queries silently; such a list
-        # takes the object array's rule instead
+        # numpy turns [1, "1"] into strings, [2**53 + 1, 2.0**53] and [2**63 + 1, 2**63, 0]
+        # into floats, and drops the trailing NULs of "a\x00" (then "a"), which merges
+        # queries silently; such a list takes the object array's rule instead
         q = np.asarray(qid, dtype=object)
     if q.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {q.shape}")
