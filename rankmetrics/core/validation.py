@@ -122,8 +122,8 @@ def check_labels(y_true: ArrayLike, name: str = "y_true", copy: bool = True,
     """
     arr = _asarray(y_true, name)
     _real_kind_check(arr, name)
-    if (not isinstance(y_true, np.ndarray) and arr.dtype == np.float64 and arr.size
-            and np.max(np.abs(arr)) >= _INT_EXACT):
+    if (isinstance(y_true, (list, tuple)) and arr.dtype == np.float64 and arr.size
+            and (arr.max() >= _INT_EXACT or arr.min() <= -_INT_EXACT)):
         # numpy turns a list mixing ints in [2**63, 2**64) with small ones into float64
         # silently (2**63 + 1 becomes 2**63): look at the ints as given
         check_exact_int_labels(np.asarray(y_true, dtype=object), name)
