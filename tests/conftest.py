@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,3 +14,14 @@ from _extras import shared_data_dir  # noqa: E402
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     return shared_data_dir()
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each test twice: on the compiled kernel and on the numpy reference backend."""
+    import rankmetrics as rm
+
+    old = rm.get_backend()
+    rm.set_backend(request.param)
+    yield request.param
+    rm.set_backend(old)

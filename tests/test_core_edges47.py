@@ -12,14 +12,6 @@ S = np.array([0.5, 0.5, 0.1, 0.3, 0.9, 0.2])
 Q = np.array([1, 1, 1, 2, 2, 2])
 
 
-@pytest.fixture(params=["numba", "numpy"])
-def backend(request):
-    old = rm.get_backend()
-    rm.set_backend(request.param)
-    yield request.param
-    rm.set_backend(old)
-
-
 @pytest.mark.parametrize("wrap", [lambda a: a, lambda a: a[::1].view()],
                          ids=["array", "view"])
 def test_ranking_keeps_its_scores_when_the_caller_reuses_the_buffer(backend, wrap):

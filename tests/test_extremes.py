@@ -83,15 +83,6 @@ def test_discount_none_is_refused_not_read_as_no_discount():
 
 
 # -------------------------- Python int lists beyond int64 (docs probe, stop 48)
-
-@pytest.fixture(params=["numba", "numpy"])
-def backend(request):
-    old = rm.get_backend()
-    rm.set_backend(request.param)
-    yield request.param
-    rm.set_backend(old)
-
-
 @pytest.mark.parametrize("wrap", [list, tuple], ids=["list", "tuple"])
 def test_python_int_qids_beyond_int64_mixed_with_small_ones_stay_distinct(backend, wrap):
     # README: qids are "ints of any size kept exact". numpy reads [2**63 + 1, 2**63, 0] as

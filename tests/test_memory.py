@@ -297,42 +297,29 @@ def test_gain_table_lookup_matches_apply_gain() -> None:
 
 
 @pytest.mark.parametrize("k", [None, 10])
-def test_err_peak_extra_memory(k) -> None:
+@pytest.mark.parametrize("measure", ["err", "rbp"])
+def test_err_and_rbp_peak_extra_memory(measure, k) -> None:
     # ERR held the grades, the stop probabilities, their padded copy and per-rank running
     # sums of the longest list (float64 each) besides the ranking: about 44 bytes per row,
     # 4.9x narrow inputs. Now the stop probabilities alone (8 bytes per row) and tie buffers
     # the size of the largest tie group, within issue #16's bound.
-    rng = np.random.default_rng(5)
-    n = 1_000_000
-    y = rng.choice(5, n, p=[0.5, 0.3, 0.13, 0.05, 0.02]).astype(np.int8)
-    s = np.round(rng.random(n), 3).astype(np.float32)
-    short = np.repeat(np.arange(1, 50_001, dtype=np.int32), 2)
-    q = np.concatenate([np.zeros(n - short.size, dtype=np.int32), short])
-    rm.err(y[:1000], s[:1000], q[:1000], k=k)
-    inputs = y.nbytes + s.nbytes + q.nbytes
-    peak = _peak(lambda: rm.err(y, s, q, k=k))
-    assert peak / n <= MAX_BYTES_PER_ROW, f"ERR@{k}: {peak / n:.1f} bytes per row"
-    assert peak <= 2 * inputs, f"ERR@{k}: peak {peak / inputs:.2f}x inputs"
-
-
-@pytest.mark.parametrize("k", [None, 10])
-def test_rbp_peak_extra_memory(k) -> None:
     # RBP made float64 gains (and a float64 copy of their > 0 mask) after the ranking, next to
     # it: 23 (RBP@10) to 31 bytes per row, 2.6x-3.4x narrow inputs. Now the queries without a
     # relevant document are found first, from the labels themselves under the linear default.
     # A whole-list RBP also holds its discounts (8 bytes per rank of the longest list).
+    fn = getattr(rm, measure)
     rng = np.random.default_rng(5)
     n = 1_000_000
     y = rng.choice(5, n, p=[0.5, 0.3, 0.13, 0.05, 0.02]).astype(np.int8)
     s = np.round(rng.random(n), 3).astype(np.float32)
     short = np.repeat(np.arange(1, 50_001, dtype=np.int32), 2)
     q = np.concatenate([np.zeros(n - short.size, dtype=np.int32), short])
-    rm.rbp(y[:1000], s[:1000], q[:1000], k=k)
+    fn(y[:1000], s[:1000], q[:1000], k=k)
     inputs = y.nbytes + s.nbytes + q.nbytes
-    peak = _peak(lambda: rm.rbp(y, s, q, k=k))
-    assert peak / n <= MAX_BYTES_PER_ROW, f"RBP@{k}: {peak / n:.1f} bytes per row"
-    if k is not None:  # the whole list's discounts add 8 bytes per rank to 9 of inputs
-        assert peak <= 2 * inputs, f"RBP@{k}: peak {peak / inputs:.2f}x inputs"
+    peak = _peak(lambda: fn(y, s, q, k=k))
+    assert peak / n <= MAX_BYTES_PER_ROW, f"{measure}@{k}: {peak / n:.1f} bytes per row"
+    if measure == "err" or k is not None:  # whole-list RBP: 8 bytes per rank to 9 of inputs
+        assert peak <= 2 * inputs, f"{measure}@{k}: peak {peak / inputs:.2f}x inputs"
 
 
 def test_pad_slates_refuses_padding_past_memory() -> None:
