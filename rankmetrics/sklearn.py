@@ -818,6 +818,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         TypeError
             ``early_stopping=True`` with an estimator other than LightGBM's or XGBoost's.
         """
+        # a refit without early stopping must not keep the curve of an earlier fit
+        for attr in _EARLY_STOPPING_ATTRS:
+            self.__dict__.pop(attr, None)
         if self.group_format not in ("sizes", "qid"):
             raise ValueError(
                 f"group_format must be 'sizes' or 'qid'; got {self.group_format!r}"
@@ -1016,6 +1019,9 @@ def _check_early_stopping(est: QueryGroupRanker) -> str:
         raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
     return est.scoring
 
+
+#: fitted attributes that only a fit with ``early_stopping=True`` sets
+_EARLY_STOPPING_ATTRS = ("validation_qids_", "validation_score_", "best_iteration_", "n_iter_")
 
 #: fit parameters of the hosts that hold one value per row (reordered with the rows)
 _PER_ROW = frozenset({"init_score", "base_margin"})

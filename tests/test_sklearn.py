@@ -573,6 +573,19 @@ def test_wrapper_errors_without_query_ids(data):
                             scoring=ndcg_scorer, error_score="raise")
 
 
+def test_refit_without_early_stopping_drops_the_earlier_curve(data):
+    lgb = require("lightgbm")
+    X, y, q = data
+    ranker = QueryGroupRanker(
+        lgb.LGBMRanker(n_estimators=8, min_child_samples=2, verbose=-1, n_jobs=1),
+        early_stopping=True, n_iter_no_change=2, random_state=0).fit(X, y, qid=q)
+    assert ranker.n_iter_ >= ranker.best_iteration_ >= 1
+    ranker.set_params(early_stopping=False).fit(X, y, qid=q)
+    for attr in ("validation_qids_", "validation_score_", "best_iteration_", "n_iter_"):
+        assert not hasattr(ranker, attr), attr
+    assert ranker.estimator_.n_estimators_ == 8
+
+
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [
