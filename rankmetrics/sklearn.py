@@ -55,7 +55,14 @@ from .core.plan import (
     query_weights_of_rows,
     weighted_mean,
 )
-from .core.validation import as_float64, check_k, check_qid, check_weights, flatten_inputs
+from .core.validation import (
+    as_float64,
+    check_k,
+    check_qid,
+    check_ties,
+    check_weights,
+    flatten_inputs,
+)
 from .measures.grammar import Measure, parse_measure
 
 try:  # scikit-learn's make_scorer class (private; checked against 1.9): for the split check
@@ -691,7 +698,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
     ------
     ValueError
         From ``fit``: no query ids (with a hint on enabling metadata routing), lengths of ``X``,
-        ``y``, query ids or ``sample_weight`` that disagree, an unknown ``group_format``.
+        ``y``, query ids or ``sample_weight`` that disagree, an unknown ``group_format``, a bad
+        ``ties``, ``scoring``, ``validation_fraction``, ``n_iter_no_change`` or ``tol`` (checked
+        whether or not ``early_stopping`` is on).
 
     See Also
     --------
@@ -811,12 +820,14 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            No query ids, inconsistent lengths, empty input, a bad ``group_format`` or early
-            stopping option, fewer than two queries with ``early_stopping=True``, or
-            ``early_stopping=True`` together with an explicit ``eval_set``, ``init_score`` or
-            ``base_margin``; ``sample_weight`` varying within a query for an XGBoost ranker.
+            No query ids, inconsistent lengths, empty input, a bad ``group_format``, ``ties``
+            or early stopping option (also with ``early_stopping=False``), fewer than two
+            queries with ``early_stopping=True``, or ``early_stopping=True`` together with an
+            explicit ``eval_set``, ``init_score`` or ``base_margin``; ``sample_weight`` varying
+            within a query for an XGBoost ranker.
         TypeError
-            ``early_stopping=True`` with an estimator other than LightGBM's or XGBoost's.
+            ``early_stopping=True`` with an estimator other than LightGBM's or XGBoost's;
+            ``early_stopping`` not a bool; ``scoring`` not a string.
         """
         # a refit without early stopping must not keep the curve of an earlier fit
         for attr in _EARLY_STOPPING_ATTRS:
@@ -829,6 +840,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
             raise ValueError(
                 f"group_param must name a keyword of estimator.fit; got {self.group_param!r}"
             )
+        # checked with early stopping off too: a typo in a searched parameter would otherwise
+        # give identical candidates silently (scikit-learn checks every parameter at fit)
+        _check_early_stopping(self)
         if y is None:
             raise ValueError(
                 "QueryGroupRanker requires y to be passed, but the target y is None; pass the "
@@ -1000,6 +1014,9 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
 def _check_early_stopping(est: QueryGroupRanker) -> str:
     """Validate the early-stopping parameters; return the metric name to watch."""
+    if not isinstance(est.early_stopping, (bool, np.bool_)):
+        raise TypeError(f"early_stopping must be True or False; got {est.early_stopping!r}")
+    check_ties(est.ties)
     if not isinstance(est.scoring, str):
         raise TypeError(
             f"scoring must be a ranking metric name such as 'ndcg@10' or 'map'; got "

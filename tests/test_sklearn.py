@@ -591,6 +591,13 @@ def test_refit_without_early_stopping_drops_the_earlier_curve(data):
     [
         ({"group_format": "offsets"}, ValueError, "group_format must be 'sizes' or 'qid'"),
         ({"group_param": ""}, ValueError, "group_param must name a keyword"),
+        # early-stopping parameters are checked with early stopping off too
+        ({"ties": "bogus"}, ValueError, "ties must be one of"),
+        ({"scoring": "ndcgg@10"}, ValueError, "ndcgg"),
+        ({"validation_fraction": 1.5}, ValueError, "validation_fraction must be"),
+        ({"n_iter_no_change": 0}, ValueError, "n_iter_no_change must be"),
+        ({"tol": -1.0}, ValueError, "tol must be"),
+        ({"early_stopping": "yes"}, TypeError, "early_stopping must be True or False"),
     ],
 )
 def test_wrapper_parameter_errors(data, kwargs, exc, match):
