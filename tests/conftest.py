@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _extras import shared_data_dir  # noqa: E402
+from _extras import require, shared_data_dir  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +21,8 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     """Each test twice: on the compiled kernel and on the numpy reference backend."""
     import rankmetrics as rm
 
+    if request.param == "numba":
+        require("numba")  # a failure, never a skip, when the compiled kernel is missing
     old = rm.get_backend()
     rm.set_backend(request.param)
     yield request.param

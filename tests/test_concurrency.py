@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-import pytest
+from _extras import require
 
 from rankmetrics.core import backend as _backend
 
@@ -75,7 +75,7 @@ def test_lightgbm_early_stopping_shared_by_two_trainings_at_once() -> None:
     # one callback object in two trainings that run at once (GridSearchCV's threading backend
     # passes the same fit params to every fit): their rounds interleave, and each must stop
     # on its own scores (the second's falling scores were compared with the first's best)
-    lgb = pytest.importorskip("lightgbm")
+    lgb = require("lightgbm")
     from rankmetrics.lightgbm import early_stopping
 
     rng = np.random.default_rng(0)

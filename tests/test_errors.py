@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _extras import require
 
 import rankmetrics as rm
 from rankmetrics import QueryPlan
@@ -207,41 +208,31 @@ def test_recall_base_sets_ideal_and_relevant_count():
         QueryPlan([1], qid=["a"], recall_base=[[1], ["a"]])
 
 
-
-@pytest.mark.parametrize("backend", ["numpy", "numba"])
 def test_a_recall_base_missing_judged_rows_is_refused(backend):
     # q1 ranks labels 2 and 1 but its base holds only a 1: nDCG 3.63, recall 2 and AP 2 before
-    from rankmetrics.core import backend as be
+    with pytest.raises(ValueError, match=r"recall_base: query 'q1' ranks 2 documents with a "
+                                         r"label of at least 1 but its recall base holds 1"):
+        QueryPlan([2, 1, 0, 1], ["q1", "q1", "q1", "q2"],
+                  recall_base=([1, 1], ["q1", "q2"]))
+    # a higher grade than the base's: counted at each positive label of the rows
+    with pytest.raises(ValueError, match="label of at least 3 but its recall base holds 0"):
+        QueryPlan([3, 1], [7, 7], recall_base=([2, 2], [7, 7]))
+    # a query absent from the base has an empty one: its relevant rows are refused too
+    with pytest.raises(ValueError, match="query 8 ranks 1 documents"):
+        QueryPlan([0, 1], [7, 8], recall_base=([1], [7]))
+    # more than 64 distinct labels: checked at 64 of them, the largest included
+    y = np.linspace(0.5, 40.0, 200)
+    with pytest.raises(ValueError, match="label of at least 40 but its recall base holds 0"):
+        QueryPlan(y, np.zeros(200, int), recall_base=(np.append(y[:-1], y[-2]),
+                                                      np.zeros(200, int)))
+    # every judged row with its label, unjudged rows at 0 and judged rows not retrieved
+    plan = QueryPlan(y, np.zeros(200, int), recall_base=(y, np.zeros(200, int)))
+    assert plan.ndcg(np.arange(200.0), gain="linear")[0] == pytest.approx(1.0)
+    plan = QueryPlan([2, 0, 1, 0], ["a", "a", "a", "b"],
+                     recall_base=([1, 2, 3, 0], ["a", "a", "a", "c"]))
+    s = [3.0, 2.0, 1.0, 0.0]
+    assert (plan.ndcg(s, empty=0.0) <= 1).all() and (plan.recall(s, empty=0.0) <= 1).all()
 
-    if backend == "numba" and not be.available():
-        pytest.skip("numba is not installed")
-    old = be.get_backend()
-    be.set_backend(backend)
-    try:
-        with pytest.raises(ValueError, match=r"recall_base: query 'q1' ranks 2 documents with a "
-                                             r"label of at least 1 but its recall base holds 1"):
-            QueryPlan([2, 1, 0, 1], ["q1", "q1", "q1", "q2"],
-                      recall_base=([1, 1], ["q1", "q2"]))
-        # a higher grade than the base's: counted at each positive label of the rows
-        with pytest.raises(ValueError, match="label of at least 3 but its recall base holds 0"):
-            QueryPlan([3, 1], [7, 7], recall_base=([2, 2], [7, 7]))
-        # a query absent from the base has an empty one: its relevant rows are refused too
-        with pytest.raises(ValueError, match="query 8 ranks 1 documents"):
-            QueryPlan([0, 1], [7, 8], recall_base=([1], [7]))
-        # more than 64 distinct labels: checked at 64 of them, the largest included
-        y = np.linspace(0.5, 40.0, 200)
-        with pytest.raises(ValueError, match="label of at least 40 but its recall base holds 0"):
-            QueryPlan(y, np.zeros(200, int), recall_base=(np.append(y[:-1], y[-2]),
-                                                          np.zeros(200, int)))
-        # every judged row with its label, unjudged rows at 0 and judged rows not retrieved
-        plan = QueryPlan(y, np.zeros(200, int), recall_base=(y, np.zeros(200, int)))
-        assert plan.ndcg(np.arange(200.0), gain="linear")[0] == pytest.approx(1.0)
-        plan = QueryPlan([2, 0, 1, 0], ["a", "a", "a", "b"],
-                         recall_base=([1, 2, 3, 0], ["a", "a", "a", "c"]))
-        s = [3.0, 2.0, 1.0, 0.0]
-        assert (plan.ndcg(s, empty=0.0) <= 1).all() and (plan.recall(s, empty=0.0) <= 1).all()
-    finally:
-        be.set_backend(old)
 
 ONE_CALL = PER_QUERY + [rm.r_precision, rm.success, rm.err, rm.rbp]
 CURVES = [rm.cg_curve, rm.dcg_curve, rm.ncg_curve, rm.ndcg_curve]
@@ -588,7 +579,7 @@ def test_norm_vect_checks_empty():
 def test_nested_values_are_not_called_missing() -> None:
     """An arrow list array of scores (rows of numbers), or arrays as query ids, were reported
     as "missing values (array([...]))"; they are values of the wrong type: TypeError."""
-    pa = pytest.importorskip("pyarrow")
+    pa = require("pyarrow")
     labels, qid = [1, 0, 1, 0], [0, 0, 1, 1]
     with pytest.raises(TypeError, match="y_score must be numeric"):
         rm.ndcg(labels, pa.array([[0.5, 0.4], [0.3], [0.2], [0.1]]), qid)
@@ -603,7 +594,7 @@ def test_vector_operations_refuse_values_that_are_not_real_numbers() -> None:
     parsed, a complex vector lost its imaginary part, durations became counts (1 s read as
     1e6), and pandas.NA failed with "float() argument must be ... not 'NAType'" naming
     nothing; now TypeError naming the argument, and pandas.NA is NaN as NaN is."""
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     from rankmetrics.vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
 
     v = np.array([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]])

@@ -501,7 +501,7 @@ def test_compare_runs_leaves_out_queries_undefined_under_empty_skip():
     """A topic without relevant documents has nDCG NaN with empty="skip" in every run that
     retrieved it: missing="zero" scored it 0 for both runs (an extra zero difference) and
     missing="error" refused it as lacking, though both runs retrieved it."""
-    pd = pytest.importorskip("pandas")
+    pd = require("pandas")
     from rankmetrics.stats import compare_runs
     from rankmetrics.trec import evaluate
 
