@@ -528,3 +528,23 @@ def test_xgboost_and_lightgbm_adapters_equal_the_core():
     assert [(n, hib) for n, _, hib in means] == [("ERR@5", True), ("RBP", True)]
     assert means[0][1] == pytest.approx(rm.err_score(y, s, q, k=5), abs=1e-15)
     assert means[1][1] == pytest.approx(rm.rbp_score(y, s, q), abs=1e-15)
+
+
+def test_err_and_rbp_empty_queries_are_label_side_and_cached(monkeypatch) -> None:
+    # the queries without a positive grade depend on the labels and gains= only: found once per
+    # gains table, not on every call with new scores (as the ideal DCG and the relevance are)
+    y = np.array([0, 2, 1, 0, 0, 3])
+    q = np.array([1, 1, 1, 2, 2, 3])
+    plan = QueryPlan(y, q)
+    names = ["ERR@3", "RBP", "ERR(gains={2: 0, 1: 0})@3"]
+    first = plan.evaluate([0.3, 0.2, 0.1, 0.5, 0.4, 0.9], names, empty="skip")
+    assert np.isnan(first["ERR@3"][1]) and np.isnan(first["RBP"][1])
+    assert np.isnan(first["ERR(gains={2: 0, 1: 0})@3"][0])  # grades 0 under the table
+
+    def recount(*args):
+        raise AssertionError("label-side work redone for new scores")
+
+    monkeypatch.setattr(plan, "_per_query_any", recount)
+    again = plan.evaluate([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], names, empty="skip")
+    for name in names:
+        assert np.array_equal(np.isnan(again[name]), np.isnan(first[name]))

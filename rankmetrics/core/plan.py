@@ -269,6 +269,7 @@ class QueryPlan:
             self._base_layout = _kernel.build_layout(base_qidx, self.n_queries)
         self._max_width = max(self._max_width, _max_size(self._base_layout))
         self._disc.clear()
+        self._graded_none.clear()
 
     def _check_base_holds_rows(self) -> None:
         """Raise ValueError naming ``recall_base`` when a query's ranked rows hold more labels of
@@ -345,6 +346,7 @@ class QueryPlan:
         self._rel: dict[float, tuple[NDArray[Any], Values]] = {}
         self._disc: dict[Any, Values] = {}
         self._ideal_cache: dict[Any, Values] = {}
+        self._graded_none: dict[Any, NDArray[np.bool_]] = {}
         self._base_labels = labels
         self._base_layout = self.layout
 
@@ -356,7 +358,7 @@ class QueryPlan:
     def __getstate__(self) -> dict[str, Any]:
         # caches are rebuilt on demand; they may be keyed by an unpicklable callable (a lambda)
         state = self.__dict__.copy()
-        for name in ("_gains", "_rel", "_disc", "_ideal_cache"):
+        for name in ("_gains", "_rel", "_disc", "_ideal_cache", "_graded_none"):
             state[name] = {}
         state["_checked"] = None
         state["_checked_finite"] = True
@@ -368,6 +370,7 @@ class QueryPlan:
         state.pop("sizes", None)  # pickled before sizes became a property (the layout's)
         state.setdefault("_checked_finite", True)
         state.setdefault("_sign_pending", False)
+        state.setdefault("_graded_none", {})  # pickled before the cache
         self.__dict__.update(state)
 
     def __repr__(self) -> str:
@@ -862,6 +865,20 @@ class QueryPlan:
             out[b.queries] = np.take(ext, b.rows).sum(axis=1) > 0
         return out
 
+    def _graded_empty(self, table: Any) -> NDArray[np.bool_]:
+        """(n_queries,) queries whose recall base has no row of positive grade under ``table``
+        (:meth:`_label_table`: "linear", the label itself, or a {label: grade} mapping): ERR's
+        and graded RBP's queries without a relevant document. Label-side, cached per table
+        (n_queries bools each); the linear grades are the labels themselves (no copy)."""
+        key = table if isinstance(table, str) else tuple(sorted(dict(table).items()))
+        hit = self._graded_none.get(key)
+        if hit is None:
+            grade = (lambda v: v) if table == "linear" else (lambda v: apply_gain(table, v))
+            g = grade(self.labels)
+            gb = g if self._base_layout is self.layout else grade(self._base_labels)
+            hit = self._graded_none[key] = ~self._per_query_any(g > 0, gb > 0)
+        return hit
+
     def _err_metric(self, y_score, ks, max_grade, gains, ties, empty):
         top = check_positive_real("max_grade", max_grade)
         table = self._label_table(gains)
@@ -876,8 +893,8 @@ class QueryPlan:
             )
         # [mem] the grades go before the ranking is made: one float64 per row (the stop
         # probabilities) next to it, no padded copy for the compiled kernel
-        none = ~self._per_query_any(grades > 0, base > 0)
         del base
+        none = self._graded_empty(table)
         stop = _err.stop_probabilities(grades, top)
         del grades
         if self._backend == "numpy":
@@ -893,13 +910,8 @@ class QueryPlan:
         if threshold is not None and gains is not None:
             raise ValueError("RBP takes rel= (binary) or gains= (graded), not both")
         if threshold is None:
-            # [mem] before the ranking; the linear default's gains are the labels themselves
             table = self._label_table(gains)
-            gain = (lambda v: v) if table == "linear" else (lambda v: apply_gain(table, v))
-            g = gain(self.labels)
-            gb = g if self._base_layout is self.layout else gain(self._base_labels)
-            none = ~self._per_query_any(g > 0, gb > 0)
-            del g, gb
+            none = self._graded_empty(table)  # [mem] before the ranking
         ranking = self._ranking(y_score, ks, ties)
         need = None if any(k is None for k in ks) else max(k for k in ks if k is not None)
         width = self._max_width if need is None else min(need, self._max_width)
