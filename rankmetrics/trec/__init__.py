@@ -369,8 +369,25 @@ class EvalResult:
         return self._counts
 
     def to_frame(self, *, per_query: bool = True, summary: bool = True) -> pd.DataFrame:
-        """The per-query table (optional) with a final ``all`` row holding :attr:`mean`
-        (``summary=False``: without it, as trec_eval's ``-n``; ValueError with neither)."""
+        """The per-query table (optional) with a final ``all`` row holding :attr:`mean`.
+
+        Parameters
+        ----------
+        per_query : bool, default True
+            Include a row per evaluated query (in :attr:`per_query`'s order).
+        summary : bool, default True
+            Include the mean over queries (the ``all`` row); False is trec_eval's ``-n``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Index ``qid`` (``"all"`` for the summary row), one float64 column per measure.
+
+        Raises
+        ------
+        ValueError
+            ``per_query=False`` and ``summary=False`` (nothing to show).
+        """
         _check_shown(per_query, summary)
         all_row = pd.DataFrame([self.mean], index=pd.Index(["all"], name="qid"))
         if not per_query:
@@ -392,8 +409,24 @@ class EvalResult:
         return f"{value:.4f}"
 
     def to_trec(self, *, per_query: bool = True, summary: bool = True) -> str:
-        """trec_eval's three-column text (``measure<TAB>query<TAB>value``), per query then all
-        (``summary=False``: no ``all`` lines, trec_eval's ``-n``; ValueError with neither).
+        """trec_eval's three-column text (``measure<TAB>query<TAB>value``), per query then all.
+
+        Parameters
+        ----------
+        per_query : bool, default True
+            Include a row per evaluated query (in :attr:`per_query`'s order).
+        summary : bool, default True
+            Include the mean over queries (the ``all`` lines); False is trec_eval's ``-n``.
+
+        Returns
+        -------
+        str
+            One line per (query, measure), counts as integers and the rest with 4 decimals.
+
+        Raises
+        ------
+        ValueError
+            ``per_query=False`` and ``summary=False`` (nothing to show).
 
         Examples
         --------
@@ -415,8 +448,25 @@ class EvalResult:
         return "\n".join(lines)
 
     def to_json(self, *, per_query: bool = True, summary: bool = True) -> str:
-        """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null;
-        ``summary=False``: no ``"mean"``; ValueError with neither)."""
+        """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null).
+
+        Parameters
+        ----------
+        per_query : bool, default True
+            Include a row per evaluated query (in :attr:`per_query`'s order).
+        summary : bool, default True
+            Include the mean over queries (the ``"mean"`` object); False is trec_eval's ``-n``.
+
+        Returns
+        -------
+        str
+            The JSON text, indented by 2.
+
+        Raises
+        ------
+        ValueError
+            ``per_query=False`` and ``summary=False`` (nothing to show).
+        """
 
         def clean(d: dict) -> dict:
             return {str(k): (None if isinstance(v, float) and math.isnan(v) else v)
