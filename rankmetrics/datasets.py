@@ -553,9 +553,12 @@ def make_benchmark_scores(
 
 def _read_group_sizes(query_path: str | os.PathLike[str]) -> np.ndarray:
     sizes: list[int] = []
-    with open(query_path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            text = line.strip()
+    # read as the data file is: decompressed by suffix, a leading UTF-8 byte-order mark skipped
+    with _open_svmlight(query_path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            text = raw.decode("utf-8", "replace").strip()
             if not text:
                 continue
             try:
@@ -693,7 +696,9 @@ def load_letor(
         The svmlight / LETOR data file.
     query_path : str or path-like, optional
         Group-size file; its sizes must sum to the number of rows. When given, ``qid`` is
-        ``0 .. n_groups - 1`` in file order and any ``qid:`` fields are ignored.
+        ``0 .. n_groups - 1`` in file order and any ``qid:`` fields are ignored. Read as the
+        data file is: ``.gz`` / ``.bz2`` decompressed by suffix, a leading UTF-8 byte-order
+        mark skipped.
     n_features : int, optional
         Number of feature columns; pass it so that a train and a test file agree when the
         highest feature index differs between them (300 for LightGBM's lambdarank example).

@@ -380,6 +380,32 @@ def test_load_letor_query_file_errors(tmp_path: Path) -> None:
         load_letor(data, good, n_features=0)
 
 
+def test_load_letor_query_file_read_as_the_data_file(tmp_path: Path) -> None:
+    """The data file skipped a UTF-8 byte-order mark and was decompressed by its suffix; the
+    group-size file refused a mark ("got '\\ufeff2'") and died in a UnicodeDecodeError when
+    gzip-compressed. Both are now read as the data file is."""
+    import bz2
+    import gzip
+
+    data = tmp_path / "d.txt"
+    data.write_text("1 1:1\n0 1:2\n0 2:1\n")
+    bom = tmp_path / "bom.query"
+    bom.write_bytes(b"\xef\xbb\xbf2\r\n1\r\n")
+    assert load_letor(data, bom).group_sizes.tolist() == [2, 1]
+    gz = tmp_path / "d.query.gz"
+    with gzip.open(gz, "wb") as fh:
+        fh.write(b"2\n1\n")
+    assert load_letor(data, gz).group_sizes.tolist() == [2, 1]
+    bz = tmp_path / "d.query.bz2"
+    with bz2.open(bz, "wb") as fh:
+        fh.write(b"1\n2\n")
+    assert load_letor(data, bz).group_sizes.tolist() == [1, 2]
+    binary = tmp_path / "bin.query"
+    binary.write_bytes(b"2\n\xff\xfe\n")
+    with pytest.raises(ValueError, match=r"bin.query' line 2: expected one integer group size"):
+        load_letor(data, binary)
+
+
 def test_load_letor_without_sklearn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
