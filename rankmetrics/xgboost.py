@@ -834,7 +834,10 @@ def _holdout_callback(X_val: Any, y_val: ArrayLike, sizes_val: ArrayLike, metric
 
         def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
             pred = model.predict(self.dval, output_margin=True)
-            value = float(plan.evaluate(pred, metric, ties=ties)[metric].mean())
+            # the core's mean over queries: queries a measure skips (empty="skip", NaN) are
+            # left out, as on LightGBM's route and in the scorers
+            value = weighted_mean(plan.evaluate(pred, metric, ties=ties)[metric], None,
+                                  plan.n_queries)
             self.curve.append(value)
             i = len(self.curve) - 1
             if self.best_round < 0 or value > self.curve[self.best_round] + tol:

@@ -74,6 +74,35 @@ def test_xgboost_early_stopping_on_the_core_curve(data) -> None:
     assert not np.array_equal(other.validation_qids_, ranker.validation_qids_)
 
 
+def test_xgboost_hold_out_curve_leaves_skipped_queries_out() -> None:
+    """A watched measure with empty="skip" gives held-out queries without a relevant document
+    NaN, which the core's mean leaves out (the LightGBM route's and the scorers' rule); the
+    XGBoost route took a plain mean, so every round scored NaN (the core's mean: 0.99, then
+    1.0) and best_iteration_ was 1 (now 2) whatever the curve."""
+    rng = np.random.default_rng(0)
+    sizes = rng.integers(5, 15, 40)
+    q = np.repeat(np.arange(40), sizes)
+    X = rng.normal(size=(q.size, 3))
+    y = (X[:, 0] > 0.5).astype(int) + (X[:, 1] > 1)
+    y[q % 4 == 0] = 0  # every fourth query has no relevant document
+    name = "nDCG(empty=skip)@10"
+    ranker = QueryGroupRanker(
+        xgb.XGBRanker(n_estimators=6, n_jobs=1, tree_method="hist", random_state=0),
+        group_param="qid", group_format="qid", early_stopping=True, scoring=name,
+        validation_fraction=0.3, n_iter_no_change=20, random_state=0)
+    ranker.fit(X, y, qid=q)
+    Xh, yh, qh = _holdout(ranker, X, y, q)
+    assert np.any(np.bincount(qh, weights=yh)[np.unique(qh)] == 0)  # some are skipped
+    booster = ranker.estimator_.get_booster()
+    plan = rm.QueryPlan(yh, qh)
+    curve = [np.nanmean(plan.evaluate(booster.predict(xgb.DMatrix(Xh), output_margin=True,
+                                                      iteration_range=(0, i)), name)[name])
+             for i in range(1, ranker.n_iter_ + 1)]
+    assert np.isfinite(curve).all()
+    np.testing.assert_allclose(ranker.validation_score_, curve, rtol=0, atol=1e-12)
+    assert ranker.best_iteration_ == int(np.argmax(curve)) + 1
+
+
 def test_lightgbm_early_stopping_on_the_core_curve(data) -> None:
     """The LightGBM route's curve is the core's (as the XGBoost route's): AP@5 over R, labels
     >= 1 relevant; it was AP over min(k, R) with LightGBM's relevance cut (0.63 where the
