@@ -693,7 +693,7 @@ def load_letor(
     Parameters
     ----------
     data_path : str or path-like
-        The svmlight / LETOR data file.
+        The svmlight / LETOR data file (``.gz`` / ``.bz2`` decompressed by suffix).
     query_path : str or path-like, optional
         Group-size file; its sizes must sum to the number of rows. When given, ``qid`` is
         ``0 .. n_groups - 1`` in file order and any ``qid:`` fields are ignored. Read as the
