@@ -122,6 +122,8 @@ def test_identical_systems_give_p_one_without_warnings():
             assert all(p.pvalue == 1.0 and not p.significant for p in c.pairwise), test
             if c.omnibus is not None:
                 assert c.omnibus.pvalue == 1.0
+                # no effect: ANOVA's partial eta^2 was 1.0 here (rounding noise over noise)
+                assert c.omnibus.statistic == 0.0 and c.omnibus.effect_size == 0.0, test
 
 
 def test_constant_shift_is_significant_for_t():

@@ -166,7 +166,7 @@ class Omnibus:
     pvalue : float
     effect_size : float
         Kendall's W = chi2 / (n (k - 1)) for Friedman; partial eta^2 = SS_systems /
-        (SS_systems + SS_error) for ANOVA.
+        (SS_systems + SS_error) for ANOVA (0 when SS_systems is 0 to the sums' rounding).
     effect_name : str
     """
 
@@ -897,9 +897,11 @@ def compare(
         else:
             f_stat = (ss_sys / df1) / (ss_err / df2)
             p_omni = float(stats.f.sf(f_stat, df1, df2))
-        denom = ss_sys + ss_err
-        omnibus = Omnibus("anova_F", f_stat, (float(df1), float(df2)), p_omni,
-                          ss_sys / denom if denom > 0 else 0.0, "partial_eta_squared")
+        # SS_sys below the rounding of the sums is no effect (identical systems left 1e-32
+        # over 1e-32 of error: partial eta^2 1.0)
+        eta = 0.0 if ss_sys <= tiny else ss_sys / (ss_sys + ss_err)
+        omnibus = Omnibus("anova_F", f_stat, (float(df1), float(df2)), p_omni, eta,
+                          "partial_eta_squared")
         mse = ss_err / df2
         for i, (a, b) in enumerate(pairs):
             diff = float(means[b] - means[a])
