@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -255,6 +256,19 @@ def test_argument_errors(kwargs, exc, match):
 def test_query_number_errors(query, exc, match):
     with pytest.raises(exc, match=match):
         session_dcg([1, 0], [1, 0], ["s", "s"], query, doc=["a", "b"])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.uint8, np.uint64, np.int8])
+def test_query_numbers_of_every_numeric_dtype(dtype):
+    # float16 query numbers were compared with the bound 100 000, which float16 cannot hold:
+    # a RuntimeWarning (overflow in cast), an error under warnings-as-errors
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = session_dcg([1, 0, 2], [1, 0, 1], ["s", "s", "s"], np.array([1, 1, 2], dtype=dtype),
+                        doc=["a", "b", "c"], depth=2, gain="linear")
+    ref = session_dcg([1, 0, 2], [1, 0, 1], ["s", "s", "s"], [1, 1, 2], doc=["a", "b", "c"],
+                      depth=2, gain="linear")
+    np.testing.assert_array_equal(r.curve, ref.curve)
 
 
 def test_input_errors():

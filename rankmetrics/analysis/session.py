@@ -349,11 +349,13 @@ def _query_numbers(query: ArrayLike, n: int) -> NDArray[np.int64]:
     if q.dtype.kind == "f" and np.any(q != np.round(q)):
         bad = q[q != np.round(q)][0]
         raise ValueError(f"query sequence numbers must be integers; found {bad:g}")
-    if q.min() < 1:
+    # Python numbers: a float16 array compared with 100 000 would overflow the bound's cast
+    lo, hi = q.min().item(), q.max().item()
+    if lo < 1:
         raise ValueError(f"query sequence numbers must be >= 1 (the first query is 1); found "
-                         f"{q.min():g}")
-    if q.max() > _MAX_QUERY_NO:
-        raise ValueError(f"query sequence number {q.max():g} is too large (max {_MAX_QUERY_NO}); "
+                         f"{lo:g}")
+    if hi > _MAX_QUERY_NO:
+        raise ValueError(f"query sequence number {hi:g} is too large (max {_MAX_QUERY_NO}); "
                          "number the queries of a session 1, 2, 3, ...")
     return q.astype(np.int64)
 
