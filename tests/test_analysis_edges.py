@@ -161,3 +161,19 @@ def test_counts_of_any_integer_width_and_a_numpy_alpha_are_accepted():
     assert a.tolist() == [1 / 8]  # one non-relevant of the top 2, 8 in the collection
     c = compare(AP, alpha=np.float32(0.05))
     assert type(c.alpha) is float and c.alpha == pytest.approx(0.05)
+
+
+def test_average_normalised_of_averages_takes_the_same_queries_on_both_sides():
+    # per_query=False averaged the curves without a NaN (skipped) query but the ideals with it:
+    # 0.6667 per rank instead of 1; and a curves/ideal pair of different query counts passed
+    from rankmetrics.analysis.vectors import average_normalised
+
+    curves = [[np.nan, np.nan], [1.0, 2.0]]
+    ideal = [[2.0, 4.0], [1.0, 2.0]]
+    for per_query in (True, False):
+        np.testing.assert_allclose(average_normalised(curves, ideal, per_query=per_query),
+                                   [1.0, 1.0])
+        with pytest.raises(ValueError, match="curves and ideal must have the same shape"):
+            average_normalised([[1.0, 2.0]], ideal, per_query=per_query)
+    with pytest.raises(ValueError, match="no vector to average"):
+        average_normalised([[np.nan, 1.0]], [[1.0, 1.0]], per_query=False)

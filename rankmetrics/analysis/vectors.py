@@ -268,7 +268,11 @@ def average_normalised(curves: ArrayLike, ideal: ArrayLike, *, per_query: bool =
     Raises
     ------
     ValueError
-        Shapes differ or are empty.
+        Shapes differ or are empty, or every query has NaN.
+
+    Notes
+    -----
+    A query with NaN in its curve or its ideal (e.g. skipped) is left out of both averages.
 
     Examples
     --------
@@ -277,6 +281,13 @@ def average_normalised(curves: ArrayLike, ideal: ArrayLike, *, per_query: bool =
     """
     v = _matrix(curves, "curves")
     i = _matrix(ideal, "ideal")
+    if v.shape != i.shape:  # the averages alone would hide a different number of queries
+        raise ValueError(f"curves and ideal must have the same shape; got {v.shape} and "
+                         f"{i.shape}")
     if per_query:
         return avg_vect(norm_vect(v, i, empty=empty))
-    return norm_vect(avg_vect(v), avg_vect(i), empty=empty)
+    # the same queries on both sides: a query with NaN in either is left out of both
+    keep = ~(np.isnan(v).any(axis=1) | np.isnan(i).any(axis=1))
+    if not keep.any():
+        raise ValueError("no vector to average (all NaN)")
+    return norm_vect(avg_vect(v[keep]), avg_vect(i[keep]), empty=empty)
