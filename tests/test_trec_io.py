@@ -107,6 +107,51 @@ def test_not_utf8_names_the_line(tmp_path):
         read_run(p)
 
 
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+@pytest.mark.parametrize("suffix", ["", ".tsv", ".gz"])
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_utf16_and_utf32_files_are_named_as_such(tmp_path, kind, suffix, encoding):
+    """Wide text reached the UTF-8 readers: "score '\\x000\\x00.\\x005\\x00' is not a
+    number"; now the encoding of a file with a byte-order mark is named."""
+    data = (RUN if kind == "run" else QRELS).encode(encoding)  # with a byte-order mark
+    p = tmp_path / f"{kind}{suffix}"
+    p.write_bytes(gzip.compress(data) if suffix == ".gz" else data)
+    reader = read_qrels if kind == "qrels" else read_run
+    with pytest.raises(ValueError, match=rf"{kind}{suffix}: the file is {encoding.upper()} "
+                                         r"text .*convert it"):
+        reader(p)
+
+
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_wide_text_without_byte_order_mark_is_hinted_at(tmp_path, kind):
+    p = tmp_path / kind
+    p.write_bytes((RUN if kind == "run" else QRELS).encode("utf-16-be"))
+    reader = read_qrels if kind == "qrels" else read_run
+    with pytest.raises(ValueError, match=rf"{kind}, line 1: .*NUL bytes: is the file UTF-16"):
+        reader(p)
+
+
+def test_zstd_and_zip_files_are_named_as_such(tmp_path):
+    p = tmp_path / "run.zst"
+    p.write_bytes(b"\x28\xb5\x2f\xfd\x24\x0fq\x00\x00garbage")
+    with pytest.raises(ValueError, match=r"run.zst: the data is zstd-compressed"):
+        read_run(p)
+    p = tmp_path / "qrels.zip"
+    p.write_bytes(b"PK\x03\x04\x14\x00\x00\x00\x08\x00more")
+    with pytest.raises(ValueError, match=r"qrels.zip: the data is zip-compressed"):
+        read_qrels(p)
+
+
+def test_error_messages_show_a_bounded_part_of_a_long_line(tmp_path):
+    """A file with CR line ends is one line: the error showed all of it (a 1 MB message)."""
+    p = tmp_path / "run"
+    p.write_bytes(b"".join(b"301 Q0 d%d %d 2.5 t\r" % (i, i) for i in range(50_000)))
+    with pytest.raises(ValueError, match=r"run, line 1: a carriage return") as err:
+        read_run(p)
+    assert len(str(err.value)) < 1000
+    assert "bytes)" in str(err.value)
+
+
 def test_missing_file():
     with pytest.raises(FileNotFoundError, match="run file not found: /no/such/run"):
         read_run("/no/such/run")

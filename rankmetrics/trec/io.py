@@ -14,6 +14,9 @@ starts with ``#`` is a comment, a value is a decimal number as ``strtod`` reads 
 separators, no non-ASCII digits), ids are UTF-8 text, and a UTF-8 byte-order mark at the start of
 a file is dropped before any parser sees the bytes.
 
+Text starting with a UTF-16 or UTF-32 byte-order mark, and zstd, zip or lz4 data, are errors
+naming the encoding or compression (:func:`_check_text_start`).
+
 Compressed files (gzip, bzip2, xz) are recognised by their magic bytes and their extension; the
 format (TREC text, JSON, parquet, CSV, TSV) by the extension under the compression suffix and,
 for unknown extensions, by the content (``PAR1`` at both ends is parquet, a leading ``{`` and
@@ -68,6 +71,9 @@ LAYOUT: dict[str, tuple[int, int, int, str]] = {
 }
 #: bytes of TREC text parsed at a time (a block is cut at the last line end inside it)
 CHUNK_BYTES = 16 << 20
+#: characters of a line or field shown in an error message (a file without LF line ends is
+#: one line: the message would hold all of it)
+SHOWN_CHARS = 200
 #: file formats by extension; compression suffixes are looked through
 EXTENSIONS = {".parquet": "parquet", ".pq": "parquet", ".json": "json", ".csv": "csv",
               ".tsv": "tsv"}
@@ -80,6 +86,13 @@ _BZIP2 = re.compile(rb"BZh[1-9](\x31\x41\x59\x26\x53\x59|\x17\x72\x45\x38\x50\x9
 #: the start of a JSON object: "{", whitespace, then a key or "}"
 _JSON_START = re.compile(rb"\{\s*[\"}]")
 _BOM = b"\xef\xbb\xbf"
+#: byte-order marks of the text encodings read as bytes that are not UTF-8 (UTF-32 first: its
+#: little-endian mark starts with UTF-16's)
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+              (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+#: magic bytes of compressions that are not read (none can start UTF-8 text)
+_OTHER_MAGIC = ((b"\x28\xb5\x2f\xfd", "zstd", "zstd -d"), (b"PK\x03\x04", "zip", "unzip"),
+                (b"\x04\x22\x4d\x18", "lz4", "lz4 -d"))
 #: whether pyarrow's CSV reader may use its thread pool (``read_file(..., threads=1)`` clears it)
 _USE_THREADS: contextvars.ContextVar[bool] = contextvars.ContextVar("use_threads", default=True)
 _COMMENT = re.compile(rb"(?m)^[ \t]*#[^\n]*(?:\n|\Z)")
@@ -447,7 +460,7 @@ def decode_field(field: bytes, where: str) -> str:
     try:
         return field.decode("utf-8")
     except UnicodeDecodeError:
-        raise ValueError(f"{where}: not valid UTF-8 text: {field!r}") from None
+        raise ValueError(f"{where}: not valid UTF-8 text: {field[:SHOWN_CHARS]!r}") from None
 
 
 def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
@@ -479,16 +492,16 @@ def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
             elif kind == "run" and len(parts) == 4:
                 hint = " (is this a qrels file?)"
             raise ValueError(f"{at(i)}: a {kind} line needs {need}; got {len(parts)} field(s)"
-                             f"{hint}: {_shown(raw)!r}")
+                             f"{hint or _nul_hint(raw)}: {_shown(raw)!r}")
         value = parse_number(parts[vcol])
         if value is None:
             raise ValueError(
-                f"{at(i)}: {vname} {parts[vcol].decode('utf-8', 'replace')!r} is not a number: "
+                f"{at(i)}: {vname} {_shown(parts[vcol])!r} is not a number{_nul_hint(raw)}: "
                 f"{_shown(raw)!r}"
             )
         if not math.isfinite(value):
             raise ValueError(
-                f"{at(i)}: {vname} must be finite; got {parts[vcol].decode('utf-8', 'replace')!r}"
+                f"{at(i)}: {vname} must be finite; got {_shown(parts[vcol])!r}"
             )
         if kind == "qrels" and _EXPONENT.search(parts[vcol]) is not None:
             exponent.append((i, parts[vcol]))
@@ -520,8 +533,20 @@ def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
 
 
 def _shown(raw: bytes) -> str:
-    """A line as shown in error messages."""
-    return raw.strip().decode("utf-8", errors="replace")
+    """A line or field as shown in error messages: at most :data:`SHOWN_CHARS` characters."""
+    text = raw[:4 * SHOWN_CHARS].strip().decode("utf-8", errors="replace")
+    if len(text) > SHOWN_CHARS or len(raw) > 4 * SHOWN_CHARS:
+        text = text[:SHOWN_CHARS] + f"... ({len(raw)} bytes)"
+    return text
+
+
+def _nul_hint(raw: bytes) -> str:
+    """A hint for a line holding NUL bytes: UTF-16 or UTF-32 text without a byte-order mark,
+    or not text at all."""
+    if raw.find(b"\x00") < 0:
+        return ""
+    return (" (the line holds NUL bytes: is the file UTF-16 or UTF-32 text, or not text? "
+            "qrels and runs are read as UTF-8)")
 
 
 #: the parsers in the order tried; tests force each one by dropping the others
@@ -669,6 +694,8 @@ def read_file(path: str | os.PathLike, kind: str, *, threads: int | None = None)
     if not _regular(p):  # a pipe (<(...), /dev/stdin, a FIFO) can be read once only
         return _read_copy(p, kind, threads)
     fmt, comp, why = detect_format(p, kind)
+    if fmt in ("trec", "csv", "tsv"):
+        _check_text_start(p, comp)
     token = _USE_THREADS.set(threads is None or threads > 1)
     try:
         if fmt == "trec" or (fmt in ("csv", "tsv") and _headerless_trec(p, comp, kind)):
@@ -676,6 +703,27 @@ def read_file(path: str | os.PathLike, kind: str, *, threads: int | None = None)
         return _read_other(p, comp, fmt, why, kind)
     finally:
         _USE_THREADS.reset(token)
+
+
+def _check_text_start(p: Path, comp: str | None) -> None:
+    """A ValueError naming the file when its (decompressed) text starts as UTF-16 or UTF-32 or
+    as a compression that is not read: their bytes would otherwise reach the UTF-8 readers and
+    fail with an error about a field of NUL bytes or binary garbage (JSON is read in any of the
+    three encodings by ``json``)."""
+    try:
+        with _open(p, comp) as f:
+            head = f.read(4)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+        return  # the reader reports it
+    for mark, enc in _WIDE_BOMS:
+        if head.startswith(mark):
+            raise ValueError(f"{p}: the file is {enc} text (it starts with {enc}'s byte-order "
+                             f"mark {mark.hex(' ')}); qrels and runs are read as UTF-8: convert "
+                             f"it (iconv -f {enc} -t UTF-8)")
+    for magic, name, tool in _OTHER_MAGIC:
+        if head.startswith(magic):
+            raise ValueError(f"{p}: the data is {name}-compressed, which is not read (gzip, "
+                             f"bzip2 and xz are); decompress it first ({tool})")
 
 
 def _headerless_trec(p: Path, comp: str | None, kind: str) -> bool:
