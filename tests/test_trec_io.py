@@ -178,6 +178,24 @@ def test_conflicting_duplicate_judgements_raise_identical_ones_do_not(tmp_path):
         evaluate(q, {"301": {"d1": 1.0}}, ["AP"])
 
 
+def test_duplicates_in_headerless_tsv_files_name_their_lines(tmp_path):
+    """MS MARCO's qrels.dev.tsv layout is read as TREC text, but a duplicate in it was named by
+    the file alone (find_lines looked at TREC-detected files only)."""
+    q = tmp_path / "qrels.dev.tsv"
+    q.write_text(QRELS.replace(" ", "\t") + "301\t0\td1\t0\n")
+    with pytest.raises(ValueError, match=r"qrels.dev.tsv, lines 1, 5: the qrels judge document "
+                                         r"'d1' of query '301' twice"):
+        evaluate(q, {"301": {"d1": 1.0}}, ["AP"])
+    q.write_text(QRELS)
+    r = tmp_path / "run.tsv"
+    r.write_text(RUN + "301 Q0 d1 9 0.5 tag\n")
+    with pytest.raises(ValueError, match=r"run.tsv, lines 1, 4: the run retrieves document 'd1'"):
+        evaluate(q, r, ["AP"])
+    r.write_text("qid\tdocid\tscore\n301\td1\t1\n301\td1\t2\n")  # a table: no line numbers
+    with pytest.raises(ValueError, match=r"run.tsv: the run retrieves document 'd1'"):
+        evaluate(q, r, ["AP"])
+
+
 def test_dataframes_with_common_column_names():
     qrels = pd.DataFrame({"query_id": [301, 301], "doc_id": ["a", "b"], "relevance": [1, 0]})
     run = pd.DataFrame({"q_id": ["301", "301"], "docno": ["b", "a"], "score": [2.0, 1.0]})

@@ -791,8 +791,8 @@ def find_lines(path: str | os.PathLike, kind: str, qid: str, docid: str) -> list
     if not p.is_file():
         return []
     fmt, comp, _ = detect_format(p, kind)
-    if fmt != "trec":
-        return []
+    if fmt != "trec" and not (fmt in ("csv", "tsv") and _headerless_trec(p, comp, kind)):
+        return []  # a table's rows are not its lines
     qcol, dcol, _, _ = _layout(kind)
     want = (qid.encode(), docid.encode())
     out = []
