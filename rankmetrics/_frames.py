@@ -60,12 +60,13 @@ def higher_is_better(name: str) -> bool:
 
 
 def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: str,
-                  outputs: Sequence[str] = ()) -> None:
+                  outputs: Sequence[str] = (), ignore_case: bool = False) -> None:
     """ValueError naming the argument and the column: missing, present more than once, named
     by two arguments (qid, label, score and weight each need their own column), or a qid
     column named like a measure's output column or :data:`WEIGHT` (the per-query result holds
     the qid column beside them). TypeError for a name that is not a string (None too, but for
-    ``weight``)."""
+    ``weight``). ``ignore_case``: for an engine that ignores case in column names (Spark by
+    default), columns that differ from a named one only in case count as the same name."""
     have = [str(c) for c in columns]
     role: dict[str, str] = {}
     for arg, col in wanted.items():
@@ -80,6 +81,11 @@ def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: s
         if have.count(col) > 1:
             raise ValueError(f"{arg}={col!r}: the {what} has {have.count(col)} columns named "
                              f"{col!r}; rename all but one")
+        same = [h for h in have if h.lower() == col.lower()] if ignore_case else [col]
+        if len(same) > 1:
+            raise ValueError(f"{arg}={col!r}: the {what} has columns {same}, one "
+                             "name to an engine whose column names ignore case; rename all but "
+                             "one")
         if col in role:
             raise ValueError(f"{role[col]}={col!r} and {arg}={col!r} name the same column; "
                              f"each needs its own (copy the column under another name)")

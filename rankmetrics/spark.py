@@ -148,11 +148,12 @@ def evaluate(
     Raises
     ------
     ValueError
-        A missing column, one named by two arguments, a qid column named like a measure's
-        output (ignoring case, as Spark does unless ``spark.sql.caseSensitive``), measures
-        whose names differ only in case; null qids, labels or weights; NaN/null/inf scores;
-        negative labels; unknown measures or options; ``ties="stable"`` (the call's or a
-        measure's own); ``num_partitions`` below 1. Errors
+        A missing column, one present twice (or beside one named alike but for case, the
+        same column to Spark unless ``spark.sql.caseSensitive``), one named by two arguments,
+        a qid column named like a measure's output (ignoring case, as Spark does unless
+        ``spark.sql.caseSensitive``), measures whose names differ only in case; null qids,
+        labels or weights; NaN/null/inf scores; negative labels; unknown measures or options;
+        ``ties="stable"`` (the call's or a measure's own); ``num_partitions`` below 1. Errors
         found on the executors (naming the column and the partition) are raised on the
         driver as themselves, not as Spark's ``PythonException`` wrapper.
     TypeError
@@ -179,9 +180,12 @@ def evaluate(
     check_ties(ties)
     _refuse_stable(names_in, ties)
     names = _frames.output_names(names_in, ties, options)
+    ignore_case = str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() \
+        != "true"
     _frames.check_columns(df.columns, {"qid": qid, "label": label, "score": score,
-                                       "weight": weight}, "Spark DataFrame", names)
-    if str(df.sparkSession.conf.get("spark.sql.caseSensitive", "false")).lower() != "true":
+                                       "weight": weight}, "Spark DataFrame", names,
+                          ignore_case=ignore_case)
+    if ignore_case:
         _frames.check_case_collisions(qid, names, "Spark (spark.sql.caseSensitive=false)")
     if num_partitions is not None:
         if isinstance(num_partitions, (bool, np.bool_)) or not isinstance(num_partitions,

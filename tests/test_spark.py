@@ -228,6 +228,28 @@ def test_names_differing_only_in_case_are_refused_before_the_job(spark):
         spark.conf.set("spark.sql.caseSensitive", "false")
 
 
+def test_columns_named_alike_but_for_case_are_refused_before_the_job(spark):
+    """A frame with columns "qid" and "QID" (or "prediction" and "Prediction") is one name to
+    Spark (spark.sql.caseSensitive=false): evaluate stopped in its own select with Spark's
+    AnalysisException [AMBIGUOUS_REFERENCE] instead of the documented ValueError naming the
+    argument. Now that ValueError; with spark.sql.caseSensitive=true the frame is evaluated."""
+    pdf = _pdf(n_queries=5)
+    twin = spark.createDataFrame(pdf.assign(QID=pdf["qid"] + 100))
+    with pytest.raises(ValueError, match=r"qid='qid': the Spark DataFrame has columns "
+                                         r"\['qid', 'QID'\]"):
+        rspark.evaluate(twin, ["rr"])
+    with pytest.raises(ValueError, match=r"score='prediction'.*'Prediction'"):
+        rspark.evaluate(spark.createDataFrame(pdf.assign(Prediction=0.0)), ["rr"])
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        res = rspark.evaluate(twin, ["rr"])
+        plan = QueryPlan(pdf["label"].to_numpy(), pdf["qid"].to_numpy())
+        want = plan.evaluate(pdf["prediction"].to_numpy(), ["rr"])["rr"]
+        assert res.mean["rr"] == pytest.approx(float(np.mean(want)), abs=1e-12)
+    finally:
+        spark.conf.set("spark.sql.caseSensitive", "false")
+
+
 def test_trailing_nul_ids_stay_apart_and_numpy_partition_counts(spark):
     """"a" and "a\\0" were one query when Spark put them in one partition (numpy's fixed-width
     strings drop trailing NULs) and two otherwise; num_partitions=np.int64(2) was refused."""
