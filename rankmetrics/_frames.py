@@ -67,7 +67,8 @@ def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: s
     the qid column beside them). TypeError for a name that is not a string (None too, but for
     ``weight``). ``ignore_case``: for an engine that ignores case in column names (Spark by
     default), columns that differ from a named one only in case count as the same name."""
-    have = [str(c) for c in columns]
+    given = list(columns)
+    have = [c for c in given if isinstance(c, str)]  # a name given here is a str: not 0 for "0"
     role: dict[str, str] = {}
     for arg, col in wanted.items():
         if col is None and arg == "weight":  # the one optional column
@@ -75,8 +76,10 @@ def check_columns(columns: Iterable[Any], wanted: dict[str, str | None], what: s
         if not isinstance(col, str):
             raise TypeError(f"{arg} must be a column name (str); got {col!r}")
         if col not in have:
+            hint = ("; a column whose name is not a string cannot be named: rename it"
+                    if any(str(c) == col for c in given) else "")
             raise ValueError(
-                f"{arg}={col!r}: no such column in the {what}; columns are {have}"
+                f"{arg}={col!r}: no such column in the {what}; columns are {given}{hint}"
             )
         if have.count(col) > 1:
             raise ValueError(f"{arg}={col!r}: the {what} has {have.count(col)} columns named "

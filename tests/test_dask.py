@@ -417,6 +417,26 @@ def test_column_collisions_are_named():
         pdf["score"], ["map"])["map"]))
 
 
+def test_a_name_is_not_matched_to_a_column_named_by_a_number():
+    """Columns named 0, 1, 2 (pandas' default names) passed the check for qid="0",
+    label="1", score="2" (names were compared as str(column)), then the selection crashed
+    with KeyError "None of [Index(['0', '1', '2'])] are in the [columns]". Now the
+    documented ValueError naming the argument, the columns and the fix."""
+    import pandas as pd
+
+    pdf = pd.DataFrame({0: [1, 1, 2, 2], 1: [1, 0, 0, 1], 2: [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(ValueError, match=r"qid='0': no such column .* columns are \[0, 1, 2\]; "
+                                         r"a column whose name is not a string"):
+        rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["map"], qid="0", label="1",
+                       score="2")
+    named = pdf.rename(columns=str)
+    got = rdask.evaluate(dd.from_pandas(named, npartitions=1), ["map"], qid="0", label="1",
+                         score="2").mean["map"]
+    want = QueryPlan(named["1"].to_numpy(), named["0"].to_numpy()).evaluate(
+        named["2"].to_numpy(), ["map"])["map"]
+    assert got == pytest.approx(float(np.mean(want)), abs=1e-12)
+
+
 @pytest.mark.parametrize("aligned", [1, 1.0, "yes"])
 def test_aligned_must_be_a_bool(aligned):
     """aligned=1 passed the check (1 == True) but not ``aligned is True``: no shuffle and no
