@@ -7,11 +7,12 @@ per query, and turns per-query values into the partial sums of a (weighted) mean
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .core.gains import gain_key
 from .core.plan import QueryPlan, query_weights_of_rows
 from .core.validation import check_string_ids, check_ties
 from .measures.grammar import measure_items
@@ -41,7 +42,15 @@ def output_names(measures: Sequence[str], ties: str, options: dict[str, Any]) ->
         raise TypeError("as_frame is not an option here: the per-query values are already a "
                         "data frame, one column per measure; drop as_frame")
     check_ties(ties)
-    probe = QueryPlan(np.array([1.0, 0.0]), np.zeros(2, dtype=np.int64))
+    labels = np.array([1.0, 0.0])
+    gain = options.get("gain")
+    if isinstance(gain, Mapping):  # a gains table need only cover the data's labels, which
+        # may not be the probe's 1 and 0 ({0: 0, 2: 3}): probe with one of its own labels
+        key = gain_key(gain)
+        own = [a for a, _ in key[1] if a >= 0]
+        if own:
+            labels = np.full(2, own[0])
+    probe = QueryPlan(labels, np.zeros(2, dtype=np.int64))
     out = probe.evaluate(np.array([1.0, 0.0]), list(measures), ties=ties, **options)
     return [str(n) for n in out]
 
