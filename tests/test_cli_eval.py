@@ -102,13 +102,23 @@ def test_bad_gain_is_a_usage_error(files, capsys):
     assert "--gain must be 'linear', 'exponential'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("depth", ["0", "-3", "x"])
+def test_max_depth_is_a_usage_error_naming_the_option(files, capsys, depth):
+    """-M 0 (trec_eval: read no document) was refused naming the API's parameter
+    ("max_depth must be a positive int"), which the command line has no option of."""
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", *files, "-M", depth])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "-M takes a positive integer" in err and "max_depth" not in err
+
+
 @pytest.mark.parametrize(
     ("argv", "match"),
     [
         (["-m", "nDCG@ten"], "unknown measure 'nDCG@ten'"),
         (["-m", "11pt_avg"], "has no exact tie average (interpolated precision"),
         (["-m", "AP", "-l", "0"], "threshold must be a finite number > 0"),
-        (["-M", "0"], "max_depth must be a positive int or None; got 0"),
         (["--digits", "-1"], "--digits must be >= 0; got -1"),
     ],
 )

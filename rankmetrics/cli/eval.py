@@ -88,7 +88,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "default 1)")
     p.add_argument("-c", "--complete", "--complete_rel_info_wanted", action="store_true",
                    help="score qrels queries missing from the run as 0 (trec_eval -c)")
-    p.add_argument("-M", "--max-depth", "--Max_retrieved_per_topic", type=int, default=None,
+    p.add_argument("-M", "--max-depth", "--Max_retrieved_per_topic", type=_max_depth,
+                   default=None,
                    metavar="M",
                    help="read only the top M documents of each query (trec_eval -M)")
     p.add_argument("-J", "--judged-only", "--Judged_docs_only", action="store_true",
@@ -144,6 +145,21 @@ def _relevance_level(text: str) -> float:
         raise argparse.ArgumentTypeError(
             f"-l takes an integer relevance level, as trec_eval reads it; got {text!r}"
         ) from None
+
+
+def _max_depth(text: str) -> int:
+    """``-M``: a positive integer. trec_eval's ``-M 0`` (no document read: every measure 0)
+    is refused by name rather than reported as the API's ``max_depth``."""
+    try:
+        depth = int(text.strip())
+    except ValueError:
+        depth = 0
+    if depth < 1:
+        raise argparse.ArgumentTypeError(
+            f"-M takes a positive integer, the documents read per query (trec_eval's -M 0, "
+            f"which reads none, is not offered); got {text!r}"
+        )
+    return depth
 
 
 def _measures(values: list[str] | None, ties: str, fmt: str = "trec") -> list[str]:
