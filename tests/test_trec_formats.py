@@ -116,6 +116,15 @@ def test_format_detected_by_content_and_errors_name_it(tmp_path):
     with pytest.raises(ValueError, match=r"cols.csv \(read as csv, detected from the extension "
                                          r".csv\) needs a query id column named one of qid"):
         read_run(tmp_path / "cols.csv")
+    # a headerless MS MARCO run (qid, pid, rank: no score) read its first line as a header
+    # without saying so
+    (tmp_path / "msmarco.tsv").write_text("1\t100\t1\n1\t101\t2\n")
+    with pytest.raises(ValueError, match=r"got columns \['1', '100', '1'\]; its first line "
+                                         r"looks like data, not a header: .*MS MARCO's qid, "
+                                         r"pid, rank runs also need a score column"):
+        read_run(tmp_path / "msmarco.tsv")
+    with pytest.raises(ValueError, match=r"got columns \[0, 1, 2\]$"):  # no line to speak of
+        read_run(pd.DataFrame({0: ["1"], 1: ["d"], 2: [1.0]}))
     (tmp_path / "ids.csv").write_text("qid,docno,score\n007,0042,x\n")
     with pytest.raises(ValueError, match=r"ids.csv \(read as csv.*score"):
         read_run(tmp_path / "ids.csv")

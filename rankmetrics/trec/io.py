@@ -807,19 +807,39 @@ def find_lines(path: str | os.PathLike, kind: str, qid: str, docid: str) -> list
 
 
 # --------------------------------------------------------------------- in-memory sources
-def _pick(names: list[str], options: tuple[str, ...], what: str, kind: str, where: str) -> str:
+def _pick(names: list[str], options: tuple[str, ...], what: str, kind: str, where: str,
+          file: bool = True) -> str:
     lower = {str(c).lower(): c for c in names}
     for name in options:
         if name in lower:
             return lower[name]
+    hint = ""
+    if file and names and all(_number_like(str(c)) for c in names):  # the first line: data
+        hint = (f"; its first line looks like data, not a header: a CSV/TSV file without "
+                f"one is read only in TREC's layout ({_TREC_FIELDS[kind]}), so add a header"
+                + (" (MS MARCO's qid, pid, rank runs also need a score column)"
+                   if kind == "run" else ""))
     raise ValueError(
         f"{where} needs a {what} column named one of {', '.join(options)}; got columns "
-        f"{list(names)}"
+        f"{list(names)}{hint}"
     )
 
 
+#: the fields of a TREC line, as named in the hint above
+_TREC_FIELDS = {"qrels": "qid, iteration, docno, label",
+                "run": "qid, Q0, docno, rank, score[, tag]"}
+
+
+def _number_like(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _column(df: pd.DataFrame, options: tuple[str, ...], what: str, kind: str) -> Any:
-    return _pick(list(df.columns), options, what, kind, f"{kind} DataFrame")
+    return _pick(list(df.columns), options, what, kind, f"{kind} DataFrame", file=False)
 
 
 def _string_array(values: Any) -> pa.ChunkedArray:
@@ -937,9 +957,9 @@ def from_arrow(tb: pa.Table, kind: str, where: str | None = None) -> pa.Table:
     """A (qid, docid, label|score) table from an arrow table with recognisable column names."""
     where = where or f"{kind} table"
     names = tb.column_names
-    qc = _pick(names, QID_COLUMNS, "query id", kind, where)
-    dc = _pick(names, DOC_COLUMNS, "document id", kind, where)
-    vc = _pick(names, VALUE_COLUMNS[kind], VALUE_NAME[kind], kind, where)
+    qc = _pick(names, QID_COLUMNS, "query id", kind, where, file=False)
+    dc = _pick(names, DOC_COLUMNS, "document id", kind, where, file=False)
+    vc = _pick(names, VALUE_COLUMNS[kind], VALUE_NAME[kind], kind, where, file=False)
     if tb.num_rows == 0:
         raise ValueError(f"{where}: no {kind} rows")
     vcol = tb.column(vc)
