@@ -407,8 +407,9 @@ def test_qrels_labels_written_with_an_exponent_warn_on_every_path(tmp_path, monk
     monkeypatch.setattr(trec_io, "PARSERS", {p: trec_io.PARSERS[p] for p in parsers})
     path = tmp_path / "qrels"
     path.write_bytes(b"1 0 a 1\n# note\n1 0 b 0\n1 0 c 1e1\n1 0 d 5e-1\n")
-    with pytest.warns(UserWarning, match=r"qrels, line 4: 2 relevance label\(s\) of this "
-                                         r"block are written with an exponent \(the first: "
+    with pytest.warns(UserWarning, match=r"qrels, line 4: 2 relevance label\(s\) from here on "
+                                         r"\(up to 16 MiB of the file\) are written with an "
+                                         r"exponent \(the first: "
                                          r"'1e1'\); rankmetrics reads '1e1' as 10.0, while "
                                          r"trec_eval reads labels with atol \(as 1\)"):
         got = read_qrels(path)

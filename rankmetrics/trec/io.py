@@ -517,8 +517,9 @@ def _line_read(data: bytes, kind: str, name: str, line0: int | Callable[[], int]
         lead = _LEADING_INT.match(text).group()  # type: ignore[union-attr]  # matches ""
         as_atol = int(lead) if lead.strip(b"+-") else 0
         warnings.warn(
-            f"{at(i)}: {len(exponent)} relevance label(s) of this block are written with an "
-            f"exponent (the first: {text.decode()!r}); rankmetrics reads {text.decode()!r} as "
+            f"{at(i)}: {len(exponent)} relevance label(s) from here on (up to "
+            f"{CHUNK_BYTES >> 20} MiB of the file) are written with an exponent (the first: "
+            f"{text.decode()!r}); rankmetrics reads {text.decode()!r} as "
             f"{float(text)!r}, while trec_eval reads labels with atol (as {as_atol}) and "
             "pytrec_eval takes integers; write labels as integers to get the same numbers",
             UserWarning, stacklevel=2,
