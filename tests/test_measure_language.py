@@ -16,7 +16,7 @@ from oracle import orderings
 
 import rankmetrics as rm
 from rankmetrics import QueryPlan
-from rankmetrics.measures import AP, RR, P, R, Rprec, SetF, Success, nDCG, parse_measure
+from rankmetrics.measures import AP, RBP, RR, P, R, Rprec, SetF, Success, nDCG, parse_measure
 from rankmetrics.measures.grammar import parse_measures
 from rankmetrics.measures.registry import BY_NAME, DEFINITIONS, REGISTRY
 
@@ -87,6 +87,20 @@ def test_measure_objects_print_and_parse_like_ir_measures():
         P(gains={1: 2})
     with pytest.raises(ValueError, match="Rprec@3': rprec takes no cutoff"):
         Rprec @ 3
+
+
+def test_measure_objects_take_numpy_scalar_parameters_and_cutoffs():
+    # numpy 2 writes np.int64(2): the parameter was rendered so and refused as "not a number"
+    assert P(rel=np.int64(2)) @ np.int64(5) == parse_measure("P(rel=2)@5")[0]
+    assert str(SetF(beta=np.float64(0.5))) == "SetF(beta=0.5)"
+    assert nDCG(gains={np.int64(1): np.float64(3.0)}).gains == ((1.0, 3.0),)
+    assert RBP(p=np.float32(0.5)).p == 0.5
+    with pytest.raises(ValueError, match="must be > 0"):
+        P(rel=np.int8(0))
+    with pytest.raises(ValueError, match="must be a number; got 'True'"):
+        P(rel=True)  # a bool is no threshold (the core's TypeError says so too)
+    with pytest.raises(TypeError, match="cutoff of 'nDCG' must be a number; got True"):
+        nDCG @ True
 
 
 @pytest.mark.parametrize(

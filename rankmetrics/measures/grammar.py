@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import difflib
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -162,7 +163,9 @@ class Measure:
     def __matmul__(self, cutoff: Any) -> Measure:
         if "@" in self.name:
             raise ValueError(f"{self.name!r} already has a cutoff")
-        (m,) = parse_measure(f"{self.name}@{cutoff}")
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (numbers.Real, str)):
+            raise TypeError(f"the cutoff of {self.name!r} must be a number; got {cutoff!r}")
+        (m,) = parse_measure(f"{self.name}@{_render(cutoff)}")
         return m
 
     def __call__(self, **params: Any) -> Measure:
@@ -191,6 +194,9 @@ class Measure:
 def _render(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        # a number as the grammar reads it: numpy scalars repr as np.int64(2) (numpy 2)
+        return str(int(value)) if isinstance(value, numbers.Integral) else repr(float(value))
     if isinstance(value, Mapping):
         return "{" + ", ".join(f"{_render(a)}: {_render(b)}" for a, b in value.items()) + "}"
     if isinstance(value, (list, tuple)):
