@@ -89,6 +89,20 @@ def test_measure_objects_print_and_parse_like_ir_measures():
         Rprec @ 3
 
 
+def test_err_and_rbp_read_their_own_parameters_not_the_calls_gain_or_threshold():
+    # documented in QueryPlan.evaluate and docs/guide/measures.md: RBP stays graded (ir_measures'
+    # RBP) whatever the call's threshold; binary RBP is RBP(rel=x), as rbp(threshold=x)
+    y, s = np.array([2, 1, 0, 1]), np.array([4.0, 3.0, 2.0, 1.0])
+    plan = QueryPlan(y)
+    base = plan.evaluate(s, ["ERR", "RBP"])
+    for opts in ({"threshold": 2}, {"gain": [0, 5, 9]}, {"discount": "none", "log_base": 10}):
+        got = plan.evaluate(s, ["ERR", "RBP"], **opts)
+        assert got["ERR"] == base["ERR"] and got["RBP"] == base["RBP"], opts
+    assert base["RBP"] == pytest.approx(rm.rbp(y, s))
+    binary = plan.evaluate(s, ["RBP(rel=2)"])["RBP(rel=2)"]
+    assert binary == pytest.approx(rm.rbp(y, s, threshold=2))
+
+
 def test_measure_objects_take_numpy_scalar_parameters_and_cutoffs():
     # numpy 2 writes np.int64(2): the parameter was rendered so and refused as "not a number"
     assert P(rel=np.int64(2)) @ np.int64(5) == parse_measure("P(rel=2)@5")[0]

@@ -1149,7 +1149,11 @@ class QueryPlan:
             ``empty=``, ``denominator=``) override the keyword options for that measure.
         ties, gain, discount, log_base, threshold, beta, empty, denominator
             As in the per-metric functions; shared by all measures of the call
-            (``denominator`` is average precision's).
+            (``denominator`` is average precision's). ERR and RBP read none of ``gain``,
+            ``discount``, ``log_base``, ``threshold``: their grades come from their own
+            parameters (``max_grade=``, ``gains=``; binary RBP is ``RBP(rel=2)``), so
+            ``threshold=2`` leaves ``RBP`` graded, ir_measures' RBP; SetF reads its own
+            ``beta=`` only.
         precision_denominator : {"k", "min_k_size"}, default "k"
             Precision's ``denominator`` (see :meth:`precision`); per measure
             ``P(denominator=min_k_size)@k`` is not parsed, use this keyword.

@@ -1351,7 +1351,10 @@ def evaluate(
         ``"ndcg_cut.10"``, ... (case-insensitive; parameters in a name override the keyword
         options for that measure).
     ties, gain, discount, log_base, threshold, beta, empty, denominator, validate
-        As in the per-metric functions; shared by all metrics of the call.
+        As in the per-metric functions; shared by all metrics of the call. ERR and RBP read
+        none of ``gain``, ``discount``, ``log_base``, ``threshold``: their grades come from
+        their own parameters (binary RBP is ``RBP(rel=2)``, not ``threshold=2``); SetF reads
+        its own ``beta=`` only.
 
     Returns
     -------
