@@ -115,6 +115,12 @@ def test_measure_objects_take_numpy_scalar_parameters_and_cutoffs():
         P(rel=True)  # a bool is no threshold (the core's TypeError says so too)
     with pytest.raises(TypeError, match="cutoff of 'nDCG' must be a number; got True"):
         nDCG @ True
+    # a trec_eval name carries its cutoff: said so (it was "unknown measure 'ndcg_cut.10@5'")
+    with pytest.raises(ValueError, match="'ndcg_cut.10' already has a cutoff"):
+        parse_measure("ndcg_cut.10")[0] @ 5
+    with pytest.raises(ValueError, match=r"on the bare measure: P\(...\)@k; got 'P_5'"):
+        parse_measure("P_5")[0](rel=2)
+    assert parse_measure("map")[0](rel=2) == parse_measure("map(rel=2)")[0]
 
 
 @pytest.mark.parametrize(

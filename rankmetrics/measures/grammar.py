@@ -161,7 +161,7 @@ class Measure:
 
     # ir_measures-style construction -------------------------------------------------------
     def __matmul__(self, cutoff: Any) -> Measure:
-        if "@" in self.name:
+        if "@" in self.name or self.k is not None or self.level is not None:  # ndcg_cut.10
             raise ValueError(f"{self.name!r} already has a cutoff")
         if isinstance(cutoff, bool) or not isinstance(cutoff, (numbers.Real, str)):
             raise TypeError(f"the cutoff of {self.name!r} must be a number; got {cutoff!r}")
@@ -169,7 +169,7 @@ class Measure:
         return m
 
     def __call__(self, **params: Any) -> Measure:
-        if "(" in self.name or "@" in self.name:
+        if "(" in self.name or "@" in self.name or self.name.strip().lower() not in BY_NAME:
             raise ValueError(
                 f"give the parameters before the cutoff, on the bare measure: "
                 f"{REGISTRY[self.kind].display}(...)@k; got {self.name!r}(...)"
