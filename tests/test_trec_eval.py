@@ -305,6 +305,17 @@ def test_trec_eval_gain_maps_with_gains_less_than_1_apart_warn():
         evaluate(qrels, run, ["ndcg.1=3,2=9,4=4.5", "ndcg_cut.10", "nDCG(gains={1: 0.5})"])
 
 
+def test_trec_eval_gain_maps_take_gains_with_an_exponent():
+    """trec_eval reads the gains of -m ndcg.1=3,2=1e3 with atof (0.4337 here, as trec_eval 10.0
+    prints it); the name was refused as an unknown measure."""
+    qrels = {"q": {"a": 2, "b": 1, "c": 0, "d": 1}}
+    run = {"q": {"a": 0.1, "b": 0.9, "c": 0.5, "d": 0.3}}
+    res = evaluate(qrels, run, ["ndcg.1=3,2=1e3", "nDCG(gains={1: 3, 2: 1000})"],
+                   ties="docno").per_query
+    assert res["ndcg.1=3,2=1e3"].tolist() == res["nDCG(gains={1: 3, 2: 1000})"].tolist()
+    assert res["ndcg.1=3,2=1e3"].iloc[0] == pytest.approx(0.4337, abs=5e-5)
+
+
 def test_gain_maps_that_trec_eval_reads_otherwise_are_refused(tmp_path, capsys):
     """trec_eval 10.0 on ndcg.1=3,1=5 uses the first gain of level 1 (get_gain: 0.9134 on a
     case where we took the last, 0.8232, silently); on ndcg.-1=2 it gives the gain to

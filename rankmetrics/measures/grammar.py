@@ -265,7 +265,8 @@ def split_measure_list(text: str) -> list[str]:
 
 
 _NUMBER_RE = re.compile(r"[0-9]*\.?[0-9]+")
-_LEVEL_GAIN_RE = re.compile(r"-?[0-9]*\.?[0-9]+\s*=\s*-?[0-9]*\.?[0-9]+")
+#: a level (read with atol by trec_eval) = a gain (read with atof: an exponent too, 2=1e3)
+_LEVEL_GAIN_RE = re.compile(r"-?[0-9]*\.?[0-9]+\s*=\s*-?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?")
 #: trec_eval's ``ndcg.<level>=<gain>,...`` (gains per level) and ``11pt_avg.<levels>`` (recall
 #: levels), dotted as given on its command line or with ``_`` as it prints them
 _TREC_PARAM_RE = re.compile(r"^(ndcg|11pt_avg)([._])(.+)$", re.IGNORECASE)
