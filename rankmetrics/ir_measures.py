@@ -70,6 +70,7 @@ import pandas as pd
 
 from .measures.grammar import parse_measure
 from .trec import TIES, evaluate
+from .trec.io import frame_ids
 
 __all__ = ["RankMetricsProvider", "prefer", "provider"]
 
@@ -171,6 +172,15 @@ _SUPPORTED: list[Any] = [
 _ORDER_ONLY: list[Any] = [_m._IPrec(recall=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam())]
 
 
+def _text_ids(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The frame with its ids as the text :func:`rankmetrics.trec.evaluate` reads them as (a
+    float column's 1.0 is "1", as an int column's 1), missing ids refused: compared as text
+    here, they must match evaluate's rule (``astype(str)`` made 1.0 "1.0", a query the qrels
+    call "1", and passed NaN on)."""
+    qids, docids = frame_ids(frame, kind)
+    return frame.assign(query_id=qids, doc_id=docids)
+
+
 class _Evaluator(Evaluator):
     def __init__(self, measures: list[Any], qrels: pd.DataFrame, ties: str,
                  options: dict[str, Any]) -> None:
@@ -194,7 +204,7 @@ class _Evaluator(Evaluator):
         frame = _irm.util.RunConverter(run).as_pd_dataframe()
         # ir_measures' columns only: a PyTerrier frame also holds docid (Terrier's internal
         # integer id) and maybe qid / docno, which trec.evaluate would prefer
-        frame = frame[["query_id", "doc_id", "score"]].astype({"query_id": str, "doc_id": str})
+        frame = _text_ids(frame[["query_id", "doc_id", "score"]], "run")
         # only judged queries (ir_measures gives the others nothing, and a qrels query the run
         # lacks its measure's default, 0): empty or disjoint qrels are no error there
         frame = frame[frame["query_id"].isin(self._qrels["query_id"])]
@@ -285,8 +295,7 @@ class RankMetricsProvider(Provider):
             raise ValueError(f"rankmetrics does not provide {', '.join(map(str, refused))} "
                              "(ir_measures' own providers do)")
         frame = _irm.util.QrelsConverter(qrels).as_pd_dataframe()
-        frame = frame[["query_id", "doc_id", "relevance"]].astype(
-            {"query_id": str, "doc_id": str})
+        frame = _text_ids(frame[["query_id", "doc_id", "relevance"]], "qrels")
         return _Evaluator(measures, frame, self.ties, self.options)
 
     def is_available(self) -> bool:

@@ -290,3 +290,28 @@ def test_exp_log2_with_gains_is_refused_as_ir_measures_refuses_it():
         translate(m)
     # each alone is still provided
     assert p.supports(nDCG(dcg="exp-log2") @ 5) and p.supports(nDCG(gains={2: 10}) @ 5)
+
+
+def test_ids_are_read_as_evaluate_reads_them():
+    """astype(str) made a float id column's 1.0 the query "1.0", which the qrels' int column
+    calls "1": every query fell out of the run (AP 0.0 for evaluate's 0.75, no error); a
+    missing query id crashed (qrels: TypeError from sorted) or dropped the row silently
+    (run), and 1 beside "1" merged into one query where evaluate refuses them."""
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": [10, 11, 10],
+                          "relevance": [1, 0, 1]})
+    floats = pd.DataFrame({"query_id": [1.0, 1.0, 2.0], "doc_id": [10.0, 11.0, 10.0],
+                           "score": [1.0, 2.0, 3.0]}, index=[5, 3, 9])
+    core = evaluate(qrels, floats, ["AP"]).mean["AP"]
+    assert core == pytest.approx(0.75)
+    assert provider().calc_aggregate([irm.AP], qrels, floats)[irm.AP] == pytest.approx(core)
+    got = {m.query_id: m.value for m in provider().iter_calc([irm.AP], qrels, floats)}
+    assert got == pytest.approx({"1": 0.5, "2": 1.0})
+    missing = pd.DataFrame({"query_id": ["1", None], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="run DataFrame column 'query_id' has missing"):
+        provider().calc_aggregate([irm.AP], {"1": {"a": 1}}, missing)
+    with pytest.raises(ValueError, match="qrels DataFrame column 'query_id' has missing"):
+        provider().evaluator([irm.AP], missing.rename(columns={"score": "relevance"}))
+    with pytest.raises(ValueError, match="1 and '1' would both become"):
+        provider().calc_aggregate([irm.AP], {1: {"a": 1}, "1": {"b": 1}}, {"1": {"a": 1.0}})

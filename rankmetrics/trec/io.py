@@ -891,6 +891,17 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
     qc = _column(df, QID_COLUMNS, "query id", kind)
     dc = _column(df, DOC_COLUMNS, "document id", kind)
     vc = _column(df, VALUE_COLUMNS[kind], VALUE_NAME[kind], kind)
+    _check_frame_ids(df, qc, dc, kind)
+    values = _value_array(df[vc].to_numpy(), kind, f"{kind} DataFrame column {vc!r}")
+    if len(df) == 0:
+        raise ValueError(f"{kind} DataFrame is empty")
+    where = f"{kind} DataFrame"
+    return pa.table({"qid": _frame_ids(df[qc], where, "query id"),
+                     "docid": _frame_ids(df[dc], where, "document id"),
+                     VALUE_NAME[kind]: pa.array(values, pa.float64())})
+
+
+def _check_frame_ids(df: pd.DataFrame, qc: Any, dc: Any, kind: str) -> None:
     for col, what in ((qc, "query"), (dc, "document")):
         if df[col].isna().any():
             raise ValueError(
@@ -899,13 +910,19 @@ def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
             )
     if _plain(df[qc]).dtype == object:  # 1 and "1" would both become the query "1"
         check_string_ids(df[qc].tolist(), f"{kind} DataFrame column {qc!r}")
-    values = _value_array(df[vc].to_numpy(), kind, f"{kind} DataFrame column {vc!r}")
-    if len(df) == 0:
-        raise ValueError(f"{kind} DataFrame is empty")
+
+
+def frame_ids(df: pd.DataFrame, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """A DataFrame's query and document ids as the text :func:`from_frame` (and so
+    :func:`rankmetrics.trec.evaluate`) reads them as: a float column's 7.0 is "7", as an int
+    column's 7; missing ids and 1 beside "1" are refused. Object arrays of str, any length."""
+    qc = _column(df, QID_COLUMNS, "query id", kind)
+    dc = _column(df, DOC_COLUMNS, "document id", kind)
+    _check_frame_ids(df, qc, dc, kind)
     where = f"{kind} DataFrame"
-    return pa.table({"qid": _frame_ids(df[qc], where, "query id"),
-                     "docid": _frame_ids(df[dc], where, "document id"),
-                     VALUE_NAME[kind]: pa.array(values, pa.float64())})
+    qids = _frame_ids(df[qc], where, "query id").to_pylist()
+    docids = _frame_ids(df[dc], where, "document id").to_pylist()
+    return np.asarray(qids, dtype=object), np.asarray(docids, dtype=object)
 
 
 def _frame_ids(col: pd.Series, where: str, what: str) -> pa.ChunkedArray:
