@@ -255,7 +255,7 @@ class RankMetricsProvider(Provider):
             raise ValueError("gain is set per measure: use nDCG(dcg='exp-log2') or "
                              "nDCG(gains={...})")
         known = set(inspect.signature(evaluate).parameters) - {
-            "qrels", "run", "measures", "ties", "gain", "judged_only", "progress"}
+            "qrels", "run", "metrics", "ties", "gain", "judged_only", "progress"}
         unknown = sorted(set(options) - known)
         if unknown:
             raise TypeError(f"unknown option(s) {', '.join(map(repr, unknown))}; options are "

@@ -141,6 +141,15 @@ def test_options_are_checked_when_the_provider_is_made():
     assert provider(complete=True, max_depth=5).options == {"complete": True, "max_depth": 5}
 
 
+def test_metrics_is_no_option():
+    """evaluate's measure list (its parameter ``metrics``) was taken as an option and listed
+    among them; evaluation then failed with "evaluate() got multiple values for argument
+    'metrics'"."""
+    with pytest.raises(TypeError, match="unknown option.*'metrics'") as err:
+        provider(metrics=["P@1"])
+    assert "metrics" not in str(err.value).split("evaluate: ")[1]
+
+
 def test_ir_measures_frames_equal_measures_and_unjudged_batches():
     """As ir_measures: its own columns only (extra docid / docno / qid / label columns were
     read instead), measures it holds equal (AP, AP(rel=1)) reported once (their rows were
