@@ -9,8 +9,10 @@ lives here.
 
 Numbers: with ``ties="docno"`` the provider reproduces pytrec_eval (trec_eval) -- ir_measures'
 default provider -- for every supported measure: nDCG gain is the relevance level
-(``dcg="log2"``; ``dcg="exp-log2"`` uses 2**l - 1), ``IPrec`` reaches a recall level with
-trec_eval 9's rounding (what pytrec_eval ships), ``SetF(beta=x)`` weighs with trec_eval's
+(``dcg="log2"``; ``dcg="exp-log2"`` uses 2**l - 1), ``IPrec@x`` reaches a recall level with
+trec_eval 9's rounding (what pytrec_eval ships) at x to two decimals (pytrec_eval asks
+trec_eval for ``iprec_at_recall_{x:.2f}``: ``IPrec@0.125`` is the level 0.12),
+``SetF(beta=x)`` weighs with trec_eval's
 ``set_F.x`` (x is beta squared in the textbook F-beta), ``judged_only=True`` drops unjudged
 documents from the run (trec_eval ``-J``, :func:`rankmetrics.trec.evaluate`'s ``judged_only``;
 a negative qrels label counts as unjudged there). ``Bpref`` is trec_eval's bpref; ``Judged@k``
@@ -129,7 +131,9 @@ def translate(measure: Any) -> tuple[str, str]:
         rel = _rel(measure)
         return (_with("NumRelRet", [rel], "") if rel else "NumRet"), "linear"
     if name == "IPrec":
-        level = p.get("recall", NOT_PROVIDED)
+        # pytrec_eval, ir_measures' only IPrec provider, asks trec_eval for
+        # iprec_at_recall_{level:.2f}: IPrec@0.125 is the level 0.12
+        level = f"{float(p.get('recall')):.2f}"
         return _with("IPrec", [_rel(measure), "rule=trec9"], f"@{level}"), "linear"
     if name == "ERR":  # gdeval's ERR: max_grade 4 (our default)
         return _with("ERR", [], _cut(measure)), "linear"

@@ -324,3 +324,18 @@ def test_ids_are_read_as_evaluate_reads_them():
         provider().evaluator([irm.AP], missing.rename(columns={"score": "relevance"}))
     with pytest.raises(ValueError, match="1 and '1' would both become"):
         provider().calc_aggregate([irm.AP], {1: {"a": 1}, "1": {"b": 1}}, {"1": {"a": 1.0}})
+
+
+def test_interpolated_precision_levels_round_as_pytrec_eval_asks_them():
+    """pytrec_eval (ir_measures' only IPrec provider) computes IPrec@x at trec_eval's
+    iprec_at_recall_{x:.2f}: IPrec@0.125 is the level 0.12. We computed 0.125 itself (0.75
+    here for pytrec_eval's 1.0: with 9 relevant documents trec_eval 9's int(x R + 0.9) needs 1
+    of them at 0.12 and 2 at 0.125), and refused IPrec@1e-9 (level 0.00)."""
+    qrels = {"q": {f"r{i}": 1 for i in range(9)}}
+    order = ["r0", "x1", "x2", "x3", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"]
+    run = {"q": {d: float(len(order) - i) for i, d in enumerate(order)}}
+    for level in (0.125, 0.333, 0.12345, 1e-9, 0.5):
+        m = irm.IPrec @ level
+        want = irm.providers.registry["pytrec_eval"].calc_aggregate([m], qrels, run)[m]
+        assert provider(ties="docno").calc_aggregate([m], qrels, run)[m] == pytest.approx(
+            want, abs=1e-12), level
