@@ -72,6 +72,7 @@ import pandas as pd
 
 from .measures.grammar import parse_measure
 from .trec import TIES, evaluate
+from .trec.io import _text_ids as text_ids
 from .trec.io import frame_ids
 
 __all__ = ["RankMetricsProvider", "prefer", "provider"]
@@ -186,9 +187,9 @@ def _text_ids(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
 
 
 class _Evaluator(Evaluator):
-    def __init__(self, measures: list[Any], qrels: pd.DataFrame, ties: str,
+    def __init__(self, measures: list[Any], qrels: pd.DataFrame, qids: list[str], ties: str,
                  options: dict[str, Any]) -> None:
-        super().__init__(measures, sorted(set(qrels["query_id"].astype(str))))
+        super().__init__(measures, qids)
         self._qrels = qrels
         self._ties = ties
         # one trec.evaluate call per (gain, judged_only, docno precision) group of measures;
@@ -300,7 +301,11 @@ class RankMetricsProvider(Provider):
                              "(ir_measures' own providers do)")
         frame = _irm.util.QrelsConverter(qrels).as_pd_dataframe()
         frame = _text_ids(frame[["query_id", "doc_id", "relevance"]], "qrels")
-        return _Evaluator(measures, frame, self.ties, self.options)
+        qids = set(frame["query_id"])
+        if isinstance(qrels, dict):  # a query judging nothing ({"q": {}}) has no row in the
+            # frame, but ir_measures still reports it with its measures' defaults (0)
+            qids.update(text_ids(list(qrels), "qrels dict query ids"))
+        return _Evaluator(measures, frame, sorted(qids), self.ties, self.options)
 
     def is_available(self) -> bool:
         return True

@@ -339,3 +339,17 @@ def test_interpolated_precision_levels_round_as_pytrec_eval_asks_them():
         want = irm.providers.registry["pytrec_eval"].calc_aggregate([m], qrels, run)[m]
         assert provider(ties="docno").calc_aggregate([m], qrels, run)[m] == pytest.approx(
             want, abs=1e-12), level
+
+
+def test_a_qrels_query_judging_nothing_is_reported_as_ir_measures_reports_it():
+    """A dict query with no judgments ({"1": {}}, e.g. qrels filtered to relevant documents)
+    is one of ir_measures' queries, reported with 0; it vanished here (mean AP 1.0 for
+    pytrec_eval's 0.5)."""
+    qrels = {"1": {}, "2": {"a": 1}}
+    run = {"1": {"a": 1.0}, "2": {"a": 1.0}}
+    measures = [irm.AP, irm.NumRet]
+    reference = irm.providers.registry["pytrec_eval"]
+    want = _per_query(reference.evaluator(measures, qrels), run)
+    assert _per_query(provider(ties="docno").evaluator(measures, qrels), run) == want
+    assert provider().calc_aggregate(measures, qrels, run) == reference.calc_aggregate(
+        measures, qrels, run) == {irm.AP: 0.5, irm.NumRet: 1.0}
