@@ -227,6 +227,13 @@ class _Evaluator(Evaluator):
                         yield Metric(query_id=str(qid), measure=measure, value=float(value))
 
 
+def _check_measure(measure: Any) -> None:
+    if not isinstance(measure, _irm.Measure):  # ir_measures' base raised AttributeError
+        hint = f" (ir_measures.parse_measure({measure!r}))" if isinstance(measure, str) else ""
+        raise TypeError(f"measures must be ir_measures Measure objects{hint}; got "
+                        f"{type(measure).__name__} {measure!r}")
+
+
 class RankMetricsProvider(Provider):
     """ir_measures provider computing measures with :func:`rankmetrics.trec.evaluate`.
 
@@ -280,7 +287,9 @@ class RankMetricsProvider(Provider):
         """ir_measures' parameter check, and also False for a measure rankmetrics would refuse
         when computing it (``SetF(beta=0)``; ``nDCG(gains=...)`` giving a negative label a
         gain, which TREC evaluation here keeps at 0): ir_measures then takes it from its own
-        providers, as it would without this one, instead of failing."""
+        providers, as it would without this one, instead of failing. TypeError for anything
+        but an ir_measures measure (a string: ``ir_measures.parse_measure`` it first)."""
+        _check_measure(measure)
         if not super().supports(measure):
             return False
         try:
@@ -294,6 +303,11 @@ class RankMetricsProvider(Provider):
         return not any(float(k) < 0 and float(v) != 0 for k, v in dict(gains).items())
 
     def _evaluator(self, measures: Iterable[Any], qrels: Any) -> Evaluator:
+        if isinstance(measures, (str, _irm.Measure)):  # iterating a Measure raised KeyError: 0
+            one = (f"ir_measures.parse_measure({measures!r})" if isinstance(measures, str)
+                   else repr(measures))
+            raise TypeError(f"measures must be a list of ir_measures measures; got {measures!r} "
+                            f"(write [{one}])")
         measures = list(measures)
         refused = [m for m in measures if not self.supports(m)]
         if refused:  # called directly (ir_measures' pipeline asks supports() first)

@@ -353,3 +353,22 @@ def test_a_qrels_query_judging_nothing_is_reported_as_ir_measures_reports_it():
     assert _per_query(provider(ties="docno").evaluator(measures, qrels), run) == want
     assert provider().calc_aggregate(measures, qrels, run) == reference.calc_aggregate(
         measures, qrels, run) == {irm.AP: 0.5, irm.NumRet: 1.0}
+
+
+def test_measures_that_are_not_measure_objects_are_a_type_error():
+    """A measure name ('AP') failed with AttributeError ('str' object has no attribute
+    'validate_params'), a bare measure instead of a list with KeyError: 0."""
+    from rankmetrics.ir_measures import prefer
+
+    qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0}}
+    with pytest.raises(TypeError, match=r"parse_measure\('AP'\)"):
+        provider().calc_aggregate(["AP"], qrels, run)
+    with pytest.raises(TypeError, match=r"a list of ir_measures measures; got AP \(write \[AP\]"):
+        provider().calc_aggregate(irm.AP, qrels, run)
+    with pytest.raises(TypeError, match="a list of ir_measures measures"):
+        provider().evaluator("AP", qrels)
+    with pytest.raises(TypeError, match="Measure objects; got int 5"):
+        provider().supports(5)
+    with prefer(), pytest.raises(TypeError, match="Measure objects"):
+        irm.calc_aggregate(["AP"], qrels, run)
+    assert provider().calc_aggregate((m for m in [irm.AP]), qrels, run) == {irm.AP: 1.0}
