@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -177,6 +177,18 @@ _SUPPORTED: list[Any] = [
 _ORDER_ONLY: list[Any] = [_m._IPrec(recall=_AnyParam(), rel=_AnyParam(), judged_only=_AnyParam())]
 
 
+def _nested(data: Any, kind: str) -> Any:
+    """A dict input as it is, once every value is a mapping (ir_measures' converter raised
+    AttributeError: 'float' object has no attribute 'items')."""
+    if isinstance(data, dict):
+        for qid, docs in data.items():
+            if not isinstance(docs, Mapping):
+                value = "score" if kind == "run" else "relevance"
+                raise TypeError(f"{kind} dict: query {qid!r} maps to {type(docs).__name__} "
+                                f"{docs!r:.60}; expected {{doc_id: {value}}}")
+    return data
+
+
 def _text_ids(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
     """The frame with its ids as the text :func:`rankmetrics.trec.evaluate` reads them as (a
     float column's 1.0 is "1", as an int column's 1), missing ids refused: compared as text
@@ -206,7 +218,7 @@ class _Evaluator(Evaluator):
         self._options = {k: v for k, v in options.items() if k != "docno_scores"}
 
     def _iter_calc(self, run: Any) -> Iterator[Any]:
-        frame = _irm.util.RunConverter(run).as_pd_dataframe()
+        frame = _irm.util.RunConverter(_nested(run, "run")).as_pd_dataframe()
         # ir_measures' columns only: a PyTerrier frame also holds docid (Terrier's internal
         # integer id) and maybe qid / docno, which trec.evaluate would prefer
         frame = _text_ids(frame[["query_id", "doc_id", "score"]], "run")
@@ -313,7 +325,7 @@ class RankMetricsProvider(Provider):
         if refused:  # called directly (ir_measures' pipeline asks supports() first)
             raise ValueError(f"rankmetrics does not provide {', '.join(map(str, refused))} "
                              "(ir_measures' own providers do)")
-        frame = _irm.util.QrelsConverter(qrels).as_pd_dataframe()
+        frame = _irm.util.QrelsConverter(_nested(qrels, "qrels")).as_pd_dataframe()
         frame = _text_ids(frame[["query_id", "doc_id", "relevance"]], "qrels")
         qids = set(frame["query_id"])
         if isinstance(qrels, dict):  # a query judging nothing ({"q": {}}) has no row in the

@@ -372,3 +372,13 @@ def test_measures_that_are_not_measure_objects_are_a_type_error():
     with prefer(), pytest.raises(TypeError, match="Measure objects"):
         irm.calc_aggregate(["AP"], qrels, run)
     assert provider().calc_aggregate((m for m in [irm.AP]), qrels, run) == {irm.AP: 1.0}
+
+
+def test_a_dict_whose_values_are_not_mappings_is_a_type_error():
+    """{"1": 1.0} as a run (or qrels) failed inside ir_measures' converter with AttributeError
+    ('float' object has no attribute 'items'); pytrec_eval gives a TypeError."""
+    qrels, run = {"1": {"a": 1}}, {"1": {"a": 1.0}}
+    with pytest.raises(TypeError, match=r"run dict: query '1' maps to float 1.0; expected"):
+        provider().calc_aggregate([irm.AP], qrels, {"1": 1.0})
+    with pytest.raises(TypeError, match=r"qrels dict: query '1' maps to list"):
+        provider().calc_aggregate([irm.AP], {"1": [("a", 1)]}, run)
