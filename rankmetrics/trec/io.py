@@ -920,9 +920,9 @@ def frame_ids(df: pd.DataFrame, kind: str) -> tuple[np.ndarray, np.ndarray]:
     dc = _column(df, DOC_COLUMNS, "document id", kind)
     _check_frame_ids(df, qc, dc, kind)
     where = f"{kind} DataFrame"
-    qids = _frame_ids(df[qc], where, "query id").to_pylist()
-    docids = _frame_ids(df[dc], where, "document id").to_pylist()
-    return np.asarray(qids, dtype=object), np.asarray(docids, dtype=object)
+    qids = _frame_ids(df[qc], where, "query id").to_numpy()
+    docids = _frame_ids(df[dc], where, "document id").to_numpy()
+    return qids.astype(object, copy=False), docids.astype(object, copy=False)
 
 
 def _frame_ids(col: pd.Series, where: str, what: str) -> pa.ChunkedArray:
