@@ -207,14 +207,17 @@ class _Evaluator(Evaluator):
         # one trec.evaluate call per (gain, judged_only, docno precision) group of measures;
         # measures ir_measures holds equal (AP and AP(rel=1)) are computed once, as ir_measures
         # reports them once. Under docno ties each lender's precision: gdeval (ERR, exp-log2
-        # nDCG) compares scores as doubles, pytrec_eval as C floats
-        self._groups: dict[tuple[str, bool, str], dict[str, Any]] = {}
+        # nDCG) compares scores as doubles, pytrec_eval as C floats. Measures ir_measures holds
+        # different may share a text (IPrec@0.12 and IPrec@0.125, both the level 0.12): each
+        # gets the value (pytrec_eval reports the last, the first gets the default 0)
+        self._groups: dict[tuple[str, bool, str], dict[str, list[Any]]] = {}
         for m in dict.fromkeys(measures):
             text, gain = translate(m)
             judged = bool(m.params.get("judged_only", False) is True)
             gdeval = m.NAME == "ERR" or (m.NAME == "nDCG" and m.params.get("dcg") == "exp-log2")
             precision = options.get("docno_scores", "double" if gdeval else "float")
-            self._groups.setdefault((gain, judged, precision), {})[text] = m
+            self._groups.setdefault((gain, judged, precision), {}).setdefault(
+                text, []).append(m)
         self._options = {k: v for k, v in options.items() if k != "docno_scores"}
 
     def _iter_calc(self, run: Any) -> Iterator[Any]:
@@ -232,11 +235,12 @@ class _Evaluator(Evaluator):
             # nothing retrieved is still evaluated, as pytrec_eval does
             res = evaluate(self._qrels, frame, list(named), ties=self._ties, gain=gain,
                            judged_only=judged, docno_scores=precision, **self._options)
-            for text, measure in named.items():
+            for text, same in named.items():
                 column = res.per_query[text]
-                for qid, value in column.items():
-                    if not math.isnan(value):
-                        yield Metric(query_id=str(qid), measure=measure, value=float(value))
+                for measure in same:
+                    for qid, value in column.items():
+                        if not math.isnan(value):
+                            yield Metric(query_id=str(qid), measure=measure, value=float(value))
 
 
 def _check_measure(measure: Any) -> None:

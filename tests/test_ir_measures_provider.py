@@ -339,6 +339,10 @@ def test_interpolated_precision_levels_round_as_pytrec_eval_asks_them():
         want = irm.providers.registry["pytrec_eval"].calc_aggregate([m], qrels, run)[m]
         assert provider(ties="docno").calc_aggregate([m], qrels, run)[m] == pytest.approx(
             want, abs=1e-12), level
+    # two measures of one level both get its value (the first was left at its default 0)
+    both = [irm.IPrec @ 0.12, irm.IPrec @ 0.125]
+    assert provider(ties="docno").calc_aggregate(both, qrels, run) == {
+        both[0]: 1.0, both[1]: 1.0}
 
 
 def test_a_qrels_query_judging_nothing_is_reported_as_ir_measures_reports_it():
