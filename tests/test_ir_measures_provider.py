@@ -345,6 +345,27 @@ def test_interpolated_precision_levels_round_as_pytrec_eval_asks_them():
         both[0]: 1.0, both[1]: 1.0}
 
 
+def test_the_core_iprec_name_rounds_its_level_as_ir_measures():
+    """IPrec@x is ir_measures' name: the measure language now reads x to two decimals too
+    (trec.evaluate gave 0.75 for IPrec@0.125 where ir_measures gives 1.0); trec_eval's own
+    spelling keeps x as written."""
+    from rankmetrics.trec import evaluate
+
+    qrels = {"q": {f"r{i}": 1 for i in range(9)}}
+    order = ["r0", "x1", "x2", "x3", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8"]
+    run = {"q": {d: float(len(order) - i) for i, d in enumerate(order)}}
+    names = ["IPrec@0.125", "IPrec@0.333", "IPrec@0.12345"]
+    got = evaluate(qrels, run, names, ties="docno").mean
+    reference = irm.providers.registry["pytrec_eval"]
+    for name in names:
+        m = irm.parse_measure(name)
+        assert got[name] == pytest.approx(reference.calc_aggregate([m], qrels, run)[m],
+                                          abs=1e-12), name
+    assert got["IPrec@0.125"] == 1.0
+    from rankmetrics.measures.grammar import parse_measure
+    assert parse_measure("iprec_at_recall_0.125")[0].level == 0.125
+
+
 def test_a_qrels_query_judging_nothing_is_reported_as_ir_measures_reports_it():
     """A dict query with no judgments ({"1": {}}, e.g. qrels filtered to relevant documents)
     is one of ir_measures' queries, reported with 0; it vanished here (mean AP 1.0 for

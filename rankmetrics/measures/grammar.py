@@ -655,6 +655,9 @@ def parse_measure(name: str | Measure) -> list[Measure]:
         raise ValueError(f"{name!r}: RBP takes rel= (binary) or gains= (graded), not both")
     if kind == "iprec":  # ir_measures' IPrec@x is pytrec_eval's (trec_eval 9) rounding
         opts.setdefault("rule", "trec9")
+        # at x to two decimals: pytrec_eval, ir_measures' IPrec provider, asks trec_eval for
+        # iprec_at_recall_{x:.2f} (IPrec@0.125 is the level 0.12)
+        level = float(f"{level:.2f}")
     return [Measure(name=name, kind=kind, k=k, level=level, **opts)]
 
 
