@@ -429,3 +429,17 @@ def test_11pt_avg_adds_its_levels_from_the_last_down_as_trec_eval():
     for v in iprec[::-1]:
         running += v
     assert row.iloc[0] == running / 4 == 0.46875
+
+
+def test_to_json_params_numpy_scalars_are_numbers():
+    # max_depth=np.int64(5) was written "np.int64(5)" (a string) in the JSON params
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0, "c": 2.0}, "q2": {"b": 1.0}}
+    res = evaluate(qrels, run, ["AP"], max_depth=np.int64(5), threshold=np.int32(1),
+                   beta=np.float32(2.0), empty=np.int64(0))
+    params = json.loads(res.to_json())["params"]
+    assert params["max_depth"] == 5 and isinstance(params["max_depth"], int)
+    assert params["threshold"] == 1 and isinstance(params["threshold"], int)
+    assert params["beta"] == 2.0 and isinstance(params["beta"], float)
+    assert params["empty"] == 0
+    assert params["ties"] == "average" and params["complete"] is False

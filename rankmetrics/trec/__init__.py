@@ -477,9 +477,22 @@ class EvalResult:
         if per_query:
             out["per_query"] = {str(q): clean(row.to_dict())
                                 for q, row in self.per_query.iterrows()}
-        out["params"] = {k: (v if isinstance(v, (str, int, float, bool, type(None))) else repr(v))
-                         for k, v in self.params.items()}
+        out["params"] = {k: _json_param(v) for k, v in self.params.items()}
         return json.dumps(out, indent=2)
+
+
+def _json_param(v: Any) -> Any:
+    """An option as JSON: numpy scalars as the number they hold (``max_depth=np.int64(5)`` is
+    5, not the text ``"np.int64(5)"``), other objects (gain mappings, callables) by repr."""
+    if v is None or isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        return float(v)
+    return repr(v)
 
 
 def _check_shown(per_query: bool, summary: bool) -> None:
