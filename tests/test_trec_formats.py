@@ -326,6 +326,15 @@ def test_lone_cr_json_duplicates_and_unreadable_writes_are_errors(tmp_path):
         write_qrels(tmp_path / "m.qrels", [first], ["d"], [1])
         assert read_qrels(tmp_path / "m.qrels")["qid"].tolist() == [first]
     write_run(tmp_path / "ok.txt", ["zPAR1", "{z"], ["a", "b"], [1.0, 2.0])  # not first: fine
+    # a first id starting with a byte-order mark was written, then read back without it ("q")
+    # or, before '{"', taken for JSON (and failed)
+    for first in ("\ufeffq", '\ufeff{"a'):
+        with pytest.raises(ValueError, match="byte-order mark"):
+            write_run(tmp_path / "bom.run", [first], ["d"], [1.0])
+        with pytest.raises(ValueError, match="byte-order mark"):
+            write_qrels(tmp_path / "bom.qrels", [first], ["d"], [1])
+    write_run(tmp_path / "bom.csv", ["\ufeffq"], ["d"], [1.0])  # a header comes first
+    assert read_run(tmp_path / "bom.csv")["qid"].tolist() == ["\ufeffq"]
     assert read_run(tmp_path / "ok.txt").shape == (2, 3)
     assert run_from_arrays([1e19, 3.0], [0.5, 0.4])["qid"].tolist() == [
         "10000000000000000000", "3"]

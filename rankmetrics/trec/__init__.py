@@ -274,9 +274,9 @@ def write_run(path: Any, qid: Any, docno: Any = None, score: Any = None, *,
     Raises
     ------
     ValueError
-        Bad arrays (see :func:`run_from_arrays`); ids with whitespace, empty ids or query ids
-        starting with ``#`` in TREC text (they could not be read back); a compressed parquet
-        name.
+        Bad arrays (see :func:`run_from_arrays`); ids with whitespace, empty ids, query ids
+        starting with ``#`` or a first query id starting with a byte-order mark in TREC text
+        (they could not be read back); a compressed parquet name.
     TypeError
         Ids that are neither text nor integers.
 

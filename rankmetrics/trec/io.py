@@ -1237,6 +1237,10 @@ def _check_first_id(first: str) -> None:
     """The file's first field must not begin as another format does (the readers sniff:
     :func:`detect_format`; a written file ends with a newline, so never as parquet)."""
     head = first.encode("utf-8", "surrogateescape")
+    if head.startswith(_BOM):
+        raise ValueError(f"query id {first!r} starts with a byte-order mark (U+FEFF), which "
+                         "readers drop at the start of a file (write parquet, JSON, CSV or "
+                         "TSV instead)")
     magic = "JSON" if _JSON_START.match(head) else "bzip2" if _BZIP2.match(head) else None
     if magic is not None:
         raise ValueError(f"query id {first!r} would start the file as {magic} does, and readers "
