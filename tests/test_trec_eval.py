@@ -443,3 +443,19 @@ def test_to_json_params_numpy_scalars_are_numbers():
     assert params["beta"] == 2.0 and isinstance(params["beta"], float)
     assert params["empty"] == 0
     assert params["ties"] == "average" and params["complete"] is False
+
+
+def test_to_json_is_strict_json_for_infinite_values():
+    # DCG of two gains 1e308 overflows to inf; to_json wrote the bare token Infinity, which
+    # strict JSON parsers (JavaScript, jq, json.loads(parse_constant=...)) refuse
+    res = evaluate({"q": {"a": 1, "b": 1}, "p": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5},
+                                                            "p": {"b": 1.0}},
+                   ["DCG"], gain={1: 1e308}, empty="skip")
+    assert math.isinf(res.mean["DCG"])
+
+    def refuse(token):
+        raise ValueError(f"bare {token}")
+
+    data = json.loads(res.to_json(), parse_constant=refuse)
+    assert data["mean"]["DCG"] == "inf" and data["per_query"]["q"]["DCG"] == "inf"
+    assert data["per_query"]["p"]["DCG"] == 0.0

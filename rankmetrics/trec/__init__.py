@@ -448,7 +448,8 @@ class EvalResult:
         return "\n".join(lines)
 
     def to_json(self, *, per_query: bool = True, summary: bool = True) -> str:
-        """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null).
+        """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null,
+        an infinite value -> ``"inf"`` / ``"-inf"``: strict JSON has neither).
 
         Parameters
         ----------
@@ -469,8 +470,7 @@ class EvalResult:
         """
 
         def clean(d: dict) -> dict:
-            return {str(k): (None if isinstance(v, float) and math.isnan(v) else v)
-                    for k, v in d.items()}
+            return {str(k): _json_number(v) for k, v in d.items()}
 
         _check_shown(per_query, summary)
         out: dict[str, Any] = {"mean": clean(self.mean)} if summary else {}
@@ -479,6 +479,15 @@ class EvalResult:
                                 for q, row in self.per_query.iterrows()}
         out["params"] = {k: _json_param(v) for k, v in self.params.items()}
         return json.dumps(out, indent=2)
+
+
+def _json_number(v: Any) -> Any:
+    """A value as strict JSON: NaN as null, an infinity as the text "inf" / "-inf" (as the
+    comparison reports write it); ``json.dumps`` would write the bare NaN / Infinity that JSON
+    has no word for."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None if math.isnan(v) else str(v)
+    return v
 
 
 def _json_param(v: Any) -> Any:
@@ -491,7 +500,7 @@ def _json_param(v: Any) -> Any:
     if isinstance(v, numbers.Integral):
         return int(v)
     if isinstance(v, numbers.Real):
-        return float(v)
+        return _json_number(float(v))
     return repr(v)
 
 
