@@ -220,3 +220,17 @@ def test_json_report_is_valid_json_when_the_omnibus_p_is_nan() -> None:
     c = dataclasses.replace(c, omnibus=dataclasses.replace(c.omnibus, pvalue=math.nan))
     text = json.dumps(comparison_json(c), allow_nan=False)  # NaN is not JSON
     assert json.loads(text)["omnibus"]["pvalue"] is None
+
+
+def test_markdown_report_escapes_strikethrough_code_links_and_tags():
+    """Run names "bm25~1" and "bm25~2" made GitHub strike through "1 - bm25" (GFM's single
+    tilde strikethrough); backticks, brackets and an HTML tag start were not escaped either."""
+    require("scipy")
+    from rankmetrics.analysis.report import render_report
+    from rankmetrics.stats import compare
+
+    c = compare({"bm25~1": [0.2, 0.4, 0.3, 0.5], "`x`[y](z)<b>": [0.3, 0.6, 0.4, 0.7]},
+                metric="m")
+    header = render_report([c], "markdown").splitlines()[0]
+    assert header == (r"|  | bm25\~1 | \`x\`\[y\](z)\<b> | \`x\`\[y\](z)\<b> - bm25\~1 |")
+    assert "- \\* = p < 0.05" in render_report([c], "markdown")  # "< " is no tag: left as is

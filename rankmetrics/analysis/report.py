@@ -18,6 +18,7 @@ import io
 import json
 import math
 import numbers
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -242,12 +243,15 @@ def render_text(t: ReportTable, *, digits: int = 3, relative: bool = True) -> st
 
 
 def _md_escape(s: str) -> str:
-    """Text as literal Markdown in a table cell or list item: emphasis and table markers
-    escaped, a line break made a space, and a leading heading or list marker escaped (a
-    legend line "# = p < ..." would be a heading, "+ = ..." a nested list)."""
+    """Text as literal Markdown in a table cell or list item: emphasis, strikethrough, code,
+    link and table markers escaped, an HTML tag or autolink start (``<`` before a letter,
+    ``/``, ``!`` or ``?``) escaped, a line break made a space, and a leading heading or list
+    marker escaped (a legend line "# = p < ..." would be a heading, "+ = ..." a nested list;
+    run names "bm25~1" and "bm25~2" made GitHub strike through the text between them)."""
     out = " ".join(s.splitlines())
-    for ch in ("\\", "*", "|", "_"):
+    for ch in ("\\", "*", "|", "_", "~", "`", "[", "]"):
         out = out.replace(ch, "\\" + ch)
+    out = re.sub(r"<(?=[A-Za-z/!?])", r"\\<", out)
     if out[:1] in ("#", "+", "-"):
         out = "\\" + out
     return out
