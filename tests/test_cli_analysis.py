@@ -288,7 +288,7 @@ def test_fourth_probe_output_dpi_and_resamples(files, capsys, tmp_path):
     rc, _, err = run_cli(["plot", qrels, *runs, "--dpi", "100000", "-o", tmp_path / "a.png"],
                          capsys)
     assert rc == 1 and "--dpi must be at most 2400; got 100000" in err
-    for name in ("a", ""):
+    for name in ("a", "", "a."):
         rc, _, err = run_cli(["plot", qrels, *runs, "-o", str(tmp_path / name) if name else ""],
                              capsys)
         assert rc == 1 and "-o/--output needs an image file name with its extension" in err

@@ -308,3 +308,17 @@ def test_expected_interpolated_precision_multi_query_and_errors():
     assert got[0] == pytest.approx([11 / 18] * 11) and got[1] == pytest.approx([0] * 11)
     with pytest.raises(ValueError, match="levels must be numbers in"):
         expected_interpolated_precision([1, 0], [1, 1], levels=[1.5])
+
+
+def test_plot_path_without_extension_is_refused(tmp_path):
+    """path="curves" and "curves." were saved as curves.png (matplotlib appends its default
+    format), not where asked; the CLI's -o "y." printed "wrote y." for a file y.png."""
+    require("matplotlib")
+    from rankmetrics.plot import plot_curves
+
+    for name in ("curves", "curves."):
+        with pytest.raises(ValueError, match="needs an image file name with its extension"):
+            plot_curves({"a": [1.0, 0.5]}, path=tmp_path / name)
+    assert not list(tmp_path.iterdir())
+    plot_curves({"a": [1.0, 0.5]}, path=tmp_path / "curves.svg")
+    assert [p.name for p in tmp_path.iterdir()] == ["curves.svg"]

@@ -739,8 +739,20 @@ def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
     return fig, fig.add_subplot()
 
 
+def check_image_path(path: str | os.PathLike[str], what: str = "path") -> None:
+    """A ValueError naming ``what`` when ``path`` has no file extension after its last dot
+    (``"curves"``, ``"curves."``): matplotlib would save to ``<name>.png`` instead of the
+    name given."""
+    name = os.fspath(path)
+    if isinstance(name, str) and not os.path.splitext(name)[1][1:]:
+        raise ValueError(f"{what} needs an image file name with its extension (.png, .svg, "
+                         f".pdf); got {name!r} (matplotlib would write "
+                         f"{name.rstrip('.') + '.png'!r} instead)")
+
+
 def _finish(fig: Figure, path: str | os.PathLike[str] | None, dpi: int) -> Figure:
     if path is not None:
+        check_image_path(path)
         fig.savefig(os.fspath(path), dpi=dpi)
     return fig
 
@@ -773,7 +785,8 @@ def plot_curves(
     title, xlabel, ylabel : str, optional
     figsize : (float, float)
     path : path, optional
-        Also save the figure there.
+        Also save the figure there; the extension names the format (.png, .svg, .pdf, ...),
+        and a name without one is a ValueError (matplotlib would write ``<name>.png``).
     dpi : int, default 120
 
     Returns

@@ -340,9 +340,7 @@ def run_plot(args: argparse.Namespace) -> int:
     """Run ``rankmetrics plot``; returns the exit status."""
     from ..analysis import plot
 
-    if os.path.splitext(args.output)[1] == "":  # matplotlib would write "<name>.png" instead
-        raise ValueError(f"-o/--output needs an image file name with its extension (.png, "
-                         f".svg, .pdf); got {args.output!r}")
+    plot.check_image_path(args.output, "-o/--output")  # else matplotlib writes <name>.png
     if args.dpi > _MAX_DPI:  # matplotlib's renderer fails on a huge canvas (MemoryError)
         raise ValueError(f"--dpi must be at most {_MAX_DPI}; got {args.dpi}")
     _refuse_plot_options(args)
