@@ -342,6 +342,25 @@ def test_lone_cr_json_duplicates_and_unreadable_writes_are_errors(tmp_path):
     assert read_qrels(tmp_path / "big.txt")["label"].tolist() == [1e20]
 
 
+def test_refused_trec_writes_leave_an_existing_file_alone(tmp_path):
+    """write_run to TREC text opened (truncated) the file, then refused an id with a space,
+    a '#' id or a tag with a space: the old run was left empty (an empty gzip stream)."""
+    for name in ("old.run", "old.run.gz"):
+        path = tmp_path / name
+        write_run(path, ["q"], ["a"], [1.0])
+        before = path.read_bytes()
+        for qid, tag in ((["q 1"], "t"), (["#q"], "t"), (["q"], "a tag")):
+            with pytest.raises(ValueError):
+                write_run(path, qid, ["a"], [1.0], tag=tag)
+            assert path.read_bytes() == before
+        with pytest.raises(ValueError):
+            write_qrels(path, ["q"], ["a b"], [1])
+        assert path.read_bytes() == before
+    with pytest.raises(ValueError):
+        write_run(tmp_path / "new.run", ["q 1"], ["a"], [1.0])
+    assert not (tmp_path / "new.run").exists()
+
+
 def test_pyterrier_frames_are_matched_on_docno():
     """A PyTerrier results frame holds its internal integer ``docid`` and the ``docno`` the
     qrels use; ``docid`` was taken (AP 0, NumRelRet 0 on a perfect run)."""

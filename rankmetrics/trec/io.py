@@ -1308,14 +1308,17 @@ def write_table(path: str | os.PathLike, tb: pa.Table, kind: str, *, tag: str = 
 
         pq.write_table(tb, p)
         return p
-    text = _json_text(tb, kind, vname) if fmt == "json" else b""  # its errors before opening
+    # errors (ids TREC text cannot hold, a bad tag) before opening, which truncates the file
+    text = _json_text(tb, kind, vname) if fmt == "json" else b""
+    trec = _trec_table(tb, kind, tag, iteration) if fmt == "trec" else None
     with _open_write(p, comp) as f:
         if fmt == "json":
             f.write(text)
         elif fmt in ("csv", "tsv"):
             pa_csv.write_csv(tb, f, pa_csv.WriteOptions(delimiter="," if fmt == "csv" else "\t"))
         else:
-            _write_trec(_trec_table(tb, kind, tag, iteration), f)
+            assert trec is not None
+            _write_trec(trec, f)
     return p
 
 
