@@ -234,3 +234,27 @@ def test_markdown_report_escapes_strikethrough_code_links_and_tags():
     header = render_report([c], "markdown").splitlines()[0]
     assert header == (r"|  | bm25\~1 | \`x\`\[y\](z)\<b> | \`x\`\[y\](z)\<b> - bm25\~1 |")
     assert "- \\* = p < 0.05" in render_report([c], "markdown")  # "< " is no tag: left as is
+
+
+def test_csv_report_carries_the_omnibus_test():
+    """The guide says every format carries the omnibus tests; the CSV report had no column
+    for them (a Friedman or ANOVA comparison lost its F / chi2, df and p-value)."""
+    require("scipy")
+    import csv
+    import io
+
+    from rankmetrics.analysis.report import render_report
+    from rankmetrics.stats import compare
+
+    scores = {"A": [0.2, 0.4, 0.3, 0.5, 0.1], "B": [0.3, 0.6, 0.4, 0.7, 0.2],
+              "C": [0.1, 0.1, 0.2, 0.3, 0.3]}
+    c = compare(scores, test="anova")
+    rows = list(csv.DictReader(io.StringIO(render_report([c], "csv"))))
+    assert len(rows) == 3
+    for row in rows:
+        assert row["omnibus"] == "anova_F" and row["omnibus_df"] == "2 8"
+        assert float(row["omnibus_statistic"]) == c.omnibus.statistic
+        assert float(row["omnibus_pvalue"]) == c.omnibus.pvalue
+        assert float(row["omnibus_effect_size"]) == c.omnibus.effect_size
+    t = list(csv.DictReader(io.StringIO(render_report([compare(scores, test="t")], "csv"))))
+    assert {r["omnibus"] for r in t} == {""}

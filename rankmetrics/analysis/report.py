@@ -300,14 +300,21 @@ def render_latex(t: ReportTable, *, digits: int = 3, relative: bool = True) -> s
 
 
 def render_csv(t: ReportTable) -> str:
-    """One row per metric, pair and test (long format), with every number unrounded."""
+    """One row per metric, pair and test (long format), with every number unrounded; the
+    omnibus test of a Friedman or ANOVA comparison on each of its rows (``omnibus``: its name,
+    ``omnibus_df`` space-separated), empty for the other tests."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["metric", "test", "system_a", "system_b", "mean_a", "mean_b", "diff",
                 "rel_diff", "sparck_jones", "statistic", "pvalue", "significant", "ci_low",
                 "ci_high", "alpha", "correction", "n_resamples", "seed", "n_queries",
-                "missing", "dropped_queries"])
+                "missing", "dropped_queries", "omnibus", "omnibus_df", "omnibus_statistic",
+                "omnibus_pvalue", "omnibus_effect_name", "omnibus_effect_size"])
     for c in t.comparisons:
+        o = c.omnibus
+        omnibus = ["", "", "", "", "", ""] if o is None else [
+            o.name, " ".join(f"{d:g}" for d in o.df), repr(o.statistic), repr(o.pvalue),
+            o.effect_name, repr(o.effect_size)]
         for a, b in t.pairs:
             p = c.pair(a, b)
             w.writerow([c.metric or "score", c.test, a, b, repr(p.mean_a), repr(p.mean_b),
@@ -316,7 +323,7 @@ def render_csv(t: ReportTable) -> str:
                         repr(p.ci_high), c.alpha, c.correction,
                         "" if c.n_resamples is None else c.n_resamples,
                         "" if c.seed is None else c.seed, c.n_queries, c.missing,
-                        " ".join(map(str, c.dropped_queries))])
+                        " ".join(map(str, c.dropped_queries)), *omnibus])
     return buf.getvalue()
 
 
