@@ -258,3 +258,19 @@ def test_csv_report_carries_the_omnibus_test():
         assert float(row["omnibus_effect_size"]) == c.omnibus.effect_size
     t = list(csv.DictReader(io.StringIO(render_report([compare(scores, test="t")], "csv"))))
     assert {r["omnibus"] for r in t} == {""}
+
+
+def test_latex_report_makes_line_breaks_spaces():
+    """A system name holding a blank line ("a\\n\\nb") put a paragraph break into the
+    caption, where LaTeX stops ("Paragraph ended before \\@caption was complete"), and into
+    the table cells; line breaks are now spaces, as in Markdown."""
+    require("scipy")
+    from rankmetrics.analysis.report import render_report
+    from rankmetrics.stats import compare
+
+    c = compare({"a\n\nb": [0.2, 0.4, 0.3, 0.5, float("nan")], "c\r\nd": [0.3, 0.6, 0.4, 0.7, 0.1]},
+                metric="m")
+    tex = render_report([c], "latex")
+    assert "\n\n" not in tex and "\r" not in tex
+    assert " & a  b & c d & c d $-$ a  b \\\\" in tex
+    assert "a  b lacks 1 (4)" in tex.split("\\caption{")[1]

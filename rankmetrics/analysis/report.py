@@ -268,6 +268,9 @@ def render_markdown(t: ReportTable, *, digits: int = 3, relative: bool = True) -
 
 
 def _tex(s: str) -> str:
+    """Text as literal LaTeX: special characters escaped, line breaks made spaces (a blank
+    line is a paragraph break, which a tabular cell refuses)."""
+    s = " ".join(s.splitlines())
     rep = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
            "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
            "^": r"\textasciicircum{}", "<": r"$<$", ">": r"$>$", "|": r"$|$"}
