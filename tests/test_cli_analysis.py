@@ -251,6 +251,9 @@ def test_compare_output_format_follows_the_extension_unless_given(files, capsys,
     assert rc == 0, err
     rows = list(csv.DictReader((tmp_path / "r.csv").read_text().splitlines()))
     assert rows and "rel_diff" in rows[0]
+    # the file ended with a blank line, which csv.reader returns as an empty row []
+    with open(tmp_path / "r.csv", newline="") as fh:
+        assert all(csv.reader(fh))
     rc, _, err = run_cli([*base, "-o", tmp_path / "r.JSON"], capsys)
     assert rc == 0, err
     assert json.loads((tmp_path / "r.JSON").read_text())

@@ -482,12 +482,14 @@ def run_compare(args: argparse.Namespace) -> int:
     text = render_report(comparisons, args.format, relative=not args.no_relative)
     if args.format == "text" and args.details:
         text += "".join("\n\n" + c.summary() for c in comparisons)
+    if not text.endswith("\n"):  # CSV ends with its line end: a second one is an empty row
+        text += "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
+            fh.write(text)
         print(f"wrote {args.output}: {args.format} report of {len(comparisons)} comparison(s)")
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.write(text)
     return 0
 
 
