@@ -445,13 +445,26 @@ def test_to_json_params_numpy_scalars_are_numbers():
     assert params["ties"] == "average" and params["complete"] is False
 
 
+def test_overflowed_gain_sums_are_refused_as_in_the_core():
+    """DCG of two gains 1e308 overflowed in the tie-averaged sums: nDCG@10 and DCG@10 came
+    back NaN (inf - inf) or inf without a word, where QueryPlan.evaluate raises."""
+    qrels, run = {"q": {"a": 1, "b": 1, "c": 0}}, {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    for name in ("nDCG@10", "DCG@10", "DCG"):
+        with pytest.raises(ValueError, match="gain x discount sums overflow float64"):
+            evaluate(qrels, run, [name], gain={1: 1e308})
+    assert evaluate(qrels, run, ["DCG@1"], gain={1: 1e308}).mean["DCG@1"] == 1e308
+    assert evaluate(qrels, run, ["nDCG@10"], gain={1: 1e300}).mean["nDCG@10"] == 1.0
+
+
 def test_to_json_is_strict_json_for_infinite_values():
-    # DCG of two gains 1e308 overflows to inf; to_json wrote the bare token Infinity, which
-    # strict JSON parsers (JavaScript, jq, json.loads(parse_constant=...)) refuse
+    # to_json wrote an infinite value as the bare token Infinity, which strict JSON parsers
+    # (JavaScript, jq, json.loads(parse_constant=...)) refuse; no measure gives one since the
+    # gain sums that overflowed are refused, so the value is put in by hand
     res = evaluate({"q": {"a": 1, "b": 1}, "p": {"a": 1}}, {"q": {"a": 1.0, "b": 0.5},
                                                             "p": {"b": 1.0}},
-                   ["DCG"], gain={1: 1e308}, empty="skip")
-    assert math.isinf(res.mean["DCG"])
+                   ["DCG"], empty="skip")
+    res.mean["DCG"] = math.inf
+    res.per_query.loc["q", "DCG"] = math.inf
 
     def refuse(token):
         raise ValueError(f"bare {token}")

@@ -27,7 +27,7 @@ from ..core import err as _err
 from ..core import found as _found
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key
 from ..core.kernel import padded
-from ..core.plan import QueryPlan
+from ..core.plan import QueryPlan, _check_finite_sums
 from ..core.validation import F_AS_RECALL
 from ..measures.grammar import COUNT_KINDS, RECALL_LEVELS, Measure
 from .judged import bpref as _bpref
@@ -80,6 +80,8 @@ class _Core:
         if todo:
             vals = _metrics.at_cutoffs(self.ranking, self.plan.n_queries, kind, values,
                                        self.ties, todo, disc)
+            if kind == "gain":  # as the core: overflowed sums (inf, or NaN from inf - inf)
+                _check_finite_sums(vals)
             for k, row in zip(todo, vals, strict=True):
                 self._sums[(kind, vkey, dkey, k)] = row
         return np.stack([self._sums[(kind, vkey, dkey, k)] for k in ks])
