@@ -221,7 +221,6 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
     integer = integer_target or not values[2]
     for key in keys:
         _check_labels_for_gain(key, labels, integer, l_hi)
-        _check_gain_sums(key, l_hi, labels.shape[-1], _ranking_dtype(preds))
     for key, missed in zip(maps, values[len(values) - len(maps):], strict=True):
         if missed:
             lab = labels if real is None else labels[real.reshape(-1)]
@@ -229,28 +228,6 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             missing = torch.unique(lab[~torch.isin(lab, levels)])[:5].tolist()
             raise ValueError(f"gain mapping has no weight for label(s) {missing}")
     return int(l_hi) if integer and l_hi <= 63 else None
-
-
-def _check_gain_sums(key: Any, l_hi: float, width: int, dtype: torch.dtype) -> None:
-    """The largest gain a label here gets, times the rows of a list (``width``: a padded row,
-    or every flat row), must stay below the sums' float range: the tie-averaged sums would
-    otherwise overflow to inf or NaN (inf - inf) silently, where the core raises. Callable
-    gains (run on the host) are not bounded here."""
-    if key == "linear":
-        top = l_hi
-    elif key == "exponential":
-        top = 2.0 ** l_hi - 1.0
-    elif isinstance(key, tuple) and key[0] in ("levels", "map"):
-        top = max(key[1]) if key[0] == "levels" else max(b for _, b in key[1])
-    else:
-        return
-    fmax = float(torch.finfo(dtype).max)
-    if top * max(width, 1) > fmax:
-        raise ValueError(
-            f"gains up to {top:g} over lists of up to {width} rows may overflow the {dtype} "
-            f"sums (max {fmax:g}); scale the gain weights down (nDCG does not change when "
-            "gains are scaled)"
-        )
 
 
 def _check_labels_for_gain(key: Any, labels: Tensor, integer: bool, l_hi: float) -> None:
@@ -807,9 +784,7 @@ _PARAMS = {
     ValueError
         Mismatched shapes or devices, empty input, NaN/inf scores, negative labels,
         non-integer labels with exponential gain or level weights, k <= 0, unknown names of
-        gain/discount/ties, an empty query when ``empty="error"``, gains whose largest value
-        times a list's rows would overflow the sums' dtype (float32, or float64 for float64
-        scores; checked with ``validate=True``).
+        gain/discount/ties, an empty query when ``empty="error"``.
     TypeError
         Non-numeric input, non-integer ``indexes``, a non-bool ``mask``, a non-int cutoff.""",
 }
