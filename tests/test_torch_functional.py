@@ -292,6 +292,46 @@ def test_no_gradients_and_grad_modes():
         assert torch.equal(F.ndcg(preds, target), out)
 
 
+def test_sparse_nested_and_meta_tensors_are_named_errors():
+    """Sparse (COO/CSR) or nested preds, target, indexes or mask crashed inside torch
+    (NotImplementedError "Could not run 'aten::aminmax' ... 'SparseCPU' backend", RuntimeError
+    "NestedTensorImpl doesn't support sizes"), as did meta tensors in pad_slates, in the
+    split-query guard of RankingMonitor / spanning=True (aten::_unique2) and a meta loss; each
+    is now an error naming the argument."""
+    rmt = require("rankmetrics.torch")
+    p, t, q = torch.tensor([0.5, 0.0, 0.2]), torch.tensor([1, 0, 1]), torch.tensor([0, 1, 1])
+    p2, t2, m2 = p[None], t[None], torch.tensor([[True, False, True]])
+    sparse = r"is a sparse tensor \(torch.sparse_coo\); pass a dense one"
+    for call, match in [
+        (lambda: F.ndcg(p.to_sparse(), t), "preds " + sparse),
+        (lambda: F.ndcg(p, t.to_sparse()), "target " + sparse),
+        (lambda: F.ndcg(p, t, q.to_sparse()), "indexes " + sparse),
+        (lambda: F.ndcg(p2.to_sparse(), t2), "preds " + sparse),
+        (lambda: F.ndcg(p2, t2, mask=m2.to_sparse()), "mask " + sparse),
+        (lambda: rmt.pad_slates(p.to_sparse(), t, q), "preds " + sparse),
+        (lambda: rmt.RankingMonitor("ndcg").update(p.to_sparse(), t), "preds " + sparse),
+    ]:
+        with pytest.raises(TypeError, match=match):
+            call()
+    nested = torch.nested.nested_tensor([p, p[:2]], layout=torch.jagged)
+    for call in [lambda: F.ndcg(nested, nested), lambda: rmt.pad_slates(nested, nested, q)]:
+        with pytest.raises(TypeError, match=r"preds is a nested tensor; pad it"):
+            call()
+    meta = r"is on the meta device \(a shape without data\)"
+    mp, mq = torch.empty(3, device="meta"), torch.zeros(3, dtype=torch.long, device="meta")
+    for call, match in [
+        (lambda: rmt.pad_slates(mp, mp, mq), "preds " + meta),
+        (lambda: rmt.pad_slates(p, t, mq), "indexes " + meta),
+        (lambda: rmt.pad_slates(p, mp, q), "target " + meta),
+        (lambda: rmt.RankingMonitor("ndcg").update(p, t, mq), "indexes " + meta),
+        (lambda: rmt.RankingMonitor("ndcg", spanning=True).update(mp, mp, mq), "preds " + meta),
+        (lambda: rmt.RankingMonitor("ndcg").update(p, t, loss=mp), "loss " + meta),
+        (lambda: rmt.RankingMonitor("ndcg", device="meta"), "device is the meta device"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
 def test_validate_false_gives_the_same_values():
     y, s, q = tied_case(9)
     args = torch.tensor(s), torch.tensor(y), torch.tensor(q)

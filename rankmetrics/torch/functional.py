@@ -73,9 +73,36 @@ _GAIN_METRICS = ("cg", "dcg", "ncg", "ndcg")
 
 
 # ------------------------------------------------------------------------------- inputs
+def readable(t: Tensor, name: str) -> Tensor:
+    """``t`` itself when the kernels can read it: a dense (strided) tensor holding data.
+
+    Raises
+    ------
+    TypeError
+        A sparse (COO, CSR, ...) or nested tensor, which few of the kernels' operators take.
+    ValueError
+        A tensor on the meta device (a shape without data).
+    """
+    if t.is_nested:
+        raise TypeError(
+            f"{name} is a nested tensor; pad it (torch.nested.to_padded_tensor) and pass a "
+            "mask, or pass flat rows with indexes"
+        )
+    if t.layout != torch.strided:
+        raise TypeError(
+            f"{name} is a sparse tensor ({t.layout}); pass a dense one ({name}.to_dense())"
+        )
+    if t.device.type == "meta":
+        raise ValueError(
+            f"{name} is on the meta device (a shape without data); move the tensors to a "
+            "real device (cpu, cuda, ...) before computing metrics"
+        )
+    return t
+
+
 def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     if isinstance(x, Tensor):
-        return x
+        return readable(x, name)
     if x is None:
         raise TypeError(f"{name} must be a tensor, got None")
     try:
@@ -275,13 +302,9 @@ def prepare(
         _check_gain_spec(gain)
     preds, target = scored_rows(preds, target)
     dev = preds.device
-    for name, t in (("preds", preds), ("target", target), ("indexes", indexes),
-                    ("mask", mask)):
-        if isinstance(t, Tensor) and t.device.type == "meta":
-            raise ValueError(
-                f"{name} is on the meta device (a shape without data); move the tensors to a "
-                "real device (cpu, cuda, ...) before computing metrics"
-            )
+    for name, t in (("indexes", indexes), ("mask", mask)):  # preds, target: scored_rows
+        if isinstance(t, Tensor):
+            readable(t, name)
     if target.device != dev:
         raise ValueError(
             f"target is on {target.device} but preds on {dev}; move both to one device"
@@ -782,11 +805,12 @@ _PARAMS = {
     "raises": """Raises
     ------
     ValueError
-        Mismatched shapes or devices, empty input, NaN/inf scores, negative labels,
-        non-integer labels with exponential gain or level weights, k <= 0, unknown names of
-        gain/discount/ties, an empty query when ``empty="error"``.
+        Mismatched shapes or devices, tensors on the meta device, empty input, NaN/inf
+        scores, negative labels, non-integer labels with exponential gain or level weights,
+        k <= 0, unknown names of gain/discount/ties, an empty query when ``empty="error"``.
     TypeError
-        Non-numeric input, non-integer ``indexes``, a non-bool ``mask``, a non-int cutoff.""",
+        Non-numeric input, sparse or nested tensors, non-integer ``indexes``, a non-bool
+        ``mask``, a non-int cutoff.""",
 }
 
 

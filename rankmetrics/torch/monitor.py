@@ -244,6 +244,9 @@ def join_rows(a: Tensor, b: Tensor, device: Any = None) -> Tensor:
 def _loss_tensor(loss: Any) -> Tensor:
     """``loss`` (a real number or a tensor of them) as float64, detached."""
     if isinstance(loss, Tensor):
+        if loss.device.type == "meta":
+            raise ValueError("loss is on the meta device (a shape without data); pass the "
+                             "loss tensor itself (or its .item())")
         if loss.dtype.is_complex or not _f._is_numeric(loss.dtype):
             raise TypeError(f"loss must be a real number or a tensor of them; got {loss.dtype}")
         return loss.detach().to(torch.float64)
@@ -356,6 +359,9 @@ class RankingMonitor:
         self.spanning = bool(spanning)
         self.prefix = str(prefix)
         self._device = None if device is None else torch.device(device)
+        if self._device is not None and self._device.type == "meta":
+            raise ValueError("device is the meta device (a shape without data): the state "
+                             "could not be read; pass a real device (cpu, cuda, ...)")
         self._state: Tensor | None = None
         self._held: tuple[Tensor, Tensor, Tensor] | None = None
         self._guard = SplitGuard()

@@ -11,7 +11,7 @@ import torch
 from torch import Tensor
 
 from ..core.validation import as_float64
-from .functional import _tensor
+from .functional import _tensor, readable
 
 __all__ = ["pad_slates"]
 
@@ -19,13 +19,19 @@ __all__ = ["pad_slates"]
 def _as_tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     if x is None:
         raise TypeError(f"{name} is required (a tensor of shape (N,)); got None")
+    if isinstance(x, Tensor):
+        return _one_dim(readable(x, name), name)
     try:
         # host data through numpy, as the metric functions take it: torch.as_tensor reads a
         # list of Python floats as float32, tying scores that float64 tells apart
-        t = x if isinstance(x, Tensor) else _tensor(x, name, device)
+        t = _tensor(x, name, device)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise TypeError(f"{name} must be a tensor or array of numbers of shape (N,); got "
                         f"{type(x).__name__} ({exc})") from None
+    return _one_dim(t, name)
+
+
+def _one_dim(t: Tensor, name: str) -> Tensor:
     if t.ndim != 1:
         raise ValueError(f"{name} must be 1-D (one value per row); got shape {tuple(t.shape)}")
     return t
@@ -141,11 +147,12 @@ def pad_slates(
     Raises
     ------
     ValueError
-        Inputs not 1-D, of different lengths, or empty; ``pad_value`` past float64's range,
-        or finite and past the range of a float tensor's dtype (1e39 for float32); outputs
-        larger than the device's memory (see Notes).
+        Inputs not 1-D, of different lengths, empty, or on the meta device; ``pad_value``
+        past float64's range, or finite and past the range of a float tensor's dtype (1e39
+        for float32); outputs larger than the device's memory (see Notes).
     TypeError
-        ``indexes`` not of an integer dtype; an input missing (None) or not numbers;
+        ``indexes`` not of an integer dtype; an input missing (None), not numbers, or a
+        sparse or nested tensor;
         ``pad_value`` not a real number (a bool, text, None).
 
     Notes
