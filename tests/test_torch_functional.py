@@ -332,6 +332,28 @@ def test_sparse_nested_and_meta_tensors_are_named_errors():
             call()
 
 
+def test_int64_labels_float64_would_round_are_refused_as_in_the_core():
+    """int64 (or uint64) labels of 2**53 or more that float64 rounds were scored silently
+    (dcg of [2**53 + 1, 0] with linear gain: 2**53, the core: ValueError); now the core's
+    error, padding under the mask aside, and exact large labels (2**62) still pass."""
+    s = torch.tensor([0.3, 0.2])
+    msg = r"target has an integer label, 9007199254740993, that float64 cannot hold exactly"
+    with pytest.raises(ValueError, match=r"y_true has an integer label, 9007199254740993"):
+        rm.dcg([2**53 + 1, 0], s.numpy(), gain="linear")
+    for target in (torch.tensor([2**53 + 1, 0]), torch.tensor([2**53 + 1, 0]).to(torch.uint64),
+                   [2**53 + 1, 0]):
+        with pytest.raises(ValueError, match=msg):
+            F.dcg(s, target, gain="linear")
+    with pytest.raises(ValueError, match=msg):
+        F.precision(s, torch.tensor([0, 2**53 + 1]), torch.tensor([4, 9]))
+    with pytest.raises(ValueError, match=r"9223372036854775807, that float64"):
+        F.dcg(s, torch.tensor([2**63 - 1, 0]), gain="linear")
+    padded = torch.tensor([[2**53 + 1, 1]])
+    assert F.precision(s[None], padded, mask=torch.tensor([[False, True]])).item() == 1.0
+    assert_close(F.dcg(s, torch.tensor([2**62, 0]), gain="linear"),
+                 rm.dcg([2**62, 0], s.numpy(), gain="linear"), torch.float64)
+
+
 def test_validate_false_gives_the_same_values():
     y, s, q = tied_case(9)
     args = torch.tensor(s), torch.tensor(y), torch.tensor(q)

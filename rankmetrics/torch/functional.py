@@ -39,6 +39,7 @@ from ..core.options import MetricOptions
 from ..core.plan import core_metric
 from ..core.validation import (
     F_AS_RECALL,
+    _inexact_label_error,
     _int_range_error,
     check_k,
     check_labels,
@@ -204,12 +205,14 @@ def _widen_unsigned(t: Tensor, name: str, *, ids: bool = False) -> Tensor:
 
 
 def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_target: bool,
-                gains: Sequence[GainLike]) -> int | None:
+                gains: Sequence[GainLike], wide: Tensor | None = None) -> int | None:
     """Data checks with one host synchronisation; returns the largest label when the labels are
     small integers (<= 63), which lets the ideal DCG come from label counts.
 
     ``labels`` is float64 with padding already set to 0 (a valid label); the label checks of
-    every gain in ``gains`` apply.
+    every gain in ``gains`` apply. ``wide``: the int64 target the labels were converted from
+    (None for other dtypes), whose labels float64 would round are refused, as the core's
+    :func:`~rankmetrics.core.validation.check_exact_int_labels` does.
     """
     keys = [gain_key(g) for g in gains]
     maps = [key for key in keys if isinstance(key, tuple) and key[0] == "map"]
@@ -245,6 +248,8 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             f"target must be non-negative graded labels; found {l_lo:g}. "
             "Map negative judgements (e.g. trec -1) to 0 first."
         )
+    if wide is not None and l_hi >= _INT_EXACT:  # the cast is monotone: a label >= 2**53
+        _check_exact_labels(wide, real)
     integer = integer_target or not values[2]
     for key in keys:
         _check_labels_for_gain(key, labels, integer, l_hi)
@@ -255,6 +260,18 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             missing = torch.unique(lab[~torch.isin(lab, levels)])[:5].tolist()
             raise ValueError(f"gain mapping has no weight for label(s) {missing}")
     return int(l_hi) if integer and l_hi <= 63 else None
+
+
+def _check_exact_labels(wide: Tensor, real: Tensor | None) -> None:
+    """Refuse int64 labels that float64 rounds (2**53 + 1 would be 2**53 and count as relevant
+    at threshold 2**53 + 1), as the core's ``check_exact_int_labels``; one host sync, run only
+    when a label is 2**53 or more."""
+    lab = wide if real is None else torch.where(real, wide, 0)
+    as_f = lab.to(torch.float64)
+    below = as_f < 2.0**63
+    inexact = ~below | (torch.where(below, as_f, 0.0).to(torch.int64) != lab)
+    if bool(inexact.any()):
+        raise _inexact_label_error("target", int(lab[inexact][0]))
 
 
 def _check_labels_for_gain(key: Any, labels: Tensor, integer: bool, l_hi: float) -> None:
@@ -330,6 +347,7 @@ def prepare(
     # no graph to cut for tensors that need no gradient (each op costs host time on a GPU)
     preds = preds.detach() if preds.requires_grad else preds
     labels = target.detach() if target.requires_grad else target
+    wide = labels if validate and labels.dtype == torch.int64 else None
     defer = (validate and defer_checks and preds.ndim == 2 and preds.dtype.is_floating_point
              and _kernel.fused_takes(dev, preds.shape[1]))
     if (validate and not defer) or preds.ndim != 2 or mask is not None or \
@@ -379,15 +397,16 @@ def prepare(
     label_max = None
     if defer:
         def checks(p: Tensor = preds, lab: Tensor = labels, r: Tensor | None = real,
-                   integer: bool = not target.dtype.is_floating_point) -> int | None:
-            return _check_data(p, lab.to(torch.float64), r, integer, gains)
+                   integer: bool = not target.dtype.is_floating_point,
+                   w: Tensor | None = wide) -> int | None:
+            return _check_data(p, lab.to(torch.float64), r, integer, gains, w)
         layout = _kernel.padded_layout(preds if preds.dtype == rdt else preds.to(rdt), labels,
                                        real, rdt, None)
         layout.blocks[0][1].defer_checks(checks)
         return layout
     if validate:
         label_max = _check_data(preds, labels, real, not target.dtype.is_floating_point,
-                                gains)
+                                gains, wide)
     elif dev.type == "cpu" and not target.dtype.is_floating_point:
         # no synchronisation cost on the host: small integer labels allow the ideal DCG from
         # label counts instead of a row top-k
