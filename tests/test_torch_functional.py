@@ -354,6 +354,38 @@ def test_int64_labels_float64_would_round_are_refused_as_in_the_core():
                  rm.dcg([2**62, 0], s.numpy(), gain="linear"), torch.float64)
 
 
+def test_gain_sums_that_overflow_float64_raise_the_core_error():
+    """Finite labels whose gain x discount sums overflow float64 gave NaN (ndcg, dcg, cg,
+    nCG, graded RBP, gains= weights) where the core raises; RankingMetric then left such a
+    query out of its mean as if skipped (mean 1.0 over [[1e308, 1e308], [1, 0]] instead of an
+    error). Now the core's ValueError; sums that stay finite are unchanged."""
+    msg = r"the gain x discount sums overflow float64 \(inf\)"
+    s = torch.tensor([0.3, 0.3, 0.1, 0.5], dtype=torch.float64)
+    y = torch.tensor([1e308, 1e308, 1e308, 0.0], dtype=torch.float64)
+    with pytest.raises(ValueError, match=msg):
+        rm.ndcg(y.numpy(), s.numpy(), gain="linear")
+    for ties in ("average", "stable"):  # (optimistic: rank 1 holds the 0, the sums fit)
+        for name in ("cg", "dcg", "ncg", "ndcg", "RBP(p=0.5)"):
+            with pytest.raises(ValueError, match=msg):
+                F.evaluate(s, y, metrics=[name], gain="linear", ties=ties)
+        with pytest.raises(ValueError, match=msg):
+            F.ndcg(s, torch.tensor([1, 2, 1, 0]), gain={0: 0.0, 1: 1e308, 2: 1e308}, ties=ties)
+    with pytest.raises(ValueError, match=r"sums overflow torch.float32 \(inf\), the dtype of the "
+                                         r"sums of torch.float32 scores; pass float64 preds"):
+        F.ndcg(s.float(), torch.tensor([1e38, 1e38, 3e38, 0.0]), gain="linear")  # was NaN
+    for name in ("ndcg@1", "dcg@1"):  # the top document has label 0: nothing overflows
+        assert F.evaluate(s, y, metrics=[name], gain="linear")[name].item() == 0.0
+    big = torch.tensor([1e306, 0.0, 2e306], dtype=torch.float64)
+    assert_close(F.dcg(s[:3], big, gain="linear"), rm.dcg(big.numpy(), s[:3].numpy(),
+                                                          gain="linear"), torch.float64)
+    rmt = require("rankmetrics.torch")
+    require("torchmetrics")
+    metric = rmt.RankingMetric("ndcg", gain="linear")
+    with pytest.raises(ValueError, match=msg):
+        metric.update(torch.tensor([[0.3, 0.3], [0.1, 0.2]], dtype=torch.float64),
+                      torch.tensor([[1e308, 1e308], [1.0, 0.0]], dtype=torch.float64))
+
+
 def test_validate_false_gives_the_same_values():
     y, s, q = tied_case(9)
     args = torch.tensor(s), torch.tensor(y), torch.tensor(q)

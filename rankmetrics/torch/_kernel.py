@@ -76,6 +76,7 @@ class Batch:
     index: Tensor | None  # (Q,) the queries' index values (flat input), None for padded input
     dtype: torch.dtype  # compute dtype: float32 or float64
     label_max: int | None = None  # largest label when known to be a small integer (<= 63)
+    label_hi: float | None = None  # largest label once checked (None: not checked)
     _cache: dict[Any, Tensor] = field(default_factory=dict, repr=False)
     #: the data checks left to the fused kernel (:meth:`defer_checks`), and their flags
     _deferred: Callable[[], int | None] | None = field(default=None, repr=False)

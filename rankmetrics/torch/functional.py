@@ -19,8 +19,10 @@ Host synchronisations: the data checks (one sync for all of them, skipped with
 distinct indexes and the longest query (output shapes depend on them), plus one per length block
 when query lengths are so skewed that one padded block would more than double the rows;
 ``empty="error"`` (one, to look for empty queries); a callable ``gain`` (runs on the host, as in
-the core). Padded input with ``validate=False`` and built-in gains runs without any (discount
-tables and gain weights are copied to the device once and cached).
+the core); one per gain measure whose largest gain x discount x list length could overflow
+the sums' dtype (labels or weights near 1e300, or 1e36 for float32 sums; callables), to raise
+the core's error. Padded input with ``validate=False`` and built-in gains runs without any
+(discount tables and gain weights are copied to the device once and cached).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from torch import Tensor
 
 from ..core.gains import DiscountLike, GainLike, LevelGains, gain_key
 from ..core.options import MetricOptions
-from ..core.plan import core_metric
+from ..core.plan import _overflow_error, core_metric
 from ..core.validation import (
     F_AS_RECALL,
     _inexact_label_error,
@@ -205,9 +207,10 @@ def _widen_unsigned(t: Tensor, name: str, *, ids: bool = False) -> Tensor:
 
 
 def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_target: bool,
-                gains: Sequence[GainLike], wide: Tensor | None = None) -> int | None:
+                gains: Sequence[GainLike], wide: Tensor | None = None) -> tuple[int | None, float]:
     """Data checks with one host synchronisation; returns the largest label when the labels are
-    small integers (<= 63), which lets the ideal DCG come from label counts.
+    small integers (<= 63), which lets the ideal DCG come from label counts, and the largest
+    label (which bounds the gain sums: :func:`_may_overflow`).
 
     ``labels`` is float64 with padding already set to 0 (a valid label); the label checks of
     every gain in ``gains`` apply. ``wide``: the int64 target the labels were converted from
@@ -259,7 +262,7 @@ def _check_data(preds: Tensor, labels: Tensor, real: Tensor | None, integer_targ
             levels = torch.tensor([a for a, _ in key[1]], dtype=lab.dtype, device=lab.device)
             missing = torch.unique(lab[~torch.isin(lab, levels)])[:5].tolist()
             raise ValueError(f"gain mapping has no weight for label(s) {missing}")
-    return int(l_hi) if integer and l_hi <= 63 else None
+    return (int(l_hi) if integer and l_hi <= 63 else None), float(l_hi)
 
 
 def _check_exact_labels(wide: Tensor, real: Tensor | None) -> None:
@@ -399,14 +402,18 @@ def prepare(
         def checks(p: Tensor = preds, lab: Tensor = labels, r: Tensor | None = real,
                    integer: bool = not target.dtype.is_floating_point,
                    w: Tensor | None = wide) -> int | None:
-            return _check_data(p, lab.to(torch.float64), r, integer, gains, w)
+            label_max, deferred.label_hi = _check_data(p, lab.to(torch.float64), r, integer,
+                                                       gains, w)
+            return label_max
         layout = _kernel.padded_layout(preds if preds.dtype == rdt else preds.to(rdt), labels,
                                        real, rdt, None)
-        layout.blocks[0][1].defer_checks(checks)
+        deferred = layout.blocks[0][1]
+        deferred.defer_checks(checks)
         return layout
+    label_hi = None
     if validate:
-        label_max = _check_data(preds, labels, real, not target.dtype.is_floating_point,
-                                gains, wide)
+        label_max, label_hi = _check_data(preds, labels, real,
+                                          not target.dtype.is_floating_point, gains, wide)
     elif dev.type == "cpu" and not target.dtype.is_floating_point:
         # no synchronisation cost on the host: small integer labels allow the ideal DCG from
         # label counts instead of a row top-k
@@ -415,10 +422,14 @@ def prepare(
             label_max = int(hi.item())
     scores = preds if preds.dtype == rdt else preds.to(rdt)
     if preds.ndim == 2:
-        return _kernel.padded_layout(scores, labels, real, rdt, label_max)
-    if indexes is None:
-        return _kernel.padded_layout(scores[None, :], labels[None, :], None, rdt, label_max)
-    return _kernel.flat_layout(scores, labels, indexes, rdt, label_max)
+        layout = _kernel.padded_layout(scores, labels, real, rdt, label_max)
+    elif indexes is None:
+        layout = _kernel.padded_layout(scores[None, :], labels[None, :], None, rdt, label_max)
+    else:
+        layout = _kernel.flat_layout(scores, labels, indexes, rdt, label_max)
+    for _, batch in layout.blocks:
+        batch.label_hi = label_hi
+    return layout
 
 
 # ------------------------------------------------------------------------- metric values
@@ -441,6 +452,45 @@ def _finish(ev: Evaluator, values: Tensor, empty_mask: Tensor, empty: float | st
     return torch.where(empty_mask, fill, values)
 
 
+def _may_overflow(gain: GainLike, dkey: Any, batch: Any) -> bool:
+    """Whether the gain x discount sums of ``batch`` could overflow float64 (the core's
+    ValueError; float32 sums: their own), from a bound: the largest gain x the largest discount
+    x the row length, against 1% of the dtype's largest value. False
+    when the data was not checked (``validate=False`` trusts it), True for callables."""
+    hi = batch.label_hi
+    if hi is None:
+        return False
+    key = gain_key(gain)
+    if key == "linear":
+        g = hi
+    elif key == "exponential":
+        g = 2.0 ** min(hi, _MAX_EXP_LABEL)
+    elif isinstance(key, tuple) and key[0] in ("levels", "map"):
+        g = max([float(w[1]) if key[0] == "map" else float(w) for w in key[1]], default=0.0)
+    else:
+        return True
+    if dkey is None or dkey[0] in ("none", "jarvelin2002", "jarvelin2008"):
+        d = 1.0  # jarvelin: 1, then log_b(b) / log_b(i) <= 1
+    elif dkey[0] == "log":
+        d = max(1.0, math.log2(float(dkey[1])))  # 1 / log_b(2) at rank 1
+    else:
+        return True
+    return g * d * max(batch.length, 1) > torch.finfo(batch.dtype).max / 100
+
+
+def _check_finite_sums(*sums: Tensor) -> None:
+    """The core's ValueError when gain x discount sums overflowed (one host sync); float32
+    sums (of float32 scores) say so."""
+    if all(bool(torch.isfinite(v).all()) for v in sums):
+        return
+    if sums[0].dtype == torch.float64:
+        raise _overflow_error()
+    raise ValueError(
+        f"the gain x discount sums overflow {sums[0].dtype} (inf), the dtype of the sums of "
+        f"{sums[0].dtype} scores; pass float64 preds, or scale the gain weights down"
+    )
+
+
 def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
                  opt: Options) -> Tensor:
     dkey = opt.dkey() if base in ("dcg", "ndcg") else None
@@ -461,9 +511,14 @@ def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
     ev.batch.check_now()
     g = ev.batch.gains(opt.gain)
     vals = ev.at(ev.cumulative(mode, "gain", gain_key(opt.gain), g, dkey), ks)
+    check = _may_overflow(opt.gain, dkey, ev.batch)
     if base in ("cg", "dcg"):
+        if check:
+            _check_finite_sums(vals)
         return vals
     ideal = ev.ideal(opt.gain, dkey, ks)
+    if check:
+        _check_finite_sums(vals, ideal)
     pos = ideal > 0
     out = torch.where(pos, vals / torch.where(pos, ideal, 1.0), 0.0)
     return _finish(ev, out, ~pos, opt.empty, "nDCG/nCG")
@@ -540,6 +595,8 @@ def _err_rbp_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff], o
     if base == "rbp":
         pers = 0.8 if m.p is None else float(m.p)
         cum = ev.cumulative(mode, "gain", vkey, values, ("callable", _kernel.Geometric(pers)))
+        if not (base == "rbp" and m.rel is not None) and _may_overflow(table, None, b):
+            _check_finite_sums(cum)  # graded: the labels (or gains= weights) may overflow
         return _finish(ev, ev.at(cum, ks), none[None, :].expand(len(ks), -1), opt.empty, "RBP")
     top = 4.0 if m.max_grade is None else float(m.max_grade)
     worst = float(values.max()) if values.numel() else 0.0  # host sync
@@ -826,7 +883,8 @@ _PARAMS = {
     ValueError
         Mismatched shapes or devices, tensors on the meta device, empty input, NaN/inf
         scores, negative labels, non-integer labels with exponential gain or level weights,
-        k <= 0, unknown names of gain/discount/ties, an empty query when ``empty="error"``.
+        gain x discount sums that overflow float64 (as the core), k <= 0, unknown names of
+        gain/discount/ties, an empty query when ``empty="error"``.
     TypeError
         Non-numeric input, sparse or nested tensors, non-integer ``indexes``, a non-bool
         ``mask``, a non-int cutoff.""",
