@@ -146,6 +146,28 @@ def test_empty_error_names_the_queries(monkeypatch):
                mask=torch.tensor(mask, device=DEVICE), k=3, empty="error")
 
 
+def test_overflowing_gain_sums_raise_the_core_error(monkeypatch):
+    """Labels whose gain x discount sums overflow float64 gave ndcg 0.0, cg inf and ncg NaN
+    from the fused kernel (the core: ValueError); now the core's error, whether the data
+    checks were left to the kernel (every measure fused) or ran first (with AP)."""
+    monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
+    s = torch.tensor([[0.3, 0.3, 0.1, 0.5]], dtype=torch.float64, device=DEVICE)
+    y = torch.tensor([[1e308, 1e308, 1e308, 0.0]], dtype=torch.float64, device=DEVICE)
+    msg = r"the gain x discount sums overflow float64 \(inf\)"
+    with pytest.raises(ValueError, match=msg):
+        rm.ndcg(y.cpu().numpy(), s.cpu().numpy(), gain="linear")
+    for metrics in (["ndcg"], ["cg"], ["ncg"], ["ndcg@3", "ap"]):
+        with pytest.raises(ValueError, match=msg):
+            F.evaluate(s, y, metrics=metrics, gain="linear")
+    with pytest.raises(ValueError, match=r"overflow torch.float32 \(inf\)"):
+        F.ndcg(s.float(), torch.tensor([[1e38, 1e38, 3e38, 0.0]], device=DEVICE), gain="linear")
+    big = torch.tensor([[1e300, 0.0, 2e300, 0.0]], dtype=torch.float64, device=DEVICE)
+    got = F.evaluate(s, big, metrics=["ndcg", "dcg"], gain="linear")
+    for name in ("ndcg", "dcg"):
+        want = getattr(rm, name)(big.cpu().numpy(), s.cpu().numpy(), gain="linear")
+        np.testing.assert_allclose(got[name].cpu().numpy(), want, **TOL[torch.float64])
+
+
 def test_many_cutoffs_in_one_call(monkeypatch, calls):
     """More cutoffs than one launch takes (4): several launches, concatenated in order."""
     y, s, mask = _padded_case(5, b=9, length=17)

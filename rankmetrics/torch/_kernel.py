@@ -81,6 +81,8 @@ class Batch:
     #: the data checks left to the fused kernel (:meth:`defer_checks`), and their flags
     _deferred: Callable[[], int | None] | None = field(default=None, repr=False)
     checks: Tensor | None = field(default=None, repr=False)
+    #: fused-kernel sums read before the deferred checks ran: checked for overflow with them
+    _unchecked_sums: list[Tensor] = field(default_factory=list, repr=False)
 
     def defer_checks(self, run: Callable[[], int | None]) -> None:
         """Leave the data checks to the fused kernel: ``run`` (the host checks, which raise
@@ -101,6 +103,17 @@ class Batch:
             return
         self._deferred = None
         self.label_max = run()
+        sums, self._unchecked_sums = self._unchecked_sums, []
+        check_finite_sums(*sums)
+
+    def overflow_flag(self, *sums: Tensor) -> None:
+        """Fused sums that may have overflowed, while the data checks wait for the kernel's
+        flags: a non-finite sum raises the flag too (on the device, no sync), and
+        :meth:`check_now` then raises the overflow error after the data checks."""
+        assert self.checks is not None
+        bad = torch.stack([~torch.isfinite(v).all() for v in sums]).any()
+        self.checks += bad.to(self.checks.dtype)
+        self._unchecked_sums.extend(sums)
 
     @property
     def valid(self) -> Tensor:
@@ -182,6 +195,21 @@ class Batch:
         counts = torch.zeros(q * width, dtype=torch.int64, device=self.labels.device)
         counts.index_add_(0, rows * width + self.labels.to(torch.int64), weight)
         return counts.view(q, width)
+
+
+def check_finite_sums(*sums: Tensor) -> None:
+    """The core's ValueError when gain x discount sums overflowed (one host sync); float32
+    sums (of float32 scores) say so."""
+    if not sums or all(bool(torch.isfinite(v).all()) for v in sums):
+        return
+    if sums[0].dtype == torch.float64:
+        from ..core.plan import _overflow_error
+
+        raise _overflow_error()
+    raise ValueError(
+        f"the gain x discount sums overflow {sums[0].dtype} (inf), the dtype of the sums of "
+        f"{sums[0].dtype} scores; pass float64 preds, or scale the gain weights down"
+    )
 
 
 @dataclass

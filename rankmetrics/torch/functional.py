@@ -38,7 +38,7 @@ from torch import Tensor
 
 from ..core.gains import DiscountLike, GainLike, LevelGains, gain_key
 from ..core.options import MetricOptions
-from ..core.plan import _overflow_error, core_metric
+from ..core.plan import core_metric
 from ..core.validation import (
     F_AS_RECALL,
     _inexact_label_error,
@@ -478,17 +478,7 @@ def _may_overflow(gain: GainLike, dkey: Any, batch: Any) -> bool:
     return g * d * max(batch.length, 1) > torch.finfo(batch.dtype).max / 100
 
 
-def _check_finite_sums(*sums: Tensor) -> None:
-    """The core's ValueError when gain x discount sums overflowed (one host sync); float32
-    sums (of float32 scores) say so."""
-    if all(bool(torch.isfinite(v).all()) for v in sums):
-        return
-    if sums[0].dtype == torch.float64:
-        raise _overflow_error()
-    raise ValueError(
-        f"the gain x discount sums overflow {sums[0].dtype} (inf), the dtype of the sums of "
-        f"{sums[0].dtype} scores; pass float64 preds, or scale the gain weights down"
-    )
+_check_finite_sums = _kernel.check_finite_sums
 
 
 def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
@@ -503,6 +493,11 @@ def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
             _kernel.fused_failed(exc)  # raises when the fused kernel was asked for
             ev.batch.check_now()  # checks left to the kernel: before the eager kernel reads
         else:
+            read = (sums[0],) if base in ("cg", "dcg") else (sums[0], sums[1])
+            if ev.batch._deferred is not None and ev.batch.checks is not None:
+                ev.batch.overflow_flag(*read)  # the labels are not checked yet
+            elif _may_overflow(opt.gain, dkey, ev.batch):
+                _check_finite_sums(*read)
             if base in ("cg", "dcg"):
                 return sums[0]
             if opt.empty == "error":
