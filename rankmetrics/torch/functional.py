@@ -841,7 +841,9 @@ _PARAMS = {
         not be contiguous). None: all rows are one query.""",
     "mask": """mask : Tensor of bool of shape (B, L), optional
         Padded input only: True for real documents, False for padding (whose preds and target
-        are ignored). None: every entry is a document.""",
+        are ignored). None: every entry is a document. A row with no True entry is still a
+        query: one without relevant documents (its ``empty`` value; counted by
+        ``RankingMetric`` / ``RankingMonitor``); drop such rows to leave them out.""",
     "k": """k : int >= 1, optional
         Cutoff: only ranks 1..k count. None (default) is the whole list.""",
     "gain": """gain : {"exponential", "linear"}, sequence, mapping or callable
