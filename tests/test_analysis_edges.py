@@ -177,3 +177,17 @@ def test_average_normalised_of_averages_takes_the_same_queries_on_both_sides():
             average_normalised([[1.0, 2.0]], ideal, per_query=per_query)
     with pytest.raises(ValueError, match="no vector to average"):
         average_normalised([[np.nan, 1.0]], [[1.0, 1.0]], per_query=False)
+
+
+def test_norm_vect_keeps_a_skipped_query_nan_where_its_ideal_is_zero():
+    # a NaN (skipped) curve whose ideal is 0 was normalised to empty=0 and averaged in:
+    # average_normalised(per_query=True) 0.25 per rank, per_query=False 0.5 (the query left out)
+    from rankmetrics.analysis.vectors import average_normalised, avg_vect, norm_vect
+
+    curves = [[1.0, 2.0], [np.nan, np.nan]]
+    ideal = [[2.0, 4.0], [0.0, 0.0]]
+    np.testing.assert_array_equal(norm_vect([np.nan, 1.0], [0.0, 0.0]), [np.nan, 0.0])
+    for per_query in (True, False):
+        np.testing.assert_allclose(average_normalised(curves, ideal, per_query=per_query),
+                                   [0.5, 0.5])
+    np.testing.assert_allclose(avg_vect(norm_vect(curves, ideal)), [0.5, 0.5])

@@ -85,7 +85,8 @@ def norm_vect(vector: ArrayLike, ideal: ArrayLike, *, empty: float = 0.0) -> NDA
     ideal : array-like of the same shape
         The ideal vector(s), e.g. :func:`rankmetrics.ideal_dcg_curve`.
     empty : float, default 0.0
-        Value where the ideal component is 0.
+        Value where the ideal component is 0 (a NaN component of ``vector``, e.g. a query
+        skipped with ``empty="skip"``, stays NaN, so that :func:`avg_vect` leaves it out).
 
     Returns
     -------
@@ -111,6 +112,7 @@ def norm_vect(vector: ArrayLike, ideal: ArrayLike, *, empty: float = 0.0) -> NDA
         raise TypeError(f"empty must be a number (NaN included); got {empty!r}")
     out = np.full(v.shape, as_float64(empty, "empty"))
     np.divide(v, i, out=out, where=i != 0)
+    out[np.isnan(v)] = np.nan  # a missing value is not an empty query
     return out
 
 
