@@ -4,6 +4,8 @@ and the argument checks of the tests and tables."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from _extras import require
@@ -191,3 +193,17 @@ def test_norm_vect_keeps_a_skipped_query_nan_where_its_ideal_is_zero():
         np.testing.assert_allclose(average_normalised(curves, ideal, per_query=per_query),
                                    [0.5, 0.5])
     np.testing.assert_allclose(avg_vect(norm_vect(curves, ideal)), [0.5, 0.5])
+
+
+def test_avg_vect_and_avg_pos_of_huge_finite_values_do_not_overflow():
+    # the sums overflowed float64: avg_vect([[1e308], [1e308]]) and avg_pos([1e308, 1e308], 2)
+    # gave inf (the mean is 1e308), and weights of 1e308 gave 0 (their sum was inf)
+    from rankmetrics.analysis.vectors import avg_pos, avg_vect
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(avg_vect([[1e308, 1.0], [1e308, 3.0]]), [1e308, 2.0])
+        np.testing.assert_allclose(avg_vect([[1e-10], [3e-10]], weights=[1e308, 1e308]),
+                                   [2e-10])
+        assert avg_pos([1e308, 1e308, 0.0], 2) == 1e308
+        np.testing.assert_array_equal(avg_pos([[1e308, 1e308], [1.0, 2.0]], 2), [1e308, 1.5])

@@ -71,9 +71,30 @@ def avg_vect(vectors: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np
     w = np.ones(v.shape[0]) if weights is None else _reals(weights, "weights")
     if w.shape != (v.shape[0],) or not np.all(np.isfinite(w)) or w.min() < 0:
         raise ValueError(f"weights must be {v.shape[0]} finite non-negative numbers")
-    if not keep.any() or w[keep].sum() == 0:
+    if not keep.any() or w[keep].max() == 0:
         raise ValueError("no vector to average (all NaN or zero weight)")
-    return np.asarray(w[keep] @ v[keep] / w[keep].sum(), dtype=np.float64)
+    wk, vk = w[keep], v[keep]
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.asarray(wk @ vk / wk.sum(), dtype=np.float64)  # exact for whole numbers
+    return _refit(out, vk, wk)
+
+
+def _refit(out: NDArray[np.float64], vk: NDArray[np.float64], wk: NDArray[np.float64]
+           ) -> NDArray[np.float64]:
+    """``out`` (the weighted mean over axis 0 of ``vk``) again with weights scaled to sum 1
+    where the plain sums overflowed float64 (the mean of finite values is finite: [1e308,
+    1e308] averaged to inf) or the weights' sum did (weights of 1e308 gave 0 or NaN)."""
+    bad = ~np.isfinite(out) & np.isfinite(vk).all(axis=0)
+    with np.errstate(over="ignore"):
+        total = wk.sum()
+    if np.isfinite(total) and not bad.any():
+        return out
+    if not np.isfinite(total):
+        bad = np.ones(out.shape, dtype=bool)
+    p = wk / wk.max()
+    p = p / p.sum()
+    out[bad] = p @ vk[:, bad]
+    return out
 
 
 def norm_vect(vector: ArrayLike, ideal: ArrayLike, *, empty: float = 0.0) -> NDArray[np.float64]:
@@ -161,8 +182,11 @@ def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64]
     s0 = check_k(start, "start")
     if s0 is None or s0 > kk:
         raise ValueError(f"start must be between 1 and k={kk}; got {start}")
-    out = v[..., s0 - 1:kk].mean(axis=-1)
-    return float(out) if v.ndim == 1 else out
+    seg = v[..., s0 - 1:kk].reshape(-1, kk - s0 + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = seg.mean(axis=-1)
+    out = _refit(out, seg.T, np.ones(seg.shape[1]))
+    return float(out[0]) if v.ndim == 1 else out
 
 
 def _rtol(rtol: Any) -> float:
