@@ -72,6 +72,17 @@ def test_gain_curves_empty_queries():
         gain_curves(y, {}, q)
 
 
+def test_gain_curves_of_averages_give_empty_when_no_query_has_a_relevant_document():
+    # average="ideal" divided the average vector by the all-0 average ideal with norm_vect's
+    # default empty: 0.0 per rank for empty=1.0 (per_query and average_normalised: 1.0)
+    y, q, s = np.zeros(4), np.array([0, 0, 1, 1]), {"a": np.array([1.0, 2.0, 1.0, 2.0])}
+    for average in ("per_query", "ideal"):
+        got, _ = gain_curves(y, s, q, curve="ndcg", depth=2, average=average, empty=1.0)
+        assert got["a"].tolist() == [1.0, 1.0]
+    assert rm.average_normalised(np.zeros((2, 2)), np.zeros((2, 2)), per_query=False,
+                                 empty=1.0).tolist() == [1.0, 1.0]
+
+
 def _iprec_bruteforce(labels, order, n_rel, rule):
     rel = np.asarray(labels)[order] >= 1
     c = np.cumsum(rel)

@@ -116,8 +116,11 @@ def _average(curve: str, curves: Values, ideal: Values, average: str, empty: flo
                              "empty=0.0 or 'skip'")
         rule = 0.0
     if average == "ideal":
-        keep = slice(None) if rule != "skip" else ideal[:, -1] > 0
-        return norm_vect(avg_vect(curves[keep]), avg_vect(ideal[keep]))
+        if rule == "skip":
+            keep = ideal[:, -1] > 0
+            return norm_vect(avg_vect(curves[keep]), avg_vect(ideal[keep]))
+        # every ideal 0: the average ideal is 0 and the value is empty's, as per query
+        return norm_vect(avg_vect(curves), avg_vect(ideal), empty=float(rule))
     normed = norm_vect(curves, ideal, empty=np.nan if rule == "skip" else float(rule))
     return avg_vect(normed)
 
