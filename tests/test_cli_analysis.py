@@ -435,6 +435,19 @@ def test_horizontal_refuses_before_printing(files, capsys):
                                            "reached"]
 
 
+def test_horizontal_counts_reached_of_the_topics_with_something_to_reach(tmp_path, capsys):
+    """A topic without relevant documents (ideal 0 at every rank) was counted as one the run
+    never reaches: 'reached 2/3' where both topics with relevant documents are reached (2/2)."""
+    qrels, run = tmp_path / "q.txt", tmp_path / "r.txt"
+    qrels.write_text("1 0 a 2\n1 0 b 1\n1 0 c 0\n2 0 d 1\n3 0 z 0\n")
+    run.write_text("1 Q0 a 1 3 r\n1 Q0 b 2 3 r\n1 Q0 c 3 1 r\n2 Q0 d 1 1 r\n2 Q0 e 2 1 r\n"
+                   "3 Q0 z 1 1 r\n")
+    rc, out, err = run_cli(["horizontal", str(qrels), str(run), "--at", "1", "--depth", "3"],
+                           capsys)
+    assert rc == 0, err
+    assert out.splitlines()[2].split() == ["r", "2", "2.0", "2/2"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -529,6 +529,9 @@ def run_horizontal(args: argparse.Namespace) -> int:
         f"{'n=' + str(n):>8} {'mean':>7} {'reached':>8}" for n in ranks))
     tables = {n: gv.horizontal(n, reference=ref) for n in ranks}
     on_avg = {n: gv.horizontal_on_average(n, reference=ref) for n in ranks}
+    ref_vectors = gv.ideal if ref == "ideal" else gv.vectors[ref]
+    # a topic whose reference is 0 at rank n (no relevant document) has nothing to reach
+    to_reach = {n: int(np.count_nonzero(ref_vectors[:, n - 1] > 0)) for n in ranks}
     for name in names:
         cells = []
         for n in ranks:
@@ -537,12 +540,13 @@ def run_horizontal(args: argparse.Namespace) -> int:
             a = on_avg[n][name]
             cells.append(f"{'-' if np.isnan(a) else f'{a:.0f}':>8} "
                          f"{(f'{col[ok].mean():.1f}' if ok.any() else '-'):>7} "
-                         f"{f'{int(ok.sum())}/{col.size}':>8}")
+                         f"{f'{int(ok.sum())}/{to_reach[n]}':>8}")
         print(f"{name:<{width}} " + " ".join(cells))
     print(f"n=N: rank at which the average {_CURVE_NAMES[args.curve]} curve reaches the "
           f"{ref}'s average at rank N ('-': not within {args.depth}); mean: mean over the "
           "topics that reach it (per topic, against that topic's own reference); reached: "
-          "how many do")
+          "how many do, of the topics whose reference is above 0 at rank N ('-' per topic "
+          "also for the others: nothing to reach)")
     if args.per_query:
         for n in ranks:
             print(f"\nper topic, n={n}:")
