@@ -386,6 +386,16 @@ def test_relative_differences_and_sparck_jones():
     assert math.isnan(zero.pair("A", "B").rel_diff) and "(n/a)" in significance_table([zero])
 
 
+def test_sparck_jones_classes_exact_boundaries_as_the_criteria_say():
+    # float rounding put exact 10 % and 5 % differences a hair off the boundary: 0.5 -> 0.55
+    # (rel_diff 0.10000000000000009) was "essential", 0.2 -> 0.21 (0.0499999...) "marginal"
+    ten = compare({"A": [0.5, 0.5], "B": [0.55, 0.55]}).pair("A", "B")
+    five = compare({"A": [0.2, 0.2], "B": [0.21, 0.21]}).pair("A", "B")
+    assert ten.sparck_jones == "noticeable" and five.sparck_jones == "noticeable"
+    assert compare({"A": [0.5, 0.5], "B": [0.56, 0.56]}).pair("A", "B").sparck_jones == \
+        "essential"
+
+
 def test_comparison_repr_is_short_and_names_dropped_queries():
     c = compare({"A": {"q1": 0.1, "q2": 0.3, "q3": 0.2}, "B": {"q1": 0.2, "q2": 0.5}},
                 metric="AP")

@@ -355,7 +355,9 @@ def sparck_jones_class(rel_diff: float) -> str:
     -------
     str
         "marginal" (absolute value < 5 %), "noticeable" (5 % to 10 %), "essential" (> 10 %), or
-        "undefined" for NaN.
+        "undefined" for NaN. The value is rounded to 12 decimals first, so that a difference
+        of exactly 5 % or 10 % that floating point puts a hair off the boundary (0.5 to 0.55:
+        0.10000000000000009) is classed as the criteria say.
 
     References
     ----------
@@ -370,7 +372,7 @@ def sparck_jones_class(rel_diff: float) -> str:
     """
     if math.isnan(rel_diff):
         return "undefined"
-    r = abs(rel_diff)
+    r = round(abs(rel_diff), 12)  # 0.5 -> 0.55 is 10 % (float: 0.10000000000000009)
     if r < 0.05:
         return "marginal"
     return "noticeable" if r <= 0.10 else "essential"
