@@ -176,6 +176,9 @@ def test_plot_curves_averages_2d_input_and_draws_into_given_axes():
         plot_curves({"a": [1, 2], "b": [1, 2, 3]})
     with pytest.raises(ValueError, match="at least one system"):
         plot_curves({})
+    # 1 and "1" were both named "1": one of the two lines was dropped without a word
+    with pytest.raises(ValueError, match="system name '1' is given twice"):
+        plot_curves({1: [1.0, 2.0], "1": [2.0, 3.0]})
 
 
 def test_precision_recall_plot(tmp_path):

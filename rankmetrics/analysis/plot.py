@@ -799,13 +799,15 @@ def plot_curves(
     Raises
     ------
     ValueError
-        No vectors, or vectors of different lengths.
+        No vectors, vectors of different lengths, or two system names equal as strings
+        (``1`` and ``"1"``).
     ImportError
         matplotlib is not installed.
     """
     if not vectors:
         raise ValueError("vectors must hold at least one system")
-    lines = {str(k): _vector(v) for k, v in vectors.items()}
+    # 1 and "1" would share one label and the dict would keep one line: refused
+    lines = dict(zip(_system_names(vectors), map(_vector, vectors.values()), strict=True))
     ideal_v = None if ideal is None else _vector(ideal)
     lengths = {v.shape[0] for v in lines.values()} | (
         set() if ideal_v is None else {ideal_v.shape[0]})
