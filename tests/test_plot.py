@@ -179,6 +179,21 @@ def test_plot_curves_averages_2d_input_and_draws_into_given_axes():
     # 1 and "1" were both named "1": one of the two lines was dropped without a word
     with pytest.raises(ValueError, match="system name '1' is given twice"):
         plot_curves({1: [1.0, 2.0], "1": [2.0, 3.0]})
+    # numpy's cast drew text "1" as 1 and dates as day counts, and failed on pandas.NA with
+    # float()'s message naming nothing; now as avg_vect: TypeError naming the input, NA is NaN
+    from rankmetrics.plot import plot_precision_recall_points
+
+    with pytest.raises(TypeError, match="vectors must be numeric"):
+        plot_curves({"a": ["1", "2"]})
+    with pytest.raises(TypeError, match="ideal must be numeric"):
+        plot_curves({"a": [1.0, 2.0]}, ideal=np.array(["2020-01-01", "2020-01-02"],
+                                                       dtype="datetime64[D]"))
+    with pytest.raises(TypeError, match="recall of 'a' must be numeric"):
+        plot_precision_recall_points({"a": (["0.5", "1"], [1.0, 1.0])})
+    import pandas as pd
+
+    drawn = _lines(plot_curves({"a": [1.0, pd.NA]}))["a"].get_ydata()
+    assert drawn[0] == 1.0 and np.isnan(drawn[1])
 
 
 def test_precision_recall_plot(tmp_path):

@@ -33,7 +33,7 @@ from ..core.validation import (
 )
 from .pr import _recall_base
 from .stats import _system_names
-from .vectors import avg_pos, avg_vect, horizontal_reading, norm_vect
+from .vectors import _reals, avg_pos, avg_vect, horizontal_reading, norm_vect
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -808,7 +808,7 @@ def plot_curves(
         raise ValueError("vectors must hold at least one system")
     # 1 and "1" would share one label and the dict would keep one line: refused
     lines = dict(zip(_system_names(vectors), map(_vector, vectors.values()), strict=True))
-    ideal_v = None if ideal is None else _vector(ideal)
+    ideal_v = None if ideal is None else _vector(ideal, "ideal")
     lengths = {v.shape[0] for v in lines.values()} | (
         set() if ideal_v is None else {ideal_v.shape[0]})
     if len(lengths) != 1:
@@ -833,8 +833,9 @@ def plot_curves(
     return _finish(fig, path, dpi)
 
 
-def _vector(v: ArrayLike) -> Values:
-    a = np.asarray(v, dtype=np.float64)
+def _vector(v: ArrayLike, name: str = "vectors") -> Values:
+    # as avg_vect: text ("1"), complex, dates and durations are a TypeError, pandas.NA NaN
+    a = _reals(v, name)
     if a.ndim == 2:
         return avg_vect(a)
     if a.ndim != 1 or a.shape[0] == 0:
@@ -925,7 +926,7 @@ def plot_precision_recall(
         raise ValueError("curves must hold at least one system")
     fig, axes = _axes(ax, figsize)
     for name, v in curves.items():
-        y = _vector(v)
+        y = _vector(v, "curves")
         if y.shape != RECALL_LEVELS.shape:
             raise ValueError(f"curve {name!r} must have 11 points (recall 0.0..1.0); got "
                              f"{y.shape[0]}")
@@ -978,7 +979,7 @@ def plot_precision_recall_points(
         raise ValueError("points must hold at least one curve")
     fig, axes = _axes(ax, figsize)
     for name, (r, p) in points.items():
-        rr, pp = np.asarray(r, dtype=np.float64), np.asarray(p, dtype=np.float64)
+        rr, pp = _reals(r, f"recall of {name!r}"), _reals(p, f"precision of {name!r}")
         if rr.shape != pp.shape or rr.ndim != 1:
             raise ValueError(f"curve {name!r}: recall and precision must be 1-D of one shape; "
                              f"got {rr.shape} and {pp.shape}")
