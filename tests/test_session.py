@@ -389,6 +389,11 @@ def test_read_session_run_and_evaluate(tmp_path):
         ("s1 0 T1 a 1 2.0\n", "line 1: QUERY must be >= 1"),
         ("s1 1 T1 a 1 nan\n", "line 1: SCORE must be finite"),
         ("# nothing\n", "no session run lines"),
+        # CR-only line ends (old Mac) made one line of 12 fields, read as the first row with
+        # the rest taken as its tag: query 2 was dropped silently (the TREC readers refuse it)
+        ("s1 1 T1 a 1 2.0\rs1 2 T1 b 1 1.0\n", r"line 1: a carriage return \(CR\) inside"),
+        # int() reads "1_0" as query 10 (parse_number refuses it for scores)
+        ("s1 1_0 T1 a 1 2.0\n", "line 1: QUERY and RANK must be integers; got '1_0'"),
     ],
 )
 def test_read_session_run_errors(tmp_path, text, match):

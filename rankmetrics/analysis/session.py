@@ -784,7 +784,8 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
     Raises
     ------
     ValueError
-        A line with fewer than 6 fields, a non-integer query number or rank, a query number < 1,
+        A line with fewer than 6 fields, a carriage return inside a line (CR-only line ends),
+        a non-integer query number or rank (``1_0`` too), a query number < 1,
         a non-numeric or non-finite score, text that is not UTF-8 (the message names file and
         line), truncated or corrupt compressed data (naming the file), or missing DataFrame
         columns.
@@ -862,10 +863,15 @@ def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
             continue
         where = f"{name}, line {lineno}"
         s = raw.strip().decode("utf-8", errors="replace")  # shown in messages only
+        if raw.rstrip(b"\r").find(b"\r") >= 0:  # CR alone ends lines on old Macs
+            raise ValueError(f"{where}: a carriage return (CR) inside the line; lines must end "
+                             f"with LF or CRLF (convert CR line ends): {s!r}")
         if len(f) < 6:
             raise ValueError(f"{where}: expected 'SESSION QUERY TOPIC DOCNO RANK SCORE [TAG]',"
                              f" got {len(f)} field(s): {s!r}")
         try:
+            if b"_" in f[1] or b"_" in f[4]:  # int() reads "1_0" as 10
+                raise ValueError
             qn, rk = int(f[1]), int(f[4])
         except ValueError:
             raise ValueError(f"{where}: QUERY and RANK must be integers; got "
