@@ -404,6 +404,19 @@ def test_read_session_run_errors(tmp_path, text, match):
         read_session_run(path)
 
 
+def test_session_run_file_with_a_document_twice_in_a_list_names_its_lines(tmp_path):
+    # the error came from session_dcg and named neither the file nor its lines
+    require("pandas")
+    path = tmp_path / "dup.run"
+    path.write_text("# header\ns1 1 T1 a 1 2.0\ns1 2 T1 b 1 1.0\ns1 2 T1 b 2 0.5\n")
+    with pytest.raises(ValueError, match=r"dup\.run, lines 3, 4: document 'b' appears twice "
+                                         r"in the list of session 's1', query 2"):
+        read_session_run(path)
+    # across queries of a session it is a repeat (duplicates=), not an error
+    path.write_text("s1 1 T1 a 1 2.0\ns1 2 T1 a 1 1.0\n")
+    assert read_session_run(path)["docid"].tolist() == ["a", "a"]
+
+
 def test_session_with_two_topics_is_rejected():
     pd = require("pandas")
     run = pd.DataFrame({"session": ["s", "s"], "query": [1, 2], "topic": ["A", "B"],

@@ -785,7 +785,8 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
     ------
     ValueError
         A line with fewer than 6 fields, a carriage return inside a line (CR-only line ends),
-        a non-integer query number or rank (``1_0`` too), a query number < 1,
+        a non-integer query number or rank (``1_0`` too), a query number < 1, a document twice
+        in one query's list (naming its lines),
         a non-numeric or non-finite score, text that is not UTF-8 (the message names file and
         line), truncated or corrupt compressed data (naming the file), or missing DataFrame
         columns.
@@ -846,17 +847,31 @@ def _read_session_file(src: str | os.PathLike[str]) -> pd.DataFrame:
             parts.append(cols)
     if not parts:
         raise ValueError(f"{p}: no session run lines (the file is empty or all comments)")
-    return pd.DataFrame({
+    out = pd.DataFrame({
         c: (np.concatenate([b[c] for b in parts]) if c in ("query", "rank", "score")
             else pd.Series(np.concatenate([b[c] for b in parts]), dtype=object).astype(str))
         for c in _RUN_COLUMNS
     })
+    # session_dcg refuses a document twice in one list, but cannot name the file's lines
+    twice = out.duplicated(["session", "query", "docid"], keep=False).to_numpy()
+    if twice.any():
+        lines = np.concatenate([b["line"] for b in parts])
+        row = out.iloc[int(np.flatnonzero(twice)[0])]
+        same = np.flatnonzero(twice & (out["session"] == row["session"]).to_numpy()
+                              & (out["query"] == row["query"]).to_numpy()
+                              & (out["docid"] == row["docid"]).to_numpy())
+        raise ValueError(
+            f"{p}, lines {', '.join(str(int(n)) for n in lines[same][:5])}: document "
+            f"{row['docid']!r} appears twice in the list of session {row['session']!r}, query "
+            f"{int(row['query'])}; each list may hold a document once")
+    return out
 
 
 def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
     from ..trec.io import decode_field, parse_number
 
     cols: dict[str, list[Any]] = {c: [] for c in _RUN_COLUMNS}
+    line_nos: list[int] = []
     for lineno, raw in enumerate(data.split(b"\n"), line0):
         f = raw.split()
         if not f or f[0].startswith(b"#"):
@@ -888,6 +903,7 @@ def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
         ids = [decode_field(f[i], where) for i in (0, 2, 3)]  # the tag may hold any bytes
         for c, v in zip(_RUN_COLUMNS, (ids[0], qn, ids[1], ids[2], rk, sc), strict=True):
             cols[c].append(v)
+        line_nos.append(lineno)
     if not cols["session"]:
         return None
     return {
@@ -897,6 +913,7 @@ def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
         "docid": np.asarray(cols["docid"], dtype=object),
         "rank": np.asarray(cols["rank"], dtype=np.int64),
         "score": np.asarray(cols["score"], dtype=np.float64),
+        "line": np.asarray(line_nos, dtype=np.int64),
     }
 
 
