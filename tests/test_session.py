@@ -417,6 +417,24 @@ def test_session_run_file_with_a_document_twice_in_a_list_names_its_lines(tmp_pa
     assert read_session_run(path)["docid"].tolist() == ["a", "a"]
 
 
+def test_session_run_dataframe_scores_pass_the_core_check():
+    # to_numpy(float64) merged int64 scores above 2**53 into a tie (sDCG 3.0, not 3.5, with
+    # exponential gain), dropped a complex score's imaginary part and read "3" as 3.0;
+    # read_run refuses all three
+    pd = require("pandas")
+    qrels = pd.DataFrame({"qid": ["t"] * 3, "docid": ["a", "b", "c"], "label": [2, 1, 0]})
+    run = pd.DataFrame({"session": ["s"] * 3, "query": [1, 1, 2], "topic": ["t"] * 3,
+                        "docid": ["a", "b", "c"], "score": [3.0, 2.0, 5.0]})
+    assert evaluate_sessions(qrels, run, gain="linear").final_gain == approx([2.5])
+    big = run.assign(score=np.array([2**62 + 1, 2**62, 2**62], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"column 'score' has integers of magnitude 2\*\*53"):
+        evaluate_sessions(qrels, big)
+    with pytest.raises(TypeError, match="column 'score' must be real numbers"):
+        read_session_run(run.assign(score=run["score"].astype(complex)))
+    with pytest.raises(TypeError, match="column 'score' must be numeric"):
+        read_session_run(run.assign(score=["3", "2", "5"]))
+
+
 def test_session_with_two_topics_is_rejected():
     pd = require("pandas")
     run = pd.DataFrame({"session": ["s", "s"], "query": [1, 2], "topic": ["A", "B"],

@@ -789,7 +789,9 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
         in one query's list (naming its lines),
         a non-numeric or non-finite score, text that is not UTF-8 (the message names file and
         line), truncated or corrupt compressed data (naming the file), or missing DataFrame
-        columns.
+        columns, or DataFrame integer scores of magnitude 2**53 or more (float64 would tie them).
+    TypeError
+        DataFrame scores that are not real numbers (strings, complex).
     OSError
         The file does not exist (FileNotFoundError), is a directory (IsADirectoryError) or
         cannot be read; the message names it.
@@ -820,7 +822,10 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
             "topic": text("topic" if "topic" in src.columns else "session"),
             "docid": text("docid"),
             "rank": src["rank"].to_numpy() if "rank" in src.columns else -1,
-            "score": src["score"].to_numpy(dtype=np.float64),
+            # the core's check: to_numpy(float64) dropped a complex score's imaginary part,
+            # read "3" as 3.0 and merged int64 scores above 2**53 into ties
+            "score": check_scores(src["score"], "session run DataFrame column 'score'",
+                                  finite=False).astype(np.float64),
         })
         _query_numbers(out["query"].to_numpy(), len(out))
         out["query"] = out["query"].astype(np.int64)
