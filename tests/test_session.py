@@ -251,6 +251,8 @@ def test_argument_errors(kwargs, exc, match):
         (["1", "2"], TypeError, "query must hold integer sequence numbers"),
         ([1], ValueError, "one sequence number per row"),
         ([1, 10**6], ValueError, "is too large"),
+        # a missing number (NaN, pd.NA of an Int64 column) was a TypeError "got dtype float64"
+        ([1, float("nan")], ValueError, "must be finite integers \\(none missing\\); found nan"),
     ],
 )
 def test_query_number_errors(query, exc, match):
@@ -433,6 +435,14 @@ def test_session_run_dataframe_scores_pass_the_core_check():
         read_session_run(run.assign(score=run["score"].astype(complex)))
     with pytest.raises(TypeError, match="column 'score' must be numeric"):
         read_session_run(run.assign(score=["3", "2", "5"]))
+
+
+def test_session_run_dataframe_with_a_missing_query_number():
+    pd = require("pandas")
+    run = pd.DataFrame({"session": ["s", "s"], "query": pd.array([1, None], dtype="Int64"),
+                        "docid": ["a", "b"], "score": [1.0, 0.5]})
+    with pytest.raises(ValueError, match=r"none missing\); found nan"):
+        read_session_run(run)
 
 
 def test_session_with_two_topics_is_rejected():

@@ -344,8 +344,12 @@ def _query_numbers(query: ArrayLike, n: int) -> NDArray[np.int64]:
     q = np.asarray(query)
     if q.ndim != 1 or q.shape[0] != n:
         raise ValueError(f"query must be 1-D with one sequence number per row ({n}); got {q.shape}")
-    if q.dtype.kind not in "iuf" or (q.dtype.kind == "f" and not np.all(np.isfinite(q))):
+    if q.dtype.kind not in "iuf":
         raise TypeError(f"query must hold integer sequence numbers 1, 2, ...; got dtype {q.dtype}")
+    if q.dtype.kind == "f" and not np.all(np.isfinite(q)):  # NaN: a missing number (pd.NA)
+        bad = q[~np.isfinite(q)][0]
+        raise ValueError(f"query sequence numbers must be finite integers (none missing); found "
+                         f"{bad}")
     if q.dtype.kind == "f" and np.any(q != np.round(q)):
         bad = q[q != np.round(q)][0]
         raise ValueError(f"query sequence numbers must be integers; found {bad:g}")
@@ -516,7 +520,7 @@ def session_dcg(
     ------
     ValueError
         Mismatched lengths, empty input, negative labels, non-finite scores, query numbers < 1 or
-        non-integer, a document twice in one list, ``query_log_base <= 1``, unknown
+        non-integer or missing (NaN), a document twice in one list, ``query_log_base <= 1``, unknown
         ``duplicates``, ``duplicates="first"`` without ``doc`` or with optimistic/pessimistic
         ties, neither ``doc`` nor ``ideal_labels``, a session missing from ``ideal_labels`` or
         whose recall base there is not 1-D, a ``depth`` whose session vectors (about 12 arrays
