@@ -476,6 +476,20 @@ def test_last_and_best_query_gain_by_hand():
     assert w.best_query_gain(normalised=True) == approx([1])
 
 
+@pytest.mark.parametrize("empty", [0.0, 1.0, 0.5, "skip"])
+def test_last_and_best_normalised_gain_follow_the_empty_rule(empty):
+    # empty=1.0 gave final_normalised 1.0 but last/best normalised 0.0 for a session
+    # whose recall base has no gain
+    r = session_dcg([0, 0, 1], [1, 0, 1], ["s", "s", "t"], [1, 2, 1], doc=["a", "b", "a"],
+                    ideal_labels={"s": [0, 0], "t": [1]}, empty=empty)
+    want = np.nan if empty == "skip" else empty
+    for got in (r.final_normalised, r.last_query_gain(normalised=True),
+                r.best_query_gain(normalised=True), r.average_gain(normalised=True)):
+        np.testing.assert_array_equal(got, [want, 1.0])
+    frame = r.to_frame()
+    np.testing.assert_array_equal(frame["last_query_normalised"], [want, 1.0])
+
+
 def test_session_and_doc_errors_name_their_argument():
     # they were reported as "qid ..." (session_dcg has no qid argument)
     with pytest.raises(ValueError, match="session must have one entry per row"):

@@ -183,10 +183,13 @@ class SessionDCG:
         if not normalised:
             return self.query_gain
         ideal = self.ideal_query_gain
-        skip = np.isnan(self.normalised[:, -1])[:, None]
+        # a session without gain takes the empty rule's value (NaN for "skip"), as its
+        # normalised vector does; empty=1.0 gave nsdcg 1.0 but last/best-nsdcg 0.0
+        no_gain = (self.ideal[:, -1] <= 0)[:, None]
+        fill = self.normalised[:, -1:]
         with np.errstate(invalid="ignore", divide="ignore"):
             out = np.where(ideal > 0, self.query_gain / np.where(ideal > 0, ideal, 1.0),
-                           np.where(skip, np.nan, 0.0))
+                           np.where(no_gain, fill, 0.0))
         return np.where(np.isnan(self.query_gain), np.nan, out)
 
     def last_query_gain(self, *, normalised: bool = False) -> Values:
@@ -197,7 +200,8 @@ class SessionDCG:
         ----------
         normalised : bool, default False
             Divide by the ideal session's gain at the same query position (the query-position
-            discount cancels: the last query's nDCG@depth).
+            discount cancels: the last query's nDCG@depth). A session whose recall base has
+            no gain takes the ``empty`` rule's value, as its normalised vector does.
         """
         v = self._query_values(normalised)
         return v[np.arange(self.n_sessions), self.n_queries - 1].copy()
