@@ -445,6 +445,21 @@ def test_session_run_dataframe_with_a_missing_query_number():
         read_session_run(run)
 
 
+def test_qrels_dataframe_ids_are_read_as_read_qrels_reads_them():
+    # a qrels DataFrame with qid/docid/label columns skipped read_qrels: astype(str) made the
+    # float id 7.0 "7.0", so no session topic (7 -> "7") matched ("no session's topic has a
+    # qrels line"), and a missing label was reported as "ideal_labels['s'] must be finite"
+    pd = require("pandas")
+    run = pd.DataFrame({"session": ["s", "s"], "query": [1, 1], "topic": [7, 7],
+                        "docid": [1, 2], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"qid": [7.0, 7.0], "docid": [1.0, 2.0], "label": [1, 0]})
+    assert evaluate_sessions(qrels, run).final_gain == approx([1.0])
+    na = pd.DataFrame({"qid": ["7", "7"], "docid": ["1", "2"],
+                       "label": pd.array([1, None], dtype="Int64")})
+    with pytest.raises(ValueError, match="qrels DataFrame column 'label'"):
+        evaluate_sessions(na, run)
+
+
 def test_session_with_two_topics_is_rejected():
     pd = require("pandas")
     run = pd.DataFrame({"session": ["s", "s"], "query": [1, 2], "topic": ["A", "B"],

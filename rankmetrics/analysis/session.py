@@ -934,13 +934,13 @@ def _qrels_frame(qrels: Any) -> pd.DataFrame:
     """qrels as DataFrame[qid, docid, label] through :func:`rankmetrics.trec.read_qrels`."""
     import pandas as pd
 
-    if isinstance(qrels, pd.DataFrame) and {"qid", "docid", "label"} <= set(qrels.columns):
-        frame = qrels
-    else:
-        from ..trec import read_qrels
-
-        frame = read_qrels(qrels)
+    from ..trec import read_qrels
     from ..trec.match import refuse_duplicates
+
+    # a DataFrame too: astype(str) made the float id 7.0 "7.0", which matched no session run
+    # topic ("7", the run's and read_qrels' rule), and a missing label surfaced as
+    # "ideal_labels['s'] must be finite"
+    frame = read_qrels(qrels)
 
     out = pd.DataFrame({
         "qid": frame["qid"].astype(str).to_numpy(),
