@@ -387,6 +387,8 @@ def test_read_session_run_and_evaluate(tmp_path):
     [
         ("s1 1 T1 a 1\n", r"line 1: expected 'SESSION QUERY TOPIC DOCNO RANK SCORE \[TAG\]'"),
         ("s1 x T1 a 1 2.0\n", "line 1: QUERY and RANK must be integers"),
+        # a TREC run given where a session run is expected: say so
+        ("q1 Q0 d1 1 0.5 tag\n", r"got 'Q0', '0.5' \(is this a TREC run\?"),
         ("\ns1 1 T1 a 1 high\n", "line 2: SCORE must be a number"),
         ("s1 0 T1 a 1 2.0\n", "line 1: QUERY must be >= 1"),
         ("s1 1 T1 a 1 nan\n", "line 1: SCORE must be finite"),

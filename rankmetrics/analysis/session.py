@@ -902,9 +902,11 @@ def _session_block(data: bytes, name: str, line0: int) -> dict[str, Any] | None:
                 raise ValueError
             qn, rk = int(f[1]), int(f[4])
         except ValueError:
+            hint = (" (is this a TREC run? a session run's lines are 'SESSION QUERY TOPIC "
+                    "DOCNO RANK SCORE [TAG]')" if f[1].upper() == b"Q0" else "")
             raise ValueError(f"{where}: QUERY and RANK must be integers; got "
                              f"{f[1].decode(errors='replace')!r}, "
-                             f"{f[4].decode(errors='replace')!r}") from None
+                             f"{f[4].decode(errors='replace')!r}{hint}") from None
         sc = parse_number(f[5])
         if sc is None:
             raise ValueError(f"{where}: SCORE must be a number; got "
