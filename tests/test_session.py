@@ -462,6 +462,18 @@ def test_qrels_dataframe_ids_are_read_as_read_qrels_reads_them():
         evaluate_sessions(na, run)
 
 
+def test_session_run_dataframe_rank_is_int64_as_documented():
+    # the rank column was returned as given (strings, floats, NaN); the result's rank is int64
+    pd = require("pandas")
+    run = pd.DataFrame({"session": ["s", "s"], "query": [1, 1], "docid": ["a", "b"],
+                        "score": [1.0, 0.5], "rank": [1.0, 2.0]})
+    assert read_session_run(run)["rank"].dtype == np.int64
+    with pytest.raises(TypeError, match="column 'rank' must hold integers"):
+        read_session_run(run.assign(rank=["x", "y"]))
+    with pytest.raises(ValueError, match="column 'rank' must hold finite integers"):
+        read_session_run(run.assign(rank=pd.array([1, None], dtype="Int64")))
+
+
 def test_session_with_two_topics_is_rejected():
     pd = require("pandas")
     run = pd.DataFrame({"session": ["s", "s"], "query": [1, 2], "topic": ["A", "B"],

@@ -799,7 +799,8 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
         line), truncated or corrupt compressed data (naming the file), or missing DataFrame
         columns, or DataFrame integer scores of magnitude 2**53 or more (float64 would tie them).
     TypeError
-        DataFrame scores that are not real numbers (strings, complex).
+        DataFrame scores that are not real numbers (strings, complex), or ranks that are not
+        integers (a missing or fractional rank is a ValueError).
     OSError
         The file does not exist (FileNotFoundError), is a directory (IsADirectoryError) or
         cannot be read; the message names it.
@@ -829,7 +830,7 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
             "query": src["query"].to_numpy(),
             "topic": text("topic" if "topic" in src.columns else "session"),
             "docid": text("docid"),
-            "rank": src["rank"].to_numpy() if "rank" in src.columns else -1,
+            "rank": _frame_ranks(src["rank"]) if "rank" in src.columns else -1,
             # the core's check: to_numpy(float64) dropped a complex score's imaginary part,
             # read "3" as 3.0 and merged int64 scores above 2**53 into ties
             "score": check_scores(src["score"], "session run DataFrame column 'score'",
@@ -841,6 +842,22 @@ def read_session_run(src: str | os.PathLike[str] | pd.DataFrame) -> pd.DataFrame
             raise ValueError("session run scores must be finite")
         return out
     return _read_session_file(src)
+
+
+def _frame_ranks(col: pd.Series) -> NDArray[np.int64]:
+    """A DataFrame's ``rank`` column as int64 (the file reader's type); it was returned as given
+    (strings, floats, NaN) although the result's ``rank`` is documented as int64."""
+    r = col.to_numpy()
+    if r.dtype.kind == "b" or r.dtype.kind not in "iuf":
+        raise TypeError(f"session run DataFrame column 'rank' must hold integers; got dtype "
+                        f"{col.dtype}")
+    if r.dtype.kind == "f" and (not np.all(np.isfinite(r)) or np.any(r != np.round(r))
+                                or np.any(np.abs(r) >= 2.0**63)):
+        raise ValueError("session run DataFrame column 'rank' must hold finite integers (none "
+                         "missing)")
+    if r.dtype.kind == "u" and r.size and r.max() > np.iinfo(np.int64).max:
+        raise ValueError("session run DataFrame column 'rank' has values above 2**63 - 1")
+    return r.astype(np.int64)
 
 
 def _read_session_file(src: str | os.PathLike[str]) -> pd.DataFrame:
