@@ -260,6 +260,18 @@ def test_query_number_errors(query, exc, match):
         session_dcg([1, 0], [1, 0], ["s", "s"], query, doc=["a", "b"])
 
 
+def test_query_numbers_in_an_object_array():
+    # Python ints in an object array (a pandas object column) were refused: "got dtype object"
+    want = session_dcg([1, 0], [1, 0], ["s", "s"], [1, 2], doc=["a", "b"])
+    for q in (np.array([1, 2], dtype=object), np.array([1, 2.0], dtype=object)):
+        got = session_dcg([1, 0], [1, 0], ["s", "s"], q, doc=["a", "b"])
+        np.testing.assert_array_equal(got.curve, want.curve)
+    for bad in (np.array([1, None], dtype=object), np.array([True, 1], dtype=object),
+                np.array(["1", 2], dtype=object)):
+        with pytest.raises(TypeError, match="query must hold integer sequence numbers"):
+            session_dcg([1, 0], [1, 0], ["s", "s"], bad, doc=["a", "b"])
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.uint8, np.uint64, np.int8])
 def test_query_numbers_of_every_numeric_dtype(dtype):
     # float16 query numbers were compared with the bound 100 000, which float16 cannot hold:

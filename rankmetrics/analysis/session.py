@@ -348,6 +348,12 @@ def _query_numbers(query: ArrayLike, n: int) -> NDArray[np.int64]:
     q = np.asarray(query)
     if q.ndim != 1 or q.shape[0] != n:
         raise ValueError(f"query must be 1-D with one sequence number per row ({n}); got {q.shape}")
+    if q.dtype.kind == "O" and all(  # Python numbers in an object array (a pandas object column)
+            isinstance(v, (int, float, np.integer, np.floating))
+            and not isinstance(v, (bool, np.bool_)) for v in q.tolist()):
+        numeric = np.asarray(q.tolist())
+        if numeric.dtype.kind in "iuf":  # Python ints past int64 stay object: refused below
+            q = numeric
     if q.dtype.kind not in "iuf":
         raise TypeError(f"query must hold integer sequence numbers 1, 2, ...; got dtype {q.dtype}")
     if q.dtype.kind == "f" and not np.all(np.isfinite(q)):  # NaN: a missing number (pd.NA)
