@@ -234,6 +234,20 @@ def test_a_recall_base_missing_judged_rows_is_refused(backend):
     assert (plan.ndcg(s, empty=0.0) <= 1).all() and (plan.recall(s, empty=0.0) <= 1).all()
 
 
+def test_an_empty_recall_base_given_as_lists():
+    # np.asarray([]) is float64: the empty base was refused with TypeError 'recall_base qid
+    # dtype float64 does not match the ranked rows' qid dtype int64'; its queries have an empty
+    # recall base, as the docstring says
+    plan = QueryPlan([0, 0], [1, 1], recall_base=([], []))
+    np.testing.assert_array_equal(plan.ndcg([1.0, 2.0]), [0.0])
+    assert np.isnan(QueryPlan([0], ["a"], recall_base=([], [])).recall([1.0], empty="skip"))[0]
+    with pytest.raises(ValueError, match="query 1 ranks 1 documents"):
+        QueryPlan([1, 0], [1, 1], recall_base=([], []))
+    # a base qid of the wrong length names the argument
+    with pytest.raises(ValueError, match="recall_base qid must have one entry per row"):
+        QueryPlan([1, 0], [1, 1], recall_base=([1, 0], [1]))
+
+
 ONE_CALL = PER_QUERY + [rm.r_precision, rm.success, rm.err, rm.rbp]
 CURVES = [rm.cg_curve, rm.dcg_curve, rm.ncg_curve, rm.ndcg_curve]
 

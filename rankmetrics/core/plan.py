@@ -244,7 +244,9 @@ class QueryPlan:
         labels = check_labels(recall_base[0], "recall_base labels", compact=True)
         if labels.ndim != 1:
             raise ValueError("recall_base labels must be 1-D")
-        q = check_qid(recall_base[1], labels.shape[0])
+        q = check_qid(recall_base[1], labels.shape[0], "recall_base qid")
+        if q.shape[0] == 0:  # np.asarray([]) is float64: an empty base has no id type
+            q = q.astype(self.qids.dtype)
         kinds = {self.qids.dtype.kind, q.dtype.kind}
         if len(kinds) > 1 and kinds != {"i", "u"}:
             raise TypeError(
