@@ -103,6 +103,20 @@ def test_err_and_rbp_read_their_own_parameters_not_the_calls_gain_or_threshold()
     assert binary == pytest.approx(rm.rbp(y, s, threshold=2))
 
 
+def test_an_integer_rel_float64_cannot_hold_is_refused_as_threshold_is():
+    # rel=2**53 + 1 was parsed as float 2**53: P(rel=9007199254740993)@1 gave 1.0 on a label of
+    # 2**53 (right: 0.0), where threshold=2**53 + 1 raises ValueError
+    plan = QueryPlan([float(2**53), 0.0])
+    with pytest.raises(ValueError, match="rel of 'P.*must be exactly a float64"):
+        plan.evaluate([2.0, 1.0], ["P(rel=9007199254740993)@1"])
+    with pytest.raises(ValueError, match="rel of 'RBP.*must be exactly a float64"):
+        plan.evaluate([2.0, 1.0], ["RBP(rel=9007199254740993)"])
+    with pytest.raises(ValueError, match="must be exactly a float64"):
+        P(rel=2**53 + 1)
+    out = plan.evaluate([2.0, 1.0], ["P(rel=9007199254740992)@1", "P(rel=1.5)@1"])
+    assert out["P(rel=9007199254740992)@1"][0] == 1.0 and out["P(rel=1.5)@1"][0] == 1.0
+
+
 def test_measure_objects_take_numpy_scalar_parameters_and_cutoffs():
     # numpy 2 writes np.int64(2): the parameter was rendered so and refused as "not a number"
     assert P(rel=np.int64(2)) @ np.int64(5) == parse_measure("P(rel=2)@5")[0]

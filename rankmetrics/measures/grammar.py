@@ -475,6 +475,14 @@ def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any])
     """Validate one ``key=value`` parameter of measure ``name`` into ``opts``."""
     if key == "rel":
         rel = _number(value, f"rel of {name!r}")
+        try:
+            whole = int(value)
+        except ValueError:
+            whole = None
+        if whole is not None and float(whole) != whole:
+            # labels are compared with float(rel): 2**53 + 1 would become 2**53 (as threshold=)
+            raise ValueError(f"rel of {name!r} must be exactly a float64 (below 2**53 for an "
+                             f"integer); got {value.strip()}")
         if rel <= 0:
             raise ValueError(
                 f"rel of {name!r} must be > 0 (labels <= 0 are never relevant); got {value}"
