@@ -108,3 +108,24 @@ def test_python_int_labels_beyond_int64_mixed_with_small_ones_are_refused(backen
     np.testing.assert_array_equal(rm.precision(wrap([2**63, 1]), s, k=1, threshold=2**63), [0.0])
     np.testing.assert_array_equal(rm.precision(wrap([2**63, 1]), [0.2, 0.1], k=1,
                                                threshold=2**63), [1.0])
+
+
+@pytest.mark.parametrize("kind", ["Decimal", "Fraction"])
+def test_whole_decimal_and_fraction_labels_float64_cannot_hold_are_refused(backend, kind):
+    # README: integer labels must be exactly float64 values, else ValueError. Decimal(2**53 + 3)
+    # became 2**53 + 4: P@1 at threshold=2**53 + 4 gave 1.0 (right: 0.0)
+    from decimal import Decimal
+    from fractions import Fraction
+
+    num = Decimal if kind == "Decimal" else Fraction
+    big = num(2**53 + 3)
+    for call in (lambda: rm.precision([big, num(0)], [2, 1], k=1, threshold=2**53 + 4),
+                 lambda: rm.QueryPlan([big, num(0)], [1, 1]),
+                 lambda: rm.QueryPlan([1, 0], [1, 1], recall_base=([big, num(0)], [1, 1]))):
+        with pytest.raises(ValueError, match="label, 9007199254740995, that float64 cannot"):
+            call()
+    # whole labels float64 holds, and fractional ones, still pass
+    np.testing.assert_array_equal(
+        rm.precision([num(2**53 + 4), num(0)], [2, 1], k=1, threshold=2**53 + 4), [1.0])
+    np.testing.assert_allclose(rm.ndcg([num(1) / num(2), num(2)], [2, 1], gain="linear"),
+                               rm.ndcg([0.5, 2.0], [2, 1], gain="linear"))

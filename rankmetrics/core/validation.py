@@ -9,6 +9,8 @@ the scores; every other path checks them here (:func:`check_finite`).
 from __future__ import annotations
 
 import datetime
+import decimal
+import fractions
 import math
 import numbers
 import os
@@ -190,6 +192,16 @@ def check_exact_int_labels(arr: np.ndarray, name: str) -> None:
             if isinstance(x, numbers.Integral) and not isinstance(x, bool) and int(x) >= _INT_EXACT:
                 try:
                     same = float(x) == x
+                except OverflowError:
+                    same = True  # past float64's range: _object_to_float names it
+                if not same:
+                    raise _inexact_label_error(name, x)
+            elif isinstance(x, (decimal.Decimal, fractions.Fraction)):
+                # whole Decimal/Fraction labels too: Decimal(2**53 + 3) became 2**53 + 4
+                try:
+                    whole = x.is_finite() and x >= _INT_EXACT and x == int(x) \
+                        if isinstance(x, decimal.Decimal) else x >= _INT_EXACT and x == int(x)
+                    same = not whole or math.isinf(float(x)) or float(x) == x
                 except OverflowError:
                     same = True  # past float64's range: _object_to_float names it
                 if not same:
