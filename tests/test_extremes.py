@@ -129,3 +129,18 @@ def test_whole_decimal_and_fraction_labels_float64_cannot_hold_are_refused(backe
         rm.precision([num(2**53 + 4), num(0)], [2, 1], k=1, threshold=2**53 + 4), [1.0])
     np.testing.assert_allclose(rm.ndcg([num(1) / num(2), num(2)], [2, 1], gain="linear"),
                                rm.ndcg([0.5, 2.0], [2, 1], gain="linear"))
+
+
+def test_whole_long_double_labels_float64_cannot_hold_are_refused(backend):
+    # long double holds 2**53 + 3 exactly and float64 made it 2**53 + 4: P@1 at
+    # threshold=2**53 + 4 gave 1.0 (right: 0.0); README: else ValueError
+    y = np.array([2**53 + 3, 0], dtype=np.longdouble)
+    if y[0] != 2**53 + 3:  # a platform whose long double is float64: nothing to refuse
+        return
+    for call in (lambda: rm.precision(y, [2, 1], k=1, threshold=2**53 + 4),
+                 lambda: rm.QueryPlan(y),
+                 lambda: rm.QueryPlan(y.reshape(1, 2))):
+        with pytest.raises(ValueError, match="label, 9007199254740995, that float64 cannot"):
+            call()
+    ok = np.array([2**53 + 4, 0.5], dtype=np.longdouble)
+    np.testing.assert_array_equal(rm.precision(ok, [2, 1], k=1, threshold=2**53 + 4), [1.0])

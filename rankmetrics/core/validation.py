@@ -160,8 +160,8 @@ def check_exact_int_labels(arr: np.ndarray, name: str) -> None:
 
     Labels are compared as float64 (``threshold``), where 2**63 + 1 would equal 2**63 and a
     document below the threshold would count as relevant. One reduction over 64-bit integer
-    labels; object arrays (Python ints of any size) are looked at one by one; other dtypes
-    pass (every 8..32-bit integer is exact in float64).
+    labels and long double ones; object arrays (Python ints of any size, Decimal, Fraction)
+    are looked at one by one; other dtypes pass (every 8..32-bit integer is exact in float64).
 
     Parameters
     ----------
@@ -187,6 +187,13 @@ def check_exact_int_labels(arr: np.ndarray, name: str) -> None:
                 f.astype(big.dtype) == big)
         if not exact.all():
             raise _inexact_label_error(name, big[~exact][0])
+    elif arr.dtype.kind == "f" and arr.dtype.itemsize > 8:  # long double: 64-bit mantissa
+        with np.errstate(invalid="ignore"):
+            big = arr[arr >= _INT_EXACT]
+            f = big.astype(np.float64)
+            bad = (big == np.floor(big)) & np.isfinite(f) & (f.astype(arr.dtype) != big)
+        if bad.any():
+            raise _inexact_label_error(name, big[bad][0])
     elif arr.dtype.kind == "O":
         for x in arr.ravel().tolist():
             if isinstance(x, numbers.Integral) and not isinstance(x, bool) and int(x) >= _INT_EXACT:
