@@ -144,3 +144,21 @@ def test_whole_long_double_labels_float64_cannot_hold_are_refused(backend):
             call()
     ok = np.array([2**53 + 4, 0.5], dtype=np.longdouble)
     np.testing.assert_array_equal(rm.precision(ok, [2, 1], k=1, threshold=2**53 + 4), [1.0])
+
+
+def test_a_whole_fraction_or_long_double_threshold_float64_cannot_hold_is_refused(backend):
+    # threshold=Fraction(2**53 + 1) became 2**53: P@1 on a label of 2**53 gave 1.0 (right:
+    # 0.0), where the int 2**53 + 1 raises ValueError
+    from fractions import Fraction
+
+    y = [float(2**53), 0.0]
+    values = [Fraction(2**53 + 1)]
+    if np.longdouble(2**53 + 1) == 2**53 + 1:
+        values.append(np.longdouble(2**53 + 1))
+    for t in values:
+        with pytest.raises(ValueError, match="exactly a float64.*got 9007199254740993"):
+            rm.precision(y, [2, 1], k=1, threshold=t)
+        with pytest.raises(ValueError, match="exactly a float64.*got 9007199254740993"):
+            rm.QueryPlan(y).evaluate([2, 1], ["P@1"], threshold=t)
+    assert rm.precision(y, [2, 1], k=1, threshold=Fraction(2**53))[0] == 1.0
+    assert rm.precision([1, 0], [2, 1], k=1, threshold=Fraction(1, 2))[0] == 1.0

@@ -720,10 +720,13 @@ def check_threshold(threshold: Any) -> float:
         raise TypeError(f"threshold must be a number; got {threshold!r}")
     if not math.isfinite(as_float64(threshold, "threshold")):
         raise ValueError(f"threshold must be finite; got {threshold}")
-    if isinstance(threshold, numbers.Integral) and float(threshold) != threshold:
-        # labels are compared with float(threshold): 2**53 + 1 would become 2**53
+    t: Any = threshold  # a numbers.Real: int() and abs() of it are fine
+    if (isinstance(t, numbers.Integral) or abs(t) >= _INT_EXACT and t == int(t)) \
+            and float(t) != t:
+        # labels are compared with float(threshold): 2**53 + 1 would become 2**53 (an int, or
+        # a whole Fraction or long double)
         raise ValueError(f"threshold must be exactly a float64 (below 2**53 for an integer); "
-                         f"got {threshold}")
+                         f"got {int(t)}")
     return float(threshold)
 
 
