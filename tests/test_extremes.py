@@ -162,3 +162,17 @@ def test_a_whole_fraction_or_long_double_threshold_float64_cannot_hold_is_refuse
             rm.QueryPlan(y).evaluate([2, 1], ["P@1"], threshold=t)
     assert rm.precision(y, [2, 1], k=1, threshold=Fraction(2**53))[0] == 1.0
     assert rm.precision([1, 0], [2, 1], k=1, threshold=Fraction(1, 2))[0] == 1.0
+
+
+def test_a_gain_mapping_label_float64_cannot_hold_is_refused(backend):
+    # the key 2**53 + 1 became 2**53 and gave its weight to the label 2**53: dcg 5.0 (right:
+    # the label has no weight, ValueError); {2**53: 1, 2**53 + 1: 5} gave 5.0 silently
+    from fractions import Fraction
+
+    y = [float(2**53), 0.0]
+    for gains in ({2**53 + 1: 5.0, 0: 0.0}, {2**53: 1.0, 2**53 + 1: 5.0, 0: 0.0},
+                  {Fraction(2**53 + 1): 5.0, 0: 0.0}, {np.uint64(2**53 + 1): 5.0, 0: 0.0}):
+        with pytest.raises(ValueError, match=r"gain mapping label \(key\) 9007199254740993 is "
+                                             "not exactly a float64"):
+            rm.dcg(y, [2, 1], gain=gains)
+    np.testing.assert_array_equal(rm.dcg(y, [2, 1], gain={2**53: 3.0, 0: 0.0}), [3.0])

@@ -41,6 +41,17 @@ def _real_number(x: Any, what: str) -> float:
     return as_float64(x, what)
 
 
+def _label_key(x: Any, what: str) -> float:
+    """A mapping's label (key): a real number that float64 holds exactly when it is whole
+    (labels are matched as float64: the key 2**53 + 1 would take the label 2**53)."""
+    out = _real_number(x, what)
+    v: Any = x
+    if math.isfinite(out) and abs(out) >= 2.0**53 and v == int(v) and int(out) != int(v):
+        raise ValueError(f"{what} {int(v)} is not exactly a float64 (it would match the label "
+                         f"{int(out)}); use labels below 2**53")
+    return out
+
+
 def _as_float_array(values: Any, source: str) -> NDArray[np.float64]:
     arr = np.asarray(values)
     if arr.dtype.kind not in "biuf":
@@ -74,7 +85,7 @@ def gain_key(gain: GainLike) -> Any:
             )
         return gain
     if isinstance(gain, Mapping):
-        pairs = sorted((_real_number(a, "gain mapping label (key)"),
+        pairs = sorted((_label_key(a, "gain mapping label (key)"),
                         _real_number(b, "gain mapping weight")) for a, b in gain.items())
         w = np.array([b for _, b in pairs], dtype=np.float64)
         if not pairs:
