@@ -628,3 +628,17 @@ def test_option_measures_is_eval_and_compare_grammar():
         option_measures(["iprec_at_recall.0.1"])
     names, notes = option_measures(["all_trec"], ties="docno")
     assert "iprec_at_recall_0.10" in names and notes[0].startswith("all_trec leaves out")
+
+
+def test_a_gains_level_float64_cannot_hold_is_refused():
+    # the level 2**53 + 1 was parsed as 2**53 and gave its gain to the label 2**53 (nDCG 1.0
+    # for {2**53 + 1: 5, 0: 0}; {2**53: 1, 2**53 + 1: 5} kept one of the two silently)
+    plan = QueryPlan([float(2**53), 0.0])
+    for name in ("nDCG(gains={9007199254740993:5, 0:0})",
+                 "nDCG(gains={9007199254740992:1, 9007199254740993:5})"):
+        with pytest.raises(ValueError, match="gain level in .* must be exactly a float64"):
+            plan.evaluate([2.0, 1.0], [name])
+    with pytest.raises(ValueError):
+        plan.evaluate([2.0, 1.0], ["nDCG(gains=9007199254740993=5;0=0)"])
+    out = plan.evaluate([1.0, 2.0], ["DCG(gains={9007199254740992:2, 0:0})"])
+    np.testing.assert_allclose(out["DCG(gains={9007199254740992:2, 0:0})"], [2 / np.log2(3)])

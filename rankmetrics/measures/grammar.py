@@ -291,6 +291,18 @@ def _number(value: str, what: str) -> float:
     return out
 
 
+def _check_exact_whole(value: str, what: str) -> None:
+    """Refuse an integer text float64 cannot hold: labels are compared with its float, where
+    2**53 + 1 would be 2**53 (as the keyword ``threshold=`` and gain mapping keys are)."""
+    try:
+        whole = int(value)
+    except ValueError:
+        return
+    if float(whole) != whole:
+        raise ValueError(f"{what} must be exactly a float64 (below 2**53 for an integer); "
+                         f"got {whole}")
+
+
 class _DuplicateLevel(ValueError):
     """A gain map that gives one level twice."""
 
@@ -304,6 +316,7 @@ def _level_gain_pairs(items: list[str], what: str) -> dict[float, float]:
         if not sep:
             raise ValueError(f"{what}: {item!r} is not a level=gain pair")
         level, gain = float(a), float(b)
+        _check_exact_whole(a, f"{what}: level")
         if not math.isfinite(level):
             raise ValueError(f"{what}: level {a.strip()} is not a finite number")
         if level in out:
@@ -349,6 +362,7 @@ def _parse_gains(value: str, name: str) -> tuple[tuple[float, float], ...]:
     pairs = []
     for a, b in obj.items():
         la = _number(str(a), f"gain level in {name!r}")
+        _check_exact_whole(str(a), f"gain level in {name!r}")
         gb = _number(str(b), f"gain of level {a} in {name!r}")
         if gb < 0:
             raise ValueError(f"gain of level {a} in {name!r} must be >= 0; got {b}")
@@ -475,14 +489,7 @@ def _set_param(key: str, value: str, kind: str, name: str, opts: dict[str, Any])
     """Validate one ``key=value`` parameter of measure ``name`` into ``opts``."""
     if key == "rel":
         rel = _number(value, f"rel of {name!r}")
-        try:
-            whole = int(value)
-        except ValueError:
-            whole = None
-        if whole is not None and float(whole) != whole:
-            # labels are compared with float(rel): 2**53 + 1 would become 2**53 (as threshold=)
-            raise ValueError(f"rel of {name!r} must be exactly a float64 (below 2**53 for an "
-                             f"integer); got {value.strip()}")
+        _check_exact_whole(value, f"rel of {name!r}")
         if rel <= 0:
             raise ValueError(
                 f"rel of {name!r} must be > 0 (labels <= 0 are never relevant); got {value}"
