@@ -72,7 +72,7 @@ import pandas as pd
 
 from .measures.grammar import parse_measure
 from .trec import TIES, evaluate
-from .trec.io import _text_ids as text_ids
+from .trec.io import _text_ids as id_texts
 from .trec.io import frame_ids
 
 __all__ = ["RankMetricsProvider", "prefer", "provider"]
@@ -189,7 +189,7 @@ def _nested(data: Any, kind: str) -> Any:
     return data
 
 
-def _text_ids(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
+def _with_text_ids(frame: pd.DataFrame, kind: str) -> pd.DataFrame:
     """The frame with its ids as the text :func:`rankmetrics.trec.evaluate` reads them as (a
     float column's 1.0 is "1", as an int column's 1), missing ids refused: compared as text
     here, they must match evaluate's rule (``astype(str)`` made 1.0 "1.0", a query the qrels
@@ -224,7 +224,7 @@ class _Evaluator(Evaluator):
         frame = _irm.util.RunConverter(_nested(run, "run")).as_pd_dataframe()
         # ir_measures' columns only: a PyTerrier frame also holds docid (Terrier's internal
         # integer id) and maybe qid / docno, which trec.evaluate would prefer
-        frame = _text_ids(frame[["query_id", "doc_id", "score"]], "run")
+        frame = _with_text_ids(frame[["query_id", "doc_id", "score"]], "run")
         # only judged queries (ir_measures gives the others nothing, and a qrels query the run
         # lacks its measure's default, 0): empty or disjoint qrels are no error there
         frame = frame[frame["query_id"].isin(self._qrels["query_id"])]
@@ -330,11 +330,11 @@ class RankMetricsProvider(Provider):
             raise ValueError(f"rankmetrics does not provide {', '.join(map(str, refused))} "
                              "(ir_measures' own providers do)")
         frame = _irm.util.QrelsConverter(_nested(qrels, "qrels")).as_pd_dataframe()
-        frame = _text_ids(frame[["query_id", "doc_id", "relevance"]], "qrels")
+        frame = _with_text_ids(frame[["query_id", "doc_id", "relevance"]], "qrels")
         qids = set(frame["query_id"])
         if isinstance(qrels, dict):  # a query judging nothing ({"q": {}}) has no row in the
             # frame, but ir_measures still reports it with its measures' defaults (0)
-            qids.update(text_ids(list(qrels), "qrels dict query ids"))
+            qids.update(id_texts(list(qrels), "qrels dict query ids"))
         return _Evaluator(measures, frame, sorted(qids), self.ties, self.options)
 
     def is_available(self) -> bool:

@@ -37,9 +37,9 @@ import json
 import math
 import numbers
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -336,6 +336,41 @@ def write_qrels(path: Any, qid: Any, docno: Any = None, label: Any = None, *,
     return _write("qrels", path, qid, docno, label, iteration=iteration)
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _shown_options(summary_is: str) -> Callable[[_F], _F]:
+    """The ``per_query`` / ``summary`` parameters and their error, which ``to_frame``,
+    ``to_trec`` and ``to_json`` share, written into the method's docstring at its
+    ``@shown_params`` and ``@shown_raises`` lines (``summary_is``: what the summary is there)."""
+    params = (
+        "Parameters\n"
+        "        ----------\n"
+        "        per_query : bool, default True\n"
+        "            Include a row per evaluated query (in :attr:`per_query`'s order).\n"
+        "        summary : bool, default True\n"
+        f"            Include the mean over queries ({summary_is}); False is trec_eval's "
+        "``-n``."
+    )
+    raises = (
+        "Raises\n"
+        "        ------\n"
+        "        ValueError\n"
+        "            ``per_query=False`` and ``summary=False`` (nothing to show)."
+    )
+
+    def deco(fn: _F) -> _F:
+        doc = fn.__doc__
+        if doc is None:  # python -OO: no docstrings
+            return fn
+        if "@shown_params" not in doc or "@shown_raises" not in doc:
+            raise AssertionError(f"{fn.__name__}: no @shown_params / @shown_raises line")
+        fn.__doc__ = doc.replace("@shown_params", params).replace("@shown_raises", raises)
+        return fn
+
+    return deco
+
+
 @dataclass
 class EvalResult:
     """Per-query values and their aggregate, as returned by :func:`evaluate`.
@@ -368,25 +403,18 @@ class EvalResult:
         """Columns that count documents (NumRet, NumRel, NumRelRet): summed in :attr:`mean`."""
         return self._counts
 
+    @_shown_options("the ``all`` row")
     def to_frame(self, *, per_query: bool = True, summary: bool = True) -> pd.DataFrame:
         """The per-query table (optional) with a final ``all`` row holding :attr:`mean`.
 
-        Parameters
-        ----------
-        per_query : bool, default True
-            Include a row per evaluated query (in :attr:`per_query`'s order).
-        summary : bool, default True
-            Include the mean over queries (the ``all`` row); False is trec_eval's ``-n``.
+        @shown_params
 
         Returns
         -------
         pandas.DataFrame
             Index ``qid`` (``"all"`` for the summary row), one float64 column per measure.
 
-        Raises
-        ------
-        ValueError
-            ``per_query=False`` and ``summary=False`` (nothing to show).
+        @shown_raises
         """
         _check_shown(per_query, summary)
         all_row = pd.DataFrame([self.mean], index=pd.Index(["all"], name="qid"))
@@ -408,25 +436,18 @@ class EvalResult:
             return str(int(round(value)))
         return f"{value:.4f}"
 
+    @_shown_options("the ``all`` lines")
     def to_trec(self, *, per_query: bool = True, summary: bool = True) -> str:
         """trec_eval's three-column text (``measure<TAB>query<TAB>value``), per query then all.
 
-        Parameters
-        ----------
-        per_query : bool, default True
-            Include a row per evaluated query (in :attr:`per_query`'s order).
-        summary : bool, default True
-            Include the mean over queries (the ``all`` lines); False is trec_eval's ``-n``.
+        @shown_params
 
         Returns
         -------
         str
             One line per (query, measure), counts as integers and the rest with 4 decimals.
 
-        Raises
-        ------
-        ValueError
-            ``per_query=False`` and ``summary=False`` (nothing to show).
+        @shown_raises
 
         Examples
         --------
@@ -447,26 +468,19 @@ class EvalResult:
             lines += [f"{shown[m]:<22}\tall\t{self._fmt(m, v)}" for m, v in self.mean.items()]
         return "\n".join(lines)
 
+    @_shown_options('the ``"mean"`` object')
     def to_json(self, *, per_query: bool = True, summary: bool = True) -> str:
         """JSON ``{"mean": {...}, "per_query": {qid: {...}}, "params": {...}}`` (NaN -> null,
         an infinite value -> ``"inf"`` / ``"-inf"``: strict JSON has neither).
 
-        Parameters
-        ----------
-        per_query : bool, default True
-            Include a row per evaluated query (in :attr:`per_query`'s order).
-        summary : bool, default True
-            Include the mean over queries (the ``"mean"`` object); False is trec_eval's ``-n``.
+        @shown_params
 
         Returns
         -------
         str
             The JSON text, indented by 2.
 
-        Raises
-        ------
-        ValueError
-            ``per_query=False`` and ``summary=False`` (nothing to show).
+        @shown_raises
         """
 
         def clean(d: dict) -> dict:

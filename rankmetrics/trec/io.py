@@ -815,7 +815,8 @@ def _pick(names: list[str], options: tuple[str, ...], what: str, kind: str, wher
         if name in lower:
             return lower[name]
     hint = ""
-    if file and names and all(_number_like(str(c)) for c in names):  # the first line: data
+    # the first line was data: every "name" a number (as the TREC reader reads numbers)
+    if file and names and all(parse_number(str(c).encode()) is not None for c in names):
         hint = (f"; its first line looks like data, not a header: a CSV/TSV file without "
                 f"one is read only in TREC's layout ({_TREC_FIELDS[kind]}), so add a header"
                 + (" (MS MARCO's qid, pid, rank runs also need a score column)"
@@ -829,14 +830,6 @@ def _pick(names: list[str], options: tuple[str, ...], what: str, kind: str, wher
 #: the fields of a TREC line, as named in the hint above
 _TREC_FIELDS = {"qrels": "qid, iteration, docno, label",
                 "run": "qid, Q0, docno, rank, score[, tag]"}
-
-
-def _number_like(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _column(df: pd.DataFrame, options: tuple[str, ...], what: str, kind: str) -> Any:
