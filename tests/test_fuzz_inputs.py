@@ -929,6 +929,60 @@ def test_fuzz_trec_in_memory_ids_follow_the_file_rule(data: Any, form: str, q_ho
         assert before == (qrels, run)
 
 
+@_settings(20)
+@given(data=st.data(), form=st.sampled_from(["dict", "frame"]),
+       q_how=st.sampled_from(["str", "int", "float"]),
+       r_how=st.sampled_from(["str", "int", "float"]))
+def test_fuzz_ir_measures_provider_ids_follow_the_file_rule(data: Any, form: str, q_how: str,
+                                                            r_how: str,
+                                                            tmp_path_factory: Any) -> None:
+    """The ir_measures provider's input path: query ids of dicts and of ir_measures frames
+    (query_id / doc_id columns), spelt as str, int or integral float on either side, give the
+    per-query numbers of the same ids written in TREC files (a float column's 7.0 is "7"),
+    and the inputs are left as they were."""
+    irm = require("ir_measures")
+    from rankmetrics import trec
+    from rankmetrics.ir_measures import provider
+
+    n_q = data.draw(st.integers(1, 4), label="queries")
+    rows = []  # (query text, docid, label, score)
+    for qi in range(n_q):
+        for d in range(data.draw(st.integers(1, 5), label="docs")):
+            rows.append((str(7 * qi + 1), f"d{d}", data.draw(st.integers(0, 3), label="label"),
+                         data.draw(st.sampled_from([0.0, 0.25, 0.5, 1.0]), label="score")))
+    folder = tmp_path_factory.mktemp("irm_ids")
+    qf, rf = folder / "qrels", folder / "run"
+    qf.write_text("".join(f"{q} 0 {d} {lab}\n" for q, d, lab, _ in rows))
+    rf.write_text("".join(f"{q} Q0 {d} {i} {s} t\n" for i, (q, d, _, s) in enumerate(rows)))
+    measures = [irm.AP, irm.nDCG @ 3]
+    want = trec.evaluate(str(qf), str(rf), ["AP", "nDCG@3"]).per_query
+    qrels: Any
+    run: Any
+    if form == "dict":
+        qrels, run = {}, {}
+        for q, d, lab, s in rows:
+            qrels.setdefault(_spelled(q, q_how), {})[d] = lab
+            run.setdefault(_spelled(q, r_how), {})[d] = s
+    else:
+        qrels = pd.DataFrame({"query_id": [_spelled(q, q_how) for q, *_ in rows],
+                              "doc_id": [d for _, d, _, _ in rows],
+                              "relevance": [lab for _, _, lab, _ in rows]})
+        run = pd.DataFrame({"query_id": [_spelled(q, r_how) for q, *_ in rows],
+                            "doc_id": [d for _, d, _, _ in rows],
+                            "score": [s for *_, s in rows]})
+    before = (copy.deepcopy(qrels), copy.deepcopy(run))
+    got = {(m.query_id, str(m.measure)): m.value
+           for m in provider().iter_calc(measures, qrels, run)}
+    for qid, row in want.iterrows():
+        assert got[(str(qid), "AP")] == row["AP"]
+        assert got[(str(qid), "nDCG@3")] == row["nDCG@3"]
+    assert len(got) == 2 * len(want)
+    if form == "frame":
+        assert before[0].equals(qrels) and before[1].equals(run)
+    else:
+        assert before == (qrels, run)
+
+
 @pytest.mark.parametrize("bad", [None, float("nan"), "mixed"])
 def test_fuzz_session_frame_ids(bad):
     from rankmetrics.session import read_session_run
