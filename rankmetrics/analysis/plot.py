@@ -743,9 +743,22 @@ def _axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
 
 
 def check_image_path(path: str | os.PathLike[str], what: str = "path") -> None:
-    """A ValueError naming ``what`` when ``path`` has no file extension after its last dot
-    (``"curves"``, ``"curves."``): matplotlib would save to ``<name>.png`` instead of the
-    name given."""
+    """Check that ``path`` names an image file by its extension (used by the plot functions
+    and the CLI's ``-o``; not in ``__all__``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Where the figure is to be saved; its extension names the format.
+    what : str, default "path"
+        The argument's name in the message.
+
+    Raises
+    ------
+    ValueError
+        No file extension after the last dot (``"curves"``, ``"curves."``): matplotlib would
+        save to ``<name>.png`` instead of the name given.
+    """
     name = os.fspath(path)
     if isinstance(name, str) and not os.path.splitext(name)[1][1:]:
         raise ValueError(f"{what} needs an image file name with its extension (.png, .svg, "
