@@ -870,6 +870,34 @@ def _spelled(text: str, how: str) -> Any:
     return {"str": text, "int": int(text), "float": float(text), "bytes": text.encode()}[how]
 
 
+def _id_rows(data: Any, tmp_path_factory: Any) -> tuple[list[tuple[str, str, int, float]],
+                                                       Any, Any]:
+    """1-4 queries (ids 1, 8, 15, 22) of 1-5 judged and scored documents: the rows (query
+    text, docid, label, score) and the qrels and run written as TREC files."""
+    n_q = data.draw(st.integers(1, 4), label="queries")
+    rows = []
+    for qi in range(n_q):
+        for d in range(data.draw(st.integers(1, 5), label="docs")):
+            rows.append((str(7 * qi + 1), f"d{d}", data.draw(st.integers(0, 3), label="label"),
+                         data.draw(st.sampled_from([0.0, 0.25, 0.5, 1.0]), label="score")))
+    folder = tmp_path_factory.mktemp("ids")
+    qf, rf = folder / "qrels", folder / "run"
+    qf.write_text("".join(f"{q} 0 {d} {lab}\n" for q, d, lab, _ in rows))
+    rf.write_text("".join(f"{q} Q0 {d} {i} {s} t\n" for i, (q, d, _, s) in enumerate(rows)))
+    return rows, qf, rf
+
+
+def _id_dicts(rows: list[tuple[str, str, int, float]], q_how: str, r_how: str
+              ) -> tuple[dict[Any, dict[str, int]], dict[Any, dict[str, float]]]:
+    """``_id_rows``' rows as pytrec_eval-style dicts, query ids spelt ``q_how`` / ``r_how``."""
+    qrels: dict[Any, dict[str, int]] = {}
+    run: dict[Any, dict[str, float]] = {}
+    for q, d, lab, sc in rows:
+        qrels.setdefault(_spelled(q, q_how), {})[d] = lab
+        run.setdefault(_spelled(q, r_how), {})[d] = sc
+    return qrels, run
+
+
 @_settings(30)
 @given(data=st.data(), form=st.sampled_from(["dict", "records", "categorical"]),
        q_how=st.sampled_from(["str", "int", "float", "bytes"]),
@@ -887,24 +915,12 @@ def test_fuzz_trec_in_memory_ids_follow_the_file_rule(data: Any, form: str, q_ho
 
     if form == "categorical" and "bytes" in (q_how, r_how):
         q_how = r_how = "str"  # pandas categories of bytes are not a TREC id column
-    n_q = data.draw(st.integers(1, 4), label="queries")
-    rows = []  # (query text, docid, label, score)
-    for qi in range(n_q):
-        for d in range(data.draw(st.integers(1, 5), label="docs")):
-            rows.append((str(7 * qi + 1), f"d{d}", data.draw(st.integers(0, 3), label="label"),
-                         data.draw(st.sampled_from([0.0, 0.25, 0.5, 1.0]), label="score")))
-    folder = tmp_path_factory.mktemp("ids")
-    qf, rf = folder / "qrels", folder / "run"
-    qf.write_text("".join(f"{q} 0 {d} {lab}\n" for q, d, lab, _ in rows))
-    rf.write_text("".join(f"{q} Q0 {d} {i} {s} t\n" for i, (q, d, _, s) in enumerate(rows)))
+    rows, qf, rf = _id_rows(data, tmp_path_factory)
     want = trec.evaluate(str(qf), str(rf), ["nDCG@3", "AP"]).per_query
     qrels: Any
     run: Any
     if form == "dict":
-        qrels, run = {}, {}
-        for q, d, lab, s in rows:
-            qrels.setdefault(_spelled(q, q_how), {})[d] = lab
-            run.setdefault(_spelled(q, r_how), {})[d] = s
+        qrels, run = _id_dicts(rows, q_how, r_how)
     elif form == "records":
         qrel_t = collections.namedtuple("qrel_t", "query_id doc_id relevance")
         doc_t = collections.namedtuple("doc_t", "query_id doc_id score")
@@ -944,25 +960,13 @@ def test_fuzz_ir_measures_provider_ids_follow_the_file_rule(data: Any, form: str
     from rankmetrics import trec
     from rankmetrics.ir_measures import provider
 
-    n_q = data.draw(st.integers(1, 4), label="queries")
-    rows = []  # (query text, docid, label, score)
-    for qi in range(n_q):
-        for d in range(data.draw(st.integers(1, 5), label="docs")):
-            rows.append((str(7 * qi + 1), f"d{d}", data.draw(st.integers(0, 3), label="label"),
-                         data.draw(st.sampled_from([0.0, 0.25, 0.5, 1.0]), label="score")))
-    folder = tmp_path_factory.mktemp("irm_ids")
-    qf, rf = folder / "qrels", folder / "run"
-    qf.write_text("".join(f"{q} 0 {d} {lab}\n" for q, d, lab, _ in rows))
-    rf.write_text("".join(f"{q} Q0 {d} {i} {s} t\n" for i, (q, d, _, s) in enumerate(rows)))
+    rows, qf, rf = _id_rows(data, tmp_path_factory)
     measures = [irm.AP, irm.nDCG @ 3]
     want = trec.evaluate(str(qf), str(rf), ["AP", "nDCG@3"]).per_query
     qrels: Any
     run: Any
     if form == "dict":
-        qrels, run = {}, {}
-        for q, d, lab, s in rows:
-            qrels.setdefault(_spelled(q, q_how), {})[d] = lab
-            run.setdefault(_spelled(q, r_how), {})[d] = s
+        qrels, run = _id_dicts(rows, q_how, r_how)
     else:
         qrels = pd.DataFrame({"query_id": [_spelled(q, q_how) for q, *_ in rows],
                               "doc_id": [d for _, d, _, _ in rows],
