@@ -55,6 +55,16 @@ def test_avg_pos_ranges():
         avg_pos(v, 3, start=4)
 
 
+def test_avg_pos_names_take_ascii_digits_only():
+    from rankmetrics.measures.grammar import _xgboost_hint, parse_avg_pos
+
+    assert parse_avg_pos("avg-nDCG@2-10") == ("ndcg", 2, 10)
+    # other scripts' digits (Arabic-Indic three) are not a rank: the name is no vector name
+    assert parse_avg_pos("avg-ndcg@\u0663") is None
+    assert parse_avg_pos("avg-ndcg@1-\u0663") is None
+    assert _xgboost_hint("pre@\u0663") == ""
+
+
 @pytest.fixture(scope="module")
 def trec(tmp_path_factory):
     require("pandas")

@@ -449,7 +449,7 @@ def _suggest(name: str) -> str:
     return f" (did you mean {' or '.join(repr(x) for x in out)}?)"
 
 
-_XGBOOST_NAME = re.compile(r"^\s*(ndcg|map|pre)(@\d+)?(-?)\s*$", re.IGNORECASE)
+_XGBOOST_NAME = re.compile(r"^\s*(ndcg|map|pre)(@[0-9]+)?(-?)\s*$", re.IGNORECASE)
 
 
 def _xgboost_hint(name: str) -> str:
@@ -853,7 +853,7 @@ def renamed(m: Measure, name: str) -> Measure:
     return replace(m, name=name)
 
 
-_AVG_POS = re.compile(r"^avg-(cg|dcg|ncg|ndcg)@(?:(\d+)-)?(\d+)$", re.IGNORECASE)
+_AVG_POS = re.compile(r"^avg-(cg|dcg|ncg|ndcg)@(?:([0-9]+)-)?([0-9]+)$", re.IGNORECASE)
 
 
 def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
