@@ -237,6 +237,21 @@ def test_relevance_level_is_an_integer_as_trec_eval_reads_it(files, capsys):
     assert code == 0 and out.split()[0] == "P_5"
 
 
+@pytest.mark.parametrize("option", ["-l", "-M"])
+@pytest.mark.parametrize("text", ["1_0", "\u0662", "1\u00a0"])
+def test_level_and_depth_read_as_atol_or_refused(files, capsys, option, text):
+    # Python's int() took "1_0" as 10 and other scripts' digits; trec_eval's atol reads
+    # "1_0" as 1 (-l 1_0 gave map 0.0 where trec_eval gives 0.3333, -M 1_0 read 10 documents
+    # where trec_eval reads 1)
+    with pytest.raises(SystemExit) as exc:
+        run_cli(capsys, *files, option, text, "-m", "map")
+    assert exc.value.code == 2
+    want = "-M takes a positive integer" if option == "-M" else "-l takes an integer relevance"
+    assert want in capsys.readouterr().err
+    code, out, _ = run_cli(capsys, *files, option, " +2 ", "-m", "map", "--format", "trec")
+    assert code == 0 and out.split()[0] == "map"
+
+
 def test_parameter_lists_print_in_ascending_order_as_trec_eval(files, capsys):
     # trec_eval's -m P.5,7,3 prints P_3, P_5, P_7 (out.test.meas_params); we kept the order typed
     code, out, _ = run_cli(capsys, *files, "-m", "P.5,7,3", "-m", "success.20,2", "--ties",
