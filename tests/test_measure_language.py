@@ -642,3 +642,19 @@ def test_a_gains_level_float64_cannot_hold_is_refused():
         plan.evaluate([2.0, 1.0], ["nDCG(gains=9007199254740993=5;0=0)"])
     out = plan.evaluate([1.0, 2.0], ["DCG(gains={9007199254740992:2, 0:0})"])
     np.testing.assert_allclose(out["DCG(gains={9007199254740992:2, 0:0})"], [2 / np.log2(3)])
+
+
+def test_a_dotted_trec_eval_cutoff_is_read_as_atol_without_float_rounding():
+    # P.9007199254740993 was read through float() as the cutoff 9007199254740992 (and printed
+    # P_9007199254740992; trec_eval's atol prints P_9007199254740993), P.4611686018427387905
+    # (2**62 + 1) as 2**62 instead of being refused as too large
+    from rankmetrics.measures.grammar import trec_eval_spelling
+
+    (m,) = parse_measure("P.9007199254740993")
+    assert m.k == 9007199254740993
+    assert trec_eval_spelling("P.9007199254740993") == "P_9007199254740993"
+    assert trec_eval_spelling("ndcg_cut.23.4") == "ndcg_cut_23"  # atol stops at the "."
+    with pytest.raises(ValueError, match=r"at most 2\*\*62; got '4611686018427387905'"):
+        parse_measure("P.4611686018427387905")
+    with pytest.raises(ValueError, match="must be a positive integer; got '0'"):
+        parse_measure("map_cut..5")  # atol(".5") is 0

@@ -686,7 +686,9 @@ def _trec_cut_param(kind: str, low: str, tm: re.Match[str]) -> str:
     to its integer part, leading zeros (``P.05``) are dropped."""
     param = tm.group(2)
     if kind not in ("iprec", "setf") and low[len(tm.group(1))] == ".":
-        return str(int(float(param)))
+        # the digits before any "." (not int(float(...)), which rounds P.9007199254740993 to
+        # P_9007199254740992); ".5" is atol's 0
+        return str(int(param.partition(".")[0] or "0"))
     return param
 
 
