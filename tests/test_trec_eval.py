@@ -320,9 +320,11 @@ def test_gain_maps_that_trec_eval_reads_otherwise_are_refused(tmp_path, capsys):
     """trec_eval 10.0 on ndcg.1=3,1=5 uses the first gain of level 1 (get_gain: 0.9134 on a
     case where we took the last, 0.8232, silently); on ndcg.-1=2 it gives the gain to
     retrieved documents missing from the qrels in the DCG but not in the ideal DCG (0.9180,
-    above 1 with ndcg.-2=5: 5.6309) where we gave them 0; it truncates ndcg.1.5=3 to level 1.
-    Each is now a ValueError naming the measure, as is a level given twice in --gain or
-    gains={...} (a dict display keeps the last silently)."""
+    above 1 with ndcg.-2=5: 5.6309) where we gave them 0; it ignores a pair whose level is
+    not digits (gain_init.c's valid_int): ndcg.1.5=3, and ndcg.1 =3 and ndcg.2=9, 1=3, which
+    we read as level 1 (0.4623 and 0.4593 on the probe files where trec_eval printed 0.5325
+    and 0.5166 under the same names). Each is now a ValueError naming the measure, as is a
+    level given twice in --gain or gains={...} (a dict display keeps the last silently)."""
     from rankmetrics.cli import main
 
     qrels = {"q": {"a": 2, "b": 1, "c": 0}}
@@ -331,7 +333,9 @@ def test_gain_maps_that_trec_eval_reads_otherwise_are_refused(tmp_path, capsys):
                                          r"gives level 1 twice"),
                         ("ndcg.-1=2", r"'ndcg.-1=2': level -1 is not supported"),
                         ("ndcg.-2=5,1=2", r"level -2 is not supported"),
-                        ("ndcg.1.5=3", r"level 1.5 is not an integer; trec_eval truncates it"),
+                        ("ndcg.1.5=3", r"level '1.5' is not an integer written as digits"),
+                        ("ndcg.1 =3", r"level '1 ' is not an integer .*trec_eval ignores"),
+                        ("ndcg. 1=3", r"level ' 1' is not an integer written as digits"),
                         ("nDCG(gains={1: 3, 1: 5})", r"gives level 1 twice"),
                         ("nDCG(gains={1: 3, 1.0: 5})", r"gives level 1.0 twice"),
                         ("nDCG(gains=1=3;1=5)", r"gives level 1 twice")]:
@@ -348,6 +352,11 @@ def test_gain_maps_that_trec_eval_reads_otherwise_are_refused(tmp_path, capsys):
             code = exc.code
         assert code in (1, 2)
         assert "--gain gives level 1 twice" in capsys.readouterr().err
+    # -m splits its value on commas: the space before a level is the pair trec_eval ignores
+    assert main(["eval", str(qf), str(rf), "-m", "ndcg.2=9, 1=3", "--ties", "docno"]) == 1
+    assert "level ' 1' is not an integer written as digits" in capsys.readouterr().err
+    assert main(["eval", str(qf), str(rf), "-m", "ndcg.2=9,1= 3 ", "--ties", "docno"]) == 0
+    capsys.readouterr()
     # a gain for a negative label was ignored silently (those documents have gain 0 here)
     for name, kw in [("nDCG(gains={-1: 1, 2: 9})", {}), ("nDCG", {"gain": {-1: 1, 2: 9}}),
                      ("ERR(gains={-2: 4})", {})]:

@@ -204,8 +204,9 @@ def _render(value: Any) -> str:
     return repr(value)
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    """Split on ``sep`` outside (), [] and {}."""
+def _split_top(text: str, sep: str = ",", strip: bool = True) -> list[str]:
+    """Split on ``sep`` outside (), [] and {}; blank items are dropped, the others stripped
+    (``strip=False``: as written)."""
     out: list[str] = []
     cur: list[str] = []
     depth = 0
@@ -220,7 +221,7 @@ def _split_top(text: str, sep: str = ",") -> list[str]:
         else:
             cur.append(ch)
     out.append("".join(cur))
-    return [s.strip() for s in out if s.strip()]
+    return [s.strip() if strip else s for s in out if s.strip()]
 
 
 def split_measure_list(text: str) -> list[str]:
@@ -242,10 +243,14 @@ def split_measure_list(text: str) -> list[str]:
             out.extend(sorted(run, key=lambda n: float(n[len(prefix):])))
             run.clear()
 
-    for item in _split_top(text):
-        bare = item.strip()
-        if glue == "ndcg" and _LEVEL_GAIN_RE.fullmatch(bare) or \
-                glue == "11pt" and _NUMBER_RE.fullmatch(bare):
+    for raw in _split_top(text, strip=False):
+        item = bare = raw.strip()
+        if glue == "ndcg" and _LEVEL_GAIN_RE.fullmatch(bare):
+            # a space before the level is kept: trec_eval ignores such a pair (its level is
+            # no integer to it), so parse_measure refuses it rather than use its gain
+            out[-1] += "," + raw.rstrip()
+            continue
+        if glue == "11pt" and _NUMBER_RE.fullmatch(bare):
             out[-1] += "," + bare
             continue
         if prefix is not None and _NUMBER_RE.fullmatch(bare):
@@ -265,6 +270,8 @@ def split_measure_list(text: str) -> list[str]:
 
 
 _NUMBER_RE = re.compile(r"[0-9]*\.?[0-9]+")
+#: a level of a trec_eval gain map as its ``valid_int`` takes it (other pairs it ignores)
+_TREC_INT_RE = re.compile(r"[+-]?[0-9]+")
 #: a level (read with atol by trec_eval) = a gain (read with atof: an exponent too, 2=1e3)
 _LEVEL_GAIN_RE = re.compile(r"-?[0-9]*\.?[0-9]+\s*=\s*-?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?")
 #: trec_eval's ``ndcg.<level>=<gain>,...`` (gains per level) and ``11pt_avg.<levels>`` (recall
@@ -711,10 +718,17 @@ def trec_eval_spelling(name: str) -> str:
 
 def _trec_gain_levels(levels: list[str], name: str) -> None:
     """Refuse the levels of a trec_eval gain map that trec_eval reads otherwise than we would:
-    it truncates a level to an integer (``atol``), and gives its pseudo-levels -1 (retrieved,
-    not in the qrels) and -2 (in the qrels, unjudged) their gain in the DCG but not in the
-    ideal DCG, so that nDCG exceeds 1."""
+    it ignores a pair whose level is not an integer written as digits with an optional sign
+    (``valid_int`` in its gain_init.c: ``1.5=3`` and ``1 =3`` leave level 1 its linear gain),
+    and gives its pseudo-levels -1 (retrieved, not in the qrels) and -2 (in the qrels,
+    unjudged) their gain in the DCG but not in the ideal DCG, so that nDCG exceeds 1."""
     for text in levels:
+        if not _TREC_INT_RE.fullmatch(text):
+            raise ValueError(
+                f"{name!r}: level {text!r} is not an integer written as digits (no spaces, "
+                "no fraction); trec_eval ignores such a pair and keeps the level's linear "
+                "gain. Give integer levels"
+            )
         level = float(text)
         if level < 0:
             raise ValueError(
@@ -722,11 +736,6 @@ def _trec_gain_levels(levels: list[str], name: str) -> None:
                 "trec_eval counts the gain of its pseudo-levels (-1: retrieved but not in the "
                 "qrels, -2: unjudged) in the DCG but not in the ideal DCG, so nDCG can exceed 1; "
                 "use nDCG(gains={...}) for the gains of negative qrels labels"
-            )
-        if level != int(level):
-            raise ValueError(
-                f"{name!r}: level {text.strip()} is not an integer; trec_eval truncates it to "
-                f"{int(level)} (atol). Give integer levels"
             )
 
 
