@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .core.gains import DiscountLike, GainLike
+from .core.gains import DiscountLike, GainLike, apply_gain
 from .core.options import MetricOptions
 from .core.plan import QueryPlan, core_metric, warn_weighted_empty_ndcg, weighted_mean
 from .core.validation import (
@@ -274,6 +274,10 @@ class _TieAwareMetric:
     ) -> None:
         self.metrics = _expand(metrics, k)
         self.ties = check_ties(ties)
+        # the gain is the host's unless chosen otherwise: compared with the evaluating Booster's
+        # (LightGBM's label_gain, XGBoost's ndcg_exp_gain) at its first evaluation
+        self._host_gain = label_gain is not None or (isinstance(gain, str)
+                                                      and gain == "exponential")
         if label_gain is not None:
             if not (isinstance(gain, str) and gain == "exponential"):
                 raise ValueError("pass either gain or label_gain, not both")
@@ -440,6 +444,51 @@ class _TieAwareMetric:
             self._clash_seen = None
         return True
 
+    def _gain_mismatch(self, host_gain: Callable[[int], float], levels: int) -> list[str]:
+        """Names of our nDCG outputs (the gain is the call's, not the measure's own) whose gain
+        of some integer label ``0 .. levels - 1`` is not ``host_gain(label)``; none when the gain
+        was chosen (``gain=`` other than the default) rather than left to the host's."""
+        if not self.__dict__.get("_host_gain", True):
+            return []
+        differs = False
+        for level in range(levels):
+            try:
+                ours = float(apply_gain(self.gain, np.array([float(level)]))[0])
+            except ValueError:
+                continue  # a label without a gain is refused when it occurs
+            if not math.isclose(ours, host_gain(level), rel_tol=1e-9, abs_tol=1e-12):
+                differs = True
+                break
+        if not differs:
+            return []
+        return [self.prefix + name for name in self.metrics
+                for m in parse_measure(name)
+                if m.kind == "ndcg" and m.gain is None and m.gains is None]
+
+    def _warn_lightgbm_gain(self, params: Any) -> None:
+        """Warn when LightGBM's ``label_gain`` of ``params`` (default ``2**i - 1``, i < 31) is
+        not the gain of our nDCG outputs: LightGBM's ndcg of the same name differs."""
+        if not isinstance(params, dict):
+            return
+        given = params.get("label_gain")
+        try:
+            if given is None:
+                table = [2.0 ** i - 1.0 for i in range(31)]
+            else:
+                items = given.split(",") if isinstance(given, str) else list(given)
+                table = [float(g) for g in items]
+        except (TypeError, ValueError):
+            return  # unreadable: the check is a courtesy
+        names = self._gain_mismatch(table.__getitem__, len(table))
+        if names:
+            shown = "the default 2**i - 1" if given is None else f"label_gain={table}"
+            warnings.warn(
+                f"metric outputs {names} use a gain other than the Booster's ({shown}): "
+                "LightGBM's own ndcg of these params differs from ours; pass the Booster's "
+                "label_gain to make_feval / make_eval_metric (label_gain=[...]) to match it",
+                UserWarning, stacklevel=4,
+            )
+
     def _warn_builtin_clash(self) -> None:
         """Warn when the LightGBM Booster evaluating us has a built-in metric of one of
         our names: LightGBM records both values under one name. Only a Booster's evaluation
@@ -458,6 +507,7 @@ class _TieAwareMetric:
         booster = frame.f_locals.get("self")
         if not self._new_booster(booster):
             return
+        self._warn_lightgbm_gain(getattr(booster, "params", None))
         clash = sorted(set(self.names) & _lightgbm_builtin_names(getattr(booster, "params", None)))
         if clash:
             warnings.warn(
@@ -553,6 +603,9 @@ class Feval(_TieAwareMetric):
             At the first evaluation of a training whose Booster's params turn on a LightGBM
             metric of one of :attr:`names` (``metric`` / ``eval_at``; with no ``metric``, the
             ranking objective's ``ndcg@1..5``): LightGBM records both values under one name.
+            At the first evaluation of a training whose Booster's ``label_gain`` (default
+            ``2**i - 1``) is not the gain of an nDCG output left at the default gain or given
+            ``label_gain``: LightGBM's ndcg of that Booster differs from ours.
         """
         if not hasattr(eval_data, "get_group"):
             raise TypeError(
@@ -616,7 +669,9 @@ class EvalMetric(_TieAwareMetric):
         UserWarning
             At the first evaluation of a training whose Booster's params turn on a LightGBM
             metric of one of :attr:`names` (``LGBMRanker``'s default ``eval_at`` is 1..5):
-            LightGBM records both values under one name.
+            LightGBM records both values under one name. At the first evaluation of a
+            training whose Booster's ``label_gain`` (default ``2**i - 1``) is not the gain of
+            an nDCG output left at the default gain or given ``label_gain``.
         """
         if hasattr(y_pred, "get_group"):  # lgb.train(feval=...) passes (preds, Dataset)
             raise TypeError(
@@ -697,7 +752,10 @@ _FACTORY_DOC = """
     -----
     UserWarning
         A ``label_gain`` that decreases somewhere, with a gain measure: LightGBM's ideal DCG
-        orders documents by label, ours by gain, and the two ndcg differ.
+        orders documents by label, ours by gain, and the two ndcg differ. At the first
+        evaluation of a training, a Booster whose ``label_gain`` (LightGBM's default
+        ``2**i - 1`` when not set) differs from the gain of an nDCG output, unless ``gain`` was
+        chosen (not ``"exponential"``): LightGBM's ndcg of that Booster differs from ours.
 
     Notes
     -----

@@ -327,6 +327,9 @@ class CustomMetric(_XGBoostMetric):
         UserWarning
             At the first evaluation of a training whose Booster has a built-in ``eval_metric``
             named as one of :attr:`names`: XGBoost records both values under one name.
+            At the first evaluation of a training whose Booster's ``ndcg_exp_gain`` (of its
+            built-in ndcg metric, else of its ranking objective) is not the gain of an nDCG
+            output left at the default gain or given ``label_gain``: XGBoost's ndcg differs.
         """
         if not hasattr(dmatrix, "get_uint_info"):
             raise TypeError(
@@ -350,10 +353,12 @@ class CustomMetric(_XGBoostMetric):
         """Warn when the evaluating Booster has a built-in metric of one of our names: XGBoost
         appends both values to one history (``evals_result``, ``xgb.cv``, early stopping)."""
         try:
-            metrics = json.loads(booster.save_config())["learner"]["metrics"]
+            learner = json.loads(booster.save_config())["learner"]
+            metrics = learner["metrics"]
             builtin = {str(m["name"]) for m in metrics}
         except Exception:  # not a Booster, or another config layout: nothing to compare
             return
+        self._warn_xgboost_gain(learner)
         clash = sorted(set(self.names) & builtin)
         if clash:
             warnings.warn(
@@ -362,6 +367,30 @@ class CustomMetric(_XGBoostMetric):
                 "(evals_result, xgb.cv, early stopping); give ours a prefix "
                 "(make_custom_metric(..., prefix='tie_')) or drop the built-in one",
                 UserWarning, stacklevel=3,
+            )
+
+
+    def _warn_xgboost_gain(self, learner: Any) -> None:
+        """Warn when the Booster's ``ndcg_exp_gain`` (its built-in ndcg metric's, else its
+        ranking objective's) is not the gain of our nDCG outputs: XGBoost's ndcg differs."""
+        exp_gain = True
+        try:
+            params = [m.get("lambdarank_param", {}) for m in learner["metrics"]]
+            params.append(learner.get("objective", {}).get("lambdarank_param", {}))
+            flag = next((p["ndcg_exp_gain"] for p in params if "ndcg_exp_gain" in p), "1")
+            exp_gain = str(flag).strip().lower() not in ("0", "false")
+        except Exception:  # another config layout: nothing to compare
+            return
+        names = self._gain_mismatch(
+            (lambda i: 2.0 ** i - 1.0) if exp_gain else float, 32)
+        if names:
+            shown = "2**label - 1" if exp_gain else "the label (ndcg_exp_gain=False)"
+            hint = "" if exp_gain else ' (gain="linear")'
+            warnings.warn(
+                f"custom metric outputs {names} use a gain other than the Booster's ({shown}): "
+                "XGBoost's own ndcg of these params differs from ours; give "
+                f"make_custom_metric the Booster's gain{hint} to match it",
+                UserWarning, stacklevel=4,
             )
 
 
@@ -453,7 +482,9 @@ _FACTORY_DOC = """
         row order within ties, XGBoost's built-in behaviour.
     gain : str, sequence, mapping or callable, default "exponential"
         As in the core: "exponential" is ``2**label - 1`` (XGBoost's ``ndcg_exp_gain=True``);
-        "linear" is the label itself (``ndcg_exp_gain=False``).
+        "linear" is the label itself (``ndcg_exp_gain=False``). Left at the default, a
+        :func:`make_custom_metric` nDCG evaluated by a Booster with ``ndcg_exp_gain=False``
+        warns (first round).
     label_gain : sequence of float, optional
         Gain of integer label ``i`` is ``label_gain[i]`` (instead of ``gain``).
     discount, log_base : default "log", 2

@@ -671,3 +671,38 @@ def test_bounds_of_a_measure_with_its_own_ties_are_over_every_tied_ordering(back
                                got["nDCG(ties=stable)@3_pessimistic"])
     finally:
         rm.set_backend(prev)
+
+
+def test_a_feval_warns_when_the_boosters_label_gain_is_not_its_gain() -> None:
+    """A model trained with a custom ``label_gain`` and a feval left at the default gain:
+    our ``ndcg@5`` (ties="stable") was 0.7978 where LightGBM's own ``ndcg@5`` of that Booster
+    was 0.8376, under LightGBM's name, without a word. Now the first evaluation warns, and the
+    feval given the Booster's label_gain equals LightGBM's number."""
+    import warnings
+
+    d = _data(20, seed=7)
+    dt = lgb.Dataset(d.X, d.y, group=d.group_sizes, params=QUIET)
+    gain = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+    def train(params: dict, feval: Any) -> dict:
+        record: dict = {}
+        lgb.train({**PARAMS, "eval_at": [5], **params}, dt, num_boost_round=2,
+                  valid_sets=[dt], valid_names=["v"], feval=feval,
+                  callbacks=[lgb.record_evaluation(record)])
+        return record["v"]
+
+    with pytest.warns(UserWarning, match=r"\['t_ndcg@5'\] use a gain other than the Booster's"):
+        record = train({"label_gain": gain}, make_feval("ndcg@5", ties="stable", prefix="t_"))
+    assert abs(record["t_ndcg@5"][0] - record["ndcg@5"][0]) > 1e-3  # what the warning is about
+    with pytest.warns(UserWarning, match=r"\['ndcg@5'\] use a gain other than the Booster's "
+                                         r"\(the default"):
+        train({"metric": "None"}, make_feval("ndcg@5", label_gain=gain))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        matched = train({"label_gain": ",".join(map(str, gain))},
+                        make_feval("ndcg@5", ties="stable", prefix="t_", label_gain=gain))
+        np.testing.assert_allclose(matched["t_ndcg@5"], matched["ndcg@5"], atol=1e-12)
+        train({"label_gain": gain, "metric": "None"}, make_feval(["map@5", "ndcg@5"],
+                                                                   gain="linear"))  # chosen
+        train({"label_gain": gain, "metric": "None"}, make_feval("map@5"))  # no gain measure
+        train({"metric": "None"}, make_feval("ndcg@5"))  # LightGBM's default 2**i - 1

@@ -421,3 +421,37 @@ def test_bounds_of_a_measure_with_its_own_ties_are_over_every_tied_ordering() ->
                                        err_msg=f"{name}_{rule}")
     assert not np.allclose(got["P(ties=stable)@3_optimistic"],
                            got["P(ties=stable)@3_pessimistic"])
+
+
+def test_custom_metric_warns_when_the_boosters_ndcg_exp_gain_is_not_its_gain() -> None:
+    """A model trained with ``ndcg_exp_gain=False`` and a custom metric left at the default
+    gain: our ``ndcg@5`` (ties="stable") was 0.8528 where XGBoost's own ``ndcg@5`` of that
+    Booster was 0.8812, without a word. Now the first evaluation warns, and gain="linear"
+    gives XGBoost's number."""
+    import warnings
+
+    y, _, qid, _ = _tied_data(7, n_queries=20)
+    X = np.random.default_rng(7).normal(size=(y.shape[0], 2))
+    X[:, 0] += 0.3 * y
+    d = xgb.DMatrix(X, label=y, qid=qid)
+
+    def train(params: dict, metric) -> dict:
+        record: dict = {}
+        xgb.train({"objective": "rank:ndcg", "nthread": 1, **params}, d, 2, evals=[(d, "v")],
+                  custom_metric=metric, evals_result=record, verbose_eval=False)
+        return record["v"]
+
+    with pytest.warns(UserWarning, match=r"\['t_ndcg@5'\] use a gain other than the Booster's "
+                                         r"\(the label"):
+        record = train({"ndcg_exp_gain": False, "eval_metric": "ndcg@5"},
+                       make_custom_metric("ndcg@5", ties="stable", prefix="t_"))
+    assert abs(record["t_ndcg@5"][0] - record["ndcg@5"][0]) > 1e-3  # what the warning is about
+    with pytest.warns(UserWarning, match=r"\['ndcg@5'\] use a gain"):
+        train({"ndcg_exp_gain": False}, make_custom_metric("ndcg@5"))  # the objective's gain
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        matched = train({"ndcg_exp_gain": False, "eval_metric": "ndcg@5"},
+                        make_custom_metric("ndcg@5", ties="stable", prefix="t_", gain="linear"))
+        np.testing.assert_allclose(matched["t_ndcg@5"], matched["ndcg@5"], atol=1e-6)
+        train({"ndcg_exp_gain": False}, make_custom_metric("map@5"))  # no gain measure
+        train({}, make_custom_metric("ndcg@5"))  # XGBoost's default 2**label - 1
