@@ -330,6 +330,9 @@ class CustomMetric(_XGBoostMetric):
             At the first evaluation of a training whose Booster's ``ndcg_exp_gain`` (of its
             built-in ndcg metric, else of its ranking objective) is not the gain of an nDCG
             output left at the default gain or given ``label_gain``: XGBoost's ndcg differs.
+            At the first evaluation of a training whose ``xgb.callback.EarlyStopping``
+            (``early_stopping_rounds`` without ``maximize=True``) would minimise one of
+            :attr:`names` (XGBoost maximises only names starting with ndcg, map, pre, auc).
         """
         if not hasattr(dmatrix, "get_uint_info"):
             raise TypeError(
@@ -341,6 +344,7 @@ class CustomMetric(_XGBoostMetric):
         if str(caller.f_globals.get("__name__", "")).startswith("xgboost.") \
                 and self._new_booster(caller.f_locals.get("self")):
             self._warn_builtin_names(caller.f_locals.get("self"))
+            self._warn_minimising_stopper(caller)
         entry = self._dcache.get(dmatrix)
         values = self._values(entry.plan, predt, "predt")
         nq = entry.plan.n_queries
@@ -369,6 +373,46 @@ class CustomMetric(_XGBoostMetric):
                 UserWarning, stacklevel=3,
             )
 
+
+    def _warn_minimising_stopper(self, frame: Any) -> None:
+        """Warn when an ``xgb.callback.EarlyStopping`` of this training (``xgb.train`` /
+        ``xgb.cv``'s ``early_stopping_rounds``, or one in ``callbacks``) will minimise one of our
+        metrics: without ``maximize`` XGBoost guesses the direction from the name, and only
+        names starting with ``ndcg``, ``map``, ``pre`` or ``auc`` are maximised (not ``mrr``,
+        ``recall@10`` or a prefixed ``tie_ndcg@10``), so it keeps the worst round."""
+        xgb = sys.modules.get("xgboost")
+        container_type = getattr(getattr(xgb, "callback", None), "CallbackContainer", None)
+        stopper_type = getattr(getattr(xgb, "callback", None), "EarlyStopping", None)
+        if container_type is None or stopper_type is None:
+            return
+        container = None
+        for _ in range(6):  # Booster.eval_set <- (CVPack.eval <-) CallbackContainer
+            frame = frame.f_back
+            if frame is None:
+                return
+            candidate = frame.f_locals.get("self")
+            if isinstance(candidate, container_type):
+                container = candidate
+                break
+        if container is None or getattr(container, "metric", None) is not self:
+            return
+        for cb in getattr(container, "callbacks", ()):
+            if not isinstance(cb, stopper_type):
+                continue
+            watched = getattr(cb, "metric_name", None) or self.names[-1]  # XGBoost: the last
+            if watched not in self.names:
+                continue
+            maximize = getattr(cb, "maximize", None)
+            if maximize is None:  # XGBoost's guess from the name (xgboost.callback)
+                maximize = watched != "mape" and watched.startswith(_XGB_MAXIMIZED)
+            if not maximize:
+                warnings.warn(
+                    f"XGBoost's early stopping will minimise {watched!r} (without maximize it "
+                    "maximises only names starting with ndcg, map, pre or auc), keeping the "
+                    "worst round; pass maximize=True to xgb.train / xgb.cv or use "
+                    "callbacks=[rankmetrics.xgboost.early_stopping(rounds, metric)]",
+                    UserWarning, stacklevel=3,
+                )
 
     def _warn_xgboost_gain(self, learner: Any) -> None:
         """Warn when the Booster's ``ndcg_exp_gain`` (its built-in ndcg metric's, else its

@@ -455,3 +455,44 @@ def test_custom_metric_warns_when_the_boosters_ndcg_exp_gain_is_not_its_gain() -
         np.testing.assert_allclose(matched["t_ndcg@5"], matched["ndcg@5"], atol=1e-6)
         train({"ndcg_exp_gain": False}, make_custom_metric("map@5"))  # no gain measure
         train({}, make_custom_metric("ndcg@5"))  # XGBoost's default 2**label - 1
+
+
+def test_custom_metric_warns_when_xgboosts_early_stopping_would_minimise_it() -> None:
+    """``xgb.train(..., early_stopping_rounds=n)`` without ``maximize`` guesses the direction
+    from the name and minimises ``mrr`` or a prefixed ``tie_ndcg@5``: it kept the worst round
+    (best_iteration 0 where the curve peaks at 3) without a word. Now the first evaluation
+    warns; a maximising stopper (``maximize=True``, ``early_stopping``) is left alone."""
+    import warnings
+
+    rng = np.random.default_rng(5)
+    qid = np.repeat(np.arange(60), rng.integers(2, 9, 60))
+    y = rng.integers(0, 3, qid.size).astype(np.float64)
+    X = rng.normal(size=(qid.size, 3))
+    X[:, 0] += 0.5 * y
+    d = xgb.DMatrix(X[:200], label=y[:200], qid=qid[:200])
+    dv = xgb.DMatrix(X[200:], label=y[200:], qid=qid[200:])
+    params = {"objective": "rank:ndcg", "nthread": 1, "eta": 0.3,
+              "disable_default_eval_metric": True}
+
+    def train(metric, **kw) -> tuple[int, list]:
+        record: dict = {}
+        booster = xgb.train(params, d, 60, evals=[(dv, "v")], custom_metric=metric,
+                            evals_result=record, verbose_eval=False, **kw)
+        return int(booster.attr("best_iteration") or -1), record["v"][metric.names[-1]]
+
+    for metric in (make_custom_metric("ndcg@5", prefix="tie_"), make_custom_metric("mrr")):
+        with pytest.warns(UserWarning, match=f"will minimise '{metric.names[-1]}'"):
+            best, curve = train(metric, early_stopping_rounds=5)
+        assert curve[best] == min(curve) < max(curve)  # what the warning is about
+    with pytest.warns(UserWarning, match="will minimise 'tie_mrr'"):
+        xgb.cv(params, d, 3, nfold=2, custom_metric=make_custom_metric("mrr", prefix="tie_"),
+               early_stopping_rounds=2, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        metric = make_custom_metric("mrr", prefix="tie_")
+        best, curve = train(metric, early_stopping_rounds=5, maximize=True)
+        assert curve[best] == max(curve)
+        train(metric, callbacks=[early_stopping(5, metric)])
+        train(make_custom_metric("ndcg@5"), early_stopping_rounds=5)  # XGBoost maximises it
+        train(make_custom_metric(["mrr", "ndcg@5"]), early_stopping_rounds=5)  # the last
+        train(metric)  # no early stopping
