@@ -1128,8 +1128,12 @@ def builtin_ndcg(
     ImportError
         LightGBM is not installed.
     ValueError
-        Inputs of different lengths, or LightGBM's own checks (``lightgbm.basic.LightGBMError``
-        for labels without a gain).
+        Inputs of different lengths, or group sizes that do not add up to them.
+    TypeError
+        ``k`` is not a positive int or a sequence of them.
+    lightgbm.basic.LightGBMError
+        LightGBM's own checks (not a ValueError): a label without a gain (>= 31 with the
+        default ``label_gain``), a negative or non-integer label.
 
     Examples
     --------
@@ -1175,7 +1179,9 @@ def builtin_map(
     ImportError
         LightGBM is not installed.
     ValueError
-        Inputs of different lengths.
+        Inputs of different lengths, or group sizes that do not add up to them.
+    TypeError
+        ``k`` is not a positive int or a sequence of them.
 
     Examples
     --------
