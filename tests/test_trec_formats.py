@@ -206,6 +206,37 @@ def test_array_ids_are_checked():
         ["docid"].tolist() == ["10", "11"]
 
 
+def test_qrels_from_arrays_refuses_what_float64_would_misread():
+    """Complex, date and record labels were cast to float64 by numpy (the imaginary part
+    dropped with only a warning, days since 1970 read as labels, a record's field taken), and
+    masked labels, qids and docnos lost their mask (the hidden values read as data): each is
+    now a clear error naming the argument, as the core and run_from_arrays give."""
+    q = [1, 1, 2]
+    y = np.array([2, 0, 1])
+    rec = np.zeros(3, dtype=[("a", "f8")])
+    rec["a"] = y
+    for bad in (y + 1j, y.astype(complex), y.astype("datetime64[D]"),
+                y.astype("timedelta64[s]"), rec):
+        with pytest.raises(TypeError, match=r"^qrels: label must be real numbers"):
+            qrels_from_arrays(q, bad)
+    hidden = np.ma.array(y, mask=[0, 1, 0])
+    with pytest.raises(ValueError, match=r"^qrels: label is a masked array"):
+        qrels_from_arrays(q, hidden)
+    for name, args in (("qid", (np.ma.array(q, mask=[0, 1, 0]), y)),
+                       ("docno", (q, y, np.ma.array([7, 8, 9], mask=[1, 0, 0])))):
+        with pytest.raises(ValueError, match=rf"^{name} is a masked array"):
+            qrels_from_arrays(*args)
+        with pytest.raises(ValueError, match=rf"^{name} is a masked array"):
+            run_from_arrays(args[0], [0.5, 0.2, 0.1], *args[2:])
+    with pytest.raises(ValueError, match=r"^qrels: label 'x' is not a number"):
+        qrels_from_arrays(q, ["1", "x", "2"])
+    # a mask with nothing masked, text labels and other real dtypes read as before
+    got = qrels_from_arrays(np.ma.array(q), np.ma.array(y.astype(">i4")), np.ma.array([7, 8, 9]))
+    assert got["label"].tolist() == [2.0, 0.0, 1.0]
+    assert got["docid"].tolist() == ["7", "8", "9"]
+    assert qrels_from_arrays(q, ["2", "0", "1"])["label"].tolist() == [2.0, 0.0, 1.0]
+
+
 def test_in_memory_run_scores_follow_the_core_rule():
     """A run given as a dict, DataFrame or arrow table takes the core's score rule: integers
     past 2**53 (float64 would tie them with their neighbours), strings, complex numbers and

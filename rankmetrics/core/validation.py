@@ -40,13 +40,18 @@ def all_finite(arr: np.ndarray) -> bool:
             return True
     return bool(np.all(np.isfinite(arr)))
 
+def refuse_masked(x: Any, name: str) -> None:
+    """Raise ValueError naming ``name`` when ``x`` is a numpy masked array with masked
+    entries: ``np.asarray`` would drop the mask and read the hidden values as data."""
+    if isinstance(x, np.ma.MaskedArray) and np.ma.is_masked(x):
+        raise ValueError(f"{name} is a masked array with masked entries; fill them "
+                         f"(.filled(...)) or drop their rows first")
+
+
 def _asarray(x: ArrayLike, name: str) -> np.ndarray:
     if x is None:
         raise TypeError(f"{name} must be array-like, got None")
-    if isinstance(x, np.ma.MaskedArray) and np.ma.is_masked(x):
-        # np.asarray would drop the mask and read the hidden values as data
-        raise ValueError(f"{name} is a masked array with masked entries; fill them "
-                         f"(.filled(...)) or drop their rows first")
+    refuse_masked(x, name)
     try:
         arr = np.asarray(x)
     except Exception as exc:  # pragma: no cover - numpy's own message is kept

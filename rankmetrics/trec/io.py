@@ -51,7 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from ..core.validation import check_scores, check_string_ids
+from ..core.validation import check_scores, check_string_ids, refuse_masked
 
 Source = str | os.PathLike | pd.DataFrame | Mapping
 
@@ -851,22 +851,37 @@ def _value_array(values: Any, kind: str, where: str) -> np.ndarray:
     if kind == "run":  # the core's rule for scores: no string, complex, date or bool-like
         # text, and no integer past 2**53 (float64 would tie it with its neighbours)
         return check_scores(values, f"{where}: {vname}").astype(np.float64, copy=False)
-    probe = np.asarray(values)
+    refuse_masked(values, f"{where}: {vname}")
+    try:
+        probe = np.asarray(values)
+    except ValueError as exc:  # ragged nesting
+        raise ValueError(f"{where}: {vname} must be a flat array of numbers: {exc}") from None
     if probe.dtype.kind == "c" or (probe.dtype == object and any(
             isinstance(v, (complex, np.complexfloating)) for v in probe.ravel())):
         # float64 would drop the imaginary parts (numpy only warns)
         raise TypeError(f"{where}: {vname} must be real numbers; got complex values")
-    if probe.dtype.kind in "mM":  # float64 would read nanosecond counts (the core refuses)
+    if probe.dtype.kind in "mMV":  # float64 would read nanosecond counts (the core refuses),
+        # or a one-field record's field
         raise TypeError(f"{where}: {vname} must be real numbers; got dtype {probe.dtype}")
     try:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        bad = next((v for v in values if not _is_number(v)), None)
+        items = probe.ravel().tolist() if probe.ndim else [values]
+        bad = next((v for v in items if not _parses(v)), values)
         raise ValueError(f"{where}: {vname} {bad!r} is not a number") from None
     if out.size and not np.all(np.isfinite(out)):
         i = int(np.flatnonzero(~np.isfinite(out))[0])
         raise ValueError(f"{where}: {vname} must be finite; got {out[i]} (entry {i})")
     return out
+
+
+def _parses(v: Any) -> bool:
+    """numpy's float64 cast takes ``v`` (a number, or text of one)."""
+    try:
+        np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _is_number(v: Any) -> bool:
@@ -1143,6 +1158,7 @@ def _ids_from_values(values: Any, what: str, n: int | None = None) -> pa.Array:
     """Query or document ids from an array-like as arrow strings (integers as decimal text)."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         values = values.to_numpy(zero_copy_only=False)
+    refuse_masked(values, what)
     arr = np.asarray(values)
     if isinstance(values, (list, tuple)) and arr.dtype.kind in "USf" \
             and len(set(map(type, values))) > 1:
@@ -1176,19 +1192,14 @@ def from_arrays(qid: Any, value: Any, docno: Any = None, *, kind: str) -> pa.Tab
     """A (qid, docid, label|score) table from per-row arrays; docnos ``d0, d1, ...`` (the row
     number) when ``docno`` is None."""
     vname = VALUE_NAME[kind]
-    if kind == "run":  # the core's score rule (numpy's own cast would parse strings)
-        values = _value_array(value, kind, "run")
-    else:
-        try:
-            values = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"{vname} must be numeric") from None
+    # run: the core's score rule (numpy's own cast would parse strings); qrels: real numbers
+    # (complex, date, record and masked arrays refused before numpy's cast reads them)
+    values = _value_array(value, kind, kind)
     if values.ndim != 1:
         raise ValueError(f"{vname} must be one-dimensional; got shape {values.shape}")
     n = values.shape[0]
     if n == 0:
         raise ValueError(f"{vname} is empty; a {kind} needs at least one row")
-    _value_array(values, kind, vname)
     q = _ids_from_values(qid, "qid", n)
     if docno is None:
         d = pa.array(np.char.add("d", np.arange(n).astype(str)), pa.string())
