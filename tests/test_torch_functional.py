@@ -281,6 +281,28 @@ def test_reversed_numpy_arrays_accepted():
     assert metric.compute().item() == pytest.approx(want.mean().item(), abs=1e-12)
 
 
+def test_masked_numpy_indexes_and_mask_are_refused():
+    """A numpy masked array as indexes (or as the padded mask) lost its mask in
+    ``np.asarray``: the hidden ids were read as data (indexes [1, --, 2] evaluated as [1, 1,
+    2], silently), while masked preds and target were refused. Now every argument is refused
+    the same way, naming it; a mask with nothing masked reads as the plain array."""
+    rmt = require("rankmetrics.torch")
+    s = np.array([0.5, 0.2, 0.9, 0.1, 0.3, 0.3])
+    y = np.array([3, 0, 1, 2, 0, 1])
+    q = np.array([1, 1, 1, 2, 2, 2])
+    hidden = np.ma.array(q, mask=[0, 1, 0, 0, 0, 0])
+    with pytest.raises(ValueError, match=r"^indexes is a masked array with masked entries"):
+        F.ndcg(s, y, hidden)
+    pad = np.ma.array(np.ones((2, 3), dtype=bool), mask=[[0, 1, 0], [0, 0, 0]])
+    with pytest.raises(ValueError, match=r"^mask is a masked array with masked entries"):
+        F.ndcg(s.reshape(2, 3), y.reshape(2, 3), mask=pad)
+    require("torchmetrics")
+    metric = rmt.RankingMetric("ndcg")
+    with pytest.raises(ValueError, match=r"^indexes is a masked array with masked entries"):
+        metric.update(s, y, hidden)
+    assert torch.equal(F.ndcg(s, y, np.ma.array(q)), F.ndcg(s, y, q))
+
+
 def test_no_gradients_and_grad_modes():
     preds = torch.tensor([0.5, 0.5, 0.2], requires_grad=True)
     target = torch.tensor([1, 0, 1])

@@ -49,6 +49,7 @@ from ..core.validation import (
     check_scores,
     check_threshold,
     check_ties,
+    refuse_masked,
 )
 from ..measures.grammar import parse_measures
 from . import _kernel
@@ -108,6 +109,7 @@ def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
         return readable(x, name)
     if x is None:
         raise TypeError(f"{name} must be a tensor, got None")
+    refuse_masked(x, name)  # np.asarray would read the masked entries' hidden values
     try:
         arr = np.asarray(x)
         if not arr.dtype.isnative:  # torch reads native byte order only
