@@ -69,6 +69,7 @@ from .core.validation import (
     check_scores,
     check_ties,
     check_weights,
+    real_host_array,
 )
 from .measures.grammar import measure_items, parse_measure, parse_measures
 from .measures.registry import REGISTRY
@@ -1128,9 +1129,11 @@ def builtin_ndcg(
     ImportError
         LightGBM is not installed.
     ValueError
-        Inputs of different lengths, or group sizes that do not add up to them.
+        Inputs of different lengths, group sizes that do not add up to them, or masked
+        entries (naming the argument).
     TypeError
-        ``k`` is not a positive int or a sequence of them.
+        ``k`` is not a positive int or a sequence of them; complex, date, text or record
+        values (naming the argument).
     lightgbm.basic.LightGBMError
         LightGBM's own checks (not a ValueError): a label without a gain (>= 31 with the
         default ``label_gain``), a negative or non-integer label.
@@ -1179,9 +1182,11 @@ def builtin_map(
     ImportError
         LightGBM is not installed.
     ValueError
-        Inputs of different lengths, or group sizes that do not add up to them.
+        Inputs of different lengths, group sizes that do not add up to them, or masked
+        entries (naming the argument).
     TypeError
-        ``k`` is not a positive int or a sequence of them.
+        ``k`` is not a positive int or a sequence of them; complex, date, text or record
+        values (naming the argument).
 
     Examples
     --------
@@ -1198,8 +1203,9 @@ def _builtin(metric: str, y_true: ArrayLike, y_score: ArrayLike, group: ArrayLik
              weight: ArrayLike | None, per_query: bool, num_threads: int) -> dict[str, Any]:
     import lightgbm as lgb
 
-    y = np.asarray(y_true, dtype=np.float64)
-    s = np.asarray(y_score, dtype=np.float64)
+    # masked, complex and date arrays refused (numpy's float64 cast would read them silently)
+    y = real_host_array(y_true, "y_true").astype(np.float64)
+    s = real_host_array(y_score, "y_score").astype(np.float64)
     try:  # LightGBM's eval_at: no None (the whole list), no str (a sequence of characters)
         cuts = () if k is None or isinstance(k, str) else check_ks(k)
     except (TypeError, ValueError):
@@ -1221,7 +1227,7 @@ def _builtin(metric: str, y_true: ArrayLike, y_score: ArrayLike, group: ArrayLik
     if label_gain is not None:
         params["label_gain"] = list(label_gain)
     X = np.zeros((y.shape[0], 1))
-    w = None if weight is None else np.asarray(weight, dtype=np.float64)
+    w = None if weight is None else real_host_array(weight, "weight").astype(np.float64)
     train = lgb.Dataset(X, label=y, group=g, weight=w, init_score=s, params=params,
                         free_raw_data=False)
     booster = lgb.Booster(params, train)

@@ -85,7 +85,7 @@ from .core.plan import (
     warn_weighted_empty_ndcg,
     weighted_mean,
 )
-from .core.validation import as_float64, check_choice
+from .core.validation import as_float64, check_choice, real_host_array
 from .lightgbm import _BOUNDS, _refuse_empty_groups, _TieAwareMetric
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -855,6 +855,9 @@ def builtin_metric(
         XGBoost is not installed.
     xgboost.core.XGBoostError
         XGBoost's own checks (e.g. graded labels for ``map``).
+    ValueError, TypeError
+        A masked array with masked entries, or complex, date, text or record values, naming
+        the argument (big-endian arrays are read in native byte order first).
 
     Examples
     --------
@@ -866,9 +869,12 @@ def builtin_metric(
     """
     xgb = _import_xgboost()
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    s = np.asarray(y_score, dtype=np.float64)
-    d = xgb.DMatrix(np.zeros((s.shape[0], 1)), label=np.asarray(y_true), qid=np.asarray(qid),
-                    base_margin=s, weight=None if weight is None else np.asarray(weight))
+    # native byte order: a DMatrix reads a big-endian array's bytes as native ones (labels
+    # 1.0 as 4.6e-320, qids regrouped), silently
+    s = real_host_array(y_score, "y_score").astype(np.float64)
+    d = xgb.DMatrix(np.zeros((s.shape[0], 1)), label=real_host_array(y_true, "y_true"),
+                    qid=real_host_array(qid, "qid"), base_margin=s,
+                    weight=None if weight is None else real_host_array(weight, "weight"))
     params = {"objective": "rank:ndcg", "eval_metric": names, "base_score": 0.0,
               "nthread": nthread, "ndcg_exp_gain": ndcg_exp_gain}
     booster = xgb.train(params, d, num_boost_round=0)

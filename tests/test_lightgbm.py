@@ -403,6 +403,23 @@ def test_builtin_ndcg_per_query_is_stable_ties(small) -> None:
         assert lgb_mean[f"ndcg@{k}"] == pytest.approx(ours.mean(), abs=1e-12)
 
 
+def test_builtin_ndcg_refuses_masked_and_complex_arrays() -> None:
+    """builtin_ndcg cast y_true and y_score with numpy's float64 cast: a masked entry's hidden
+    value was read as data and a complex score lost its imaginary part (numpy only warns);
+    both are now refused naming the argument, and big-endian arrays read as native ones."""
+    y = np.array([3, 0, 1, 2, 0, 1])
+    s = np.array([0.5, 0.2, 0.9, 0.1, 0.3, 0.3])
+    hidden = np.ma.array(s, mask=[0, 1, 0, 0, 0, 0])
+    for args, match in (((y, hidden), r"^y_score is a masked array"),
+                        ((np.ma.array(y, mask=[1, 0, 0, 0, 0, 0]), s), r"^y_true is a masked"),
+                        ((y, s + 1j), r"^y_score must be real numbers")):
+        with pytest.raises((TypeError, ValueError), match=match):
+            builtin_ndcg(*args, [3, 3], k=3)
+    want = builtin_ndcg(y, s, [3, 3], k=3)
+    assert builtin_ndcg(y.astype(">i4"), s.astype(">f8"), [3, 3], k=3,
+                        weight=np.ones(6, ">f8")) == want
+
+
 # ------------------------------------------------------------------------------------ errors
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),

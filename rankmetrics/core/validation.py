@@ -71,6 +71,20 @@ def _real_kind_check(arr: np.ndarray, name: str) -> None:
         raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
 
 
+def real_host_array(x: ArrayLike, name: str) -> np.ndarray:
+    """``x`` as a numpy array of real numbers in native byte order, for a peer library that
+    reads the raw buffer (XGBoost's ``DMatrix`` reads a big-endian array's bytes as native
+    ones, LightGBM's ``Dataset`` likewise): masked entries, complex, dates, strings and
+    records are refused naming ``name``; object arrays of numbers become float64."""
+    arr = _asarray(x, name)
+    _real_kind_check(arr, name)
+    if arr.dtype.kind == "O":
+        return _object_to_float(arr, name)
+    if not arr.dtype.isnative:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr
+
+
 def is_missing(x: Any) -> bool:
     """None, NaN, pandas.NA / NaT and the like (anything not equal to itself); never an array
     or a sequence (a nested value, whose ``!=`` is elementwise)."""
