@@ -254,6 +254,10 @@ def evaluate(
     frame = frame[cols]
     if frame[qid].dtype == np.float16:  # widened exactly: pandas takes no float16 index
         frame = frame.astype({qid: np.float32})
+    swapped = {c: dt.newbyteorder("=") for c in cols
+               if isinstance(dt := frame[c].dtype, np.dtype) and not dt.isnative}
+    if swapped:  # pandas' hashing, unique and shuffle take native byte order only
+        frame = frame.astype(swapped)
     declared = aligned is True
     object_ids = frame[qid].dtype == object
     if aligned is None or object_ids:

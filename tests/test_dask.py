@@ -372,6 +372,24 @@ def test_text_labels_and_weights_take_the_cores_rule():
         rdask.evaluate(dd.from_pandas(texted, npartitions=1), "ndcg", weight="w", aligned=True)
 
 
+def test_big_endian_columns_read_as_native_ones(client):
+    """Big-endian qid, label, score or weight columns (np.dtype('>f8') in pandas) crashed in
+    pandas' unique / shuffle ("Big-endian buffer not supported on little-endian compiler",
+    naming no column); they are now widened to native order and give the core's values."""
+    q = np.array([1, 1, 2, 2, 3, 3])
+    y = np.array([1, 0, 1, 0, 2, 1])
+    s = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.5])
+    want = QueryPlan(y, q).evaluate(s, ["ndcg", "rr"])
+    pdf = pd.DataFrame({"qid": q.astype(">i8"), "label": y.astype(">i4"),
+                        "score": s.astype(">f8"), "w": np.ones(6, ">f4")})
+    for aligned in (None, False):
+        res = rdask.evaluate(dd.from_pandas(pdf, npartitions=2), ["ndcg", "rr"], weight="w",
+                             aligned=aligned)
+        got = res.per_query.compute().sort_index()
+        np.testing.assert_allclose(got["ndcg"].to_numpy(), want["ndcg"], rtol=1e-15)
+        assert res.mean["rr"] == pytest.approx(want["rr"].mean(), rel=1e-15)
+
+
 def test_one_measure_object_and_stable_ties_of_split_queries():
     """A single measure object was refused ("must be a name ... or a list"); ties="stable"
     on a query split across partitions followed the shuffled row order, silently another
