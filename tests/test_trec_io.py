@@ -213,6 +213,22 @@ def test_dataframes_with_common_column_names():
         read_run(run.assign(score=[np.nan, 1.0]))
 
 
+def test_big_endian_id_columns_read_as_native_ones():
+    """A DataFrame whose qid or docid column is big-endian (dtype '>i8', '>u4', '>f8')
+    crashed in pyarrow (ArrowNotImplementedError "Byte-swapped arrays not supported"); its
+    ids now read as the native column's."""
+    q = np.array([1, 1, 2, 2, 3, 3])
+    d = np.arange(6)
+    qrels = pd.DataFrame({"qid": q, "docid": d, "label": [1, 0, 1, 0, 2, 1]})
+    run = pd.DataFrame({"qid": q, "docid": d, "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.5]})
+    want = evaluate(qrels, run, ["ndcg", "P@1"]).mean
+    swapped_qrels = qrels.astype({"qid": ">i8", "docid": ">u4", "label": ">i2"})
+    swapped_run = run.astype({"qid": ">f8", "docid": ">i8", "score": ">f8"})
+    assert evaluate(swapped_qrels, swapped_run, ["ndcg", "P@1"]).mean == want
+    same(read_qrels(swapped_qrels), read_qrels(qrels))
+    same(read_run(swapped_run), read_run(run))
+
+
 def test_nested_dicts():
     same(read_run({"301": {"d1": 2.5, "d9": 1.5}, 302: {"d4": 0.25}}), WANT_RUN)
     with pytest.raises(TypeError, match=r"run dict must map query id -> \{docid: score\}"):

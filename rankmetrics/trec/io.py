@@ -955,10 +955,12 @@ def _frame_ids(col: pd.Series, where: str, what: str) -> pa.ChunkedArray:
 
 
 def _plain(col: pd.Series) -> pd.Series:
-    """A categorical column as its values (by its categories' rule: 7.0 is "7"); any other
-    column as it is."""
+    """A categorical column as its values (by its categories' rule: 7.0 is "7"), a
+    big-endian one in native byte order; any other column as it is."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         return col.astype(col.cat.categories.dtype)
+    if isinstance(col.dtype, np.dtype) and not col.dtype.isnative:  # pyarrow takes no
+        return col.astype(col.dtype.newbyteorder("="))  # byte-swapped arrays
     return col
 
 
