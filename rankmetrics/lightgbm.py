@@ -133,6 +133,8 @@ class _Entry:
 
 
 def _equal(a: Any, b: Any) -> bool:
+    if any(isinstance(v, np.ma.MaskedArray) and np.ma.is_masked(v) for v in (a, b)):
+        return False  # np.asarray would drop the mask: a new entry's checks refuse it
     x, y = np.asarray(a), np.asarray(b)
     return x.shape == y.shape and bool(np.array_equal(x, y))
 

@@ -85,7 +85,7 @@ from .core.plan import (
     warn_weighted_empty_ndcg,
     weighted_mean,
 )
-from .core.validation import as_float64, check_choice, real_host_array
+from .core.validation import as_float64, check_choice, real_host_array, refuse_masked
 from .lightgbm import _BOUNDS, _refuse_empty_groups, _TieAwareMetric
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -494,6 +494,7 @@ class EvalMetric(_XGBoostMetric):
                 "score it as one query. Use XGBRanker(eval_metric=...) with eval_qid, or "
                 "xgb.train(custom_metric=make_custom_metric(...)) on a DMatrix with qid"
             )
+        refuse_masked(y_true, "y_true")  # np.asarray would read the hidden labels
         y = np.asarray(y_true)
         if y.ndim == 2 and y.shape[1] == 1:
             y = y.reshape(-1)

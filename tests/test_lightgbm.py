@@ -403,6 +403,25 @@ def test_builtin_ndcg_per_query_is_stable_ties(small) -> None:
         assert lgb_mean[f"ndcg@{k}"] == pytest.approx(ours.mean(), abs=1e-12)
 
 
+def test_masked_labels_group_or_weight_do_not_hit_the_plan_cache() -> None:
+    """The plan cache compared a new call's labels, group and weights with np.asarray, which
+    drops a mask: masked labels (or group sizes, or weights) equal in their hidden values to
+    a cached set reused that plan and gave its value (ndcg@3 0.6738) silently, where a first
+    call refuses them. Masked entries now never match, so the checks refuse them each time."""
+    y = np.array([3, 0, 1, 2, 0, 1])
+    s = np.array([0.5, 0.2, 0.9, 0.1, 0.3, 0.3])
+    g = np.array([3, 3])
+    w = np.ones(6)
+    metric = make_eval_metric("ndcg@3")
+    metric(y, s, w, g)
+    for args, name in (((np.ma.array(y, mask=[0, 1, 0, 0, 0, 0]), s, w, g), "y_true"),
+                       ((y, s, w, np.ma.array(g, mask=[0, 1])), "group"),
+                       ((y, s, np.ma.array(w, mask=[1, 0, 0, 0, 0, 0]), g), "weight")):
+        with pytest.raises(ValueError, match=rf"^{name} is a masked array with masked entries"):
+            metric(*args)
+    assert metric(np.ma.array(y), s, w, g) == metric(y, s, w, g)
+
+
 def test_builtin_ndcg_refuses_masked_and_complex_arrays() -> None:
     """builtin_ndcg cast y_true and y_score with numpy's float64 cast: a masked entry's hidden
     value was read as data and a complex score lost its imaginary part (numpy only warns);

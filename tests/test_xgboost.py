@@ -98,6 +98,17 @@ def test_builtin_metric_reads_big_endian_and_refuses_masked_arrays() -> None:
         builtin_metric(y, s, np.ma.array(qid, mask=[1] + [0] * 7), names)
 
 
+def test_eval_metric_refuses_masked_labels() -> None:
+    """XGBRanker's eval_metric(y_true, y_pred) read y_true with np.asarray, so a masked
+    label's hidden value counted (ndcg@3 0.7098 silently); now a ValueError naming y_true."""
+    metric = make_eval_metric("ndcg@3")
+    y = np.array([3, 0, 1])
+    s = np.array([0.5, 0.2, 0.9])
+    with pytest.raises(ValueError, match=r"^y_true is a masked array with masked entries"):
+        metric(np.ma.array(y, mask=[0, 1, 0]), s)
+    assert metric(np.ma.array(y), s) == pytest.approx(rm.ndcg(y, s, k=3)[0], abs=1e-15)
+
+
 def test_values_equal_core_and_bounds_order() -> None:
     y, s, qid, _ = _tied_data(3)
     d = xgb.DMatrix(np.zeros((y.size, 1)), label=y, qid=qid)
