@@ -223,7 +223,7 @@ def _ranking_score(
     if y_true is None:  # an unsupervised-style call (y=None) has nothing to rank against
         raise ValueError(f"{who}: y is None; a ranking scorer needs the rows' relevance labels")
     q_raw = _resolve_qid(qid, groups, who, "scorer(estimator, X, y, qid=qid)")
-    q = check_qid(q_raw, _num_rows(y_true))
+    q = check_qid(q_raw, _num_rows(y_true), "qid" if qid is not None else "groups")
     scores = np.asarray(y_score)
     if scores.ndim == 2 and scores.shape[1] == 1:
         scores = scores.ravel()
@@ -855,7 +855,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         n = _num_rows(X)
         if n == 0:
             raise ValueError("QueryGroupRanker.fit got 0 samples; at least one row is needed")
-        q = check_qid(q_raw, n)
+        q = check_qid(q_raw, n, "qid" if qid is not None else "groups")
         if sample_weight is not None:
             sample_weight = _check_weights(sample_weight, n)
         order, sizes = _group_layout(q)

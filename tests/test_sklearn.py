@@ -560,6 +560,23 @@ def test_error_when_query_ids_are_missing(data, routing):
         ndcg_scorer(Ridge().fit(X, y), X, y, qid=q[:-1])
 
 
+def test_errors_about_groups_name_groups(data, routing):
+    """Ids passed as ``groups`` (the recommended key) were named ``qid`` in every error
+    ("qid must have one entry per row", "qid is a masked array ..."), an argument the caller
+    never gave; the scorer and QueryGroupRanker.fit now name the key the ids came from."""
+    X, y, q = data
+    est = Ridge().fit(X, y)
+    with pytest.raises(ValueError, match=r"^groups must have one entry per row"):
+        ndcg_scorer(est, X, y, groups=q[:-1])
+    hidden = np.ma.array(q, mask=np.arange(q.shape[0]) == 1)
+    with pytest.raises(ValueError, match=r"^groups is a masked array with masked entries"):
+        ndcg_scorer(est, X, y, groups=hidden)
+    with pytest.raises(ValueError, match=r"^groups is a masked array with masked entries"):
+        QueryGroupRanker(Ridge()).fit(X, y, groups=hidden)
+    with pytest.raises(ValueError, match=r"^qid is a masked array with masked entries"):
+        ndcg_scorer(est, X, y, qid=hidden, groups=q)
+
+
 def test_wrapper_errors_without_query_ids(data):
     X, y, q = data
     with pytest.raises(ValueError, match="QueryGroupRanker.fit needs per-row query ids.*not "
