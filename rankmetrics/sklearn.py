@@ -131,8 +131,8 @@ class RankingCVWarning(UserWarning):
     """Warning about query layout in ranking cross-validation.
 
     Issued for evaluated rows with single-row queries (whose metric value cannot depend on the
-    scores) and for query ids that occur both in the rows a :class:`QueryGroupRanker` was fitted
-    on and in the rows it is scored on (a splitter that cuts queries in two).
+    scores) and for query ids that occur both in the training and in the test rows of a
+    cross-validation fold (a splitter that cuts queries in two).
     """
 
 
@@ -312,11 +312,15 @@ def _fold_shared_ids() -> np.ndarray | None:
 def _check_split_queries(estimator: Any, q: ArrayLike, label: str, action: str) -> None:
     if action == "ignore" or not _in_model_selection():
         return
+    # the fold's own train/test ids first, for every estimator: exact, where the training
+    # layout below cannot tell a query cut into equal halves from training rows scored again
+    shared = _fold_shared_ids()
+    if shared is not None:
+        if shared.size:
+            _report_split(shared, np.unique(check_qid(q, _num_rows(q))).size, label, action)
+        return
     layout = _training_layout(estimator)
     if layout is None:
-        shared = _fold_shared_ids()
-        if shared is not None and shared.size:
-            _report_split(shared, np.unique(check_qid(q, _num_rows(q))).size, label, action)
         return
     train_qids, train_sizes = layout
     test, test_sizes = np.unique(check_qid(q, _num_rows(q)), return_counts=True)
@@ -443,11 +447,12 @@ def make_ranking_scorer(
         ``decision_function`` or the positive-class ``predict_proba`` column.
     split_queries : {"warn", "raise", "ignore"}, default "warn"
         What to do when, inside scikit-learn's cross-validation (``cross_validate``, searches,
-        ``learning_curve``, ...), the scored estimator is (or ends in) a fitted
-        :class:`QueryGroupRanker` whose training query ids overlap the evaluated ones, or, for
-        any other estimator, the query ids routed for the fold's training rows overlap those of
-        its test rows: the sign of a splitter that cut queries in two. Scoring outside
-        cross-validation (e.g. an independent test set that reuses ids) is never checked.
+        ``learning_curve``, ...), the query ids routed for the fold's training rows overlap
+        those of its test rows, whatever the estimator: the sign of a splitter that cut queries
+        in two. Where the fold's rows are not visible (``permutation_test_score``), a scored
+        estimator that is (or ends in) a fitted :class:`QueryGroupRanker` is checked against
+        its training query ids instead. Scoring outside cross-validation (e.g. an independent
+        test set that reuses ids) is never checked.
     **options
         Further keyword arguments of the core metric: ``gain`` (for nDCG and DCG default
         "linear", the gain of ``sklearn.metrics.ndcg_score``), ``discount``, ``log_base``,
@@ -674,10 +679,11 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
         The fitted clone of ``estimator``.
     train_qids_ : ndarray of shape (n_train_queries,)
         Distinct query ids of the training rows, sorted; scorers of this module compare them
-        with the scored ids to detect queries split between train and test.
+        with the scored ids to detect queries split between train and test where the fold's
+        own rows are not visible to the scorer (``permutation_test_score``).
     train_query_sizes_ : ndarray of int, shape (n_train_queries,)
-        Training rows per query, aligned with ``train_qids_``. Scored queries that also occur
-        here with the same row count count as training rows scored again (no split warning).
+        Training rows per query, aligned with ``train_qids_``. In that check, scored queries
+        that also occur here with the same row count count as training rows scored again.
     n_features_in_ : int
         Number of features seen in fit.
     feature_names_in_ : ndarray of shape ``(n_features_in_,)``

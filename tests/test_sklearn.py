@@ -712,6 +712,34 @@ def test_warns_when_the_splitter_cuts_queries(data, routing):
         assert lax(fitted, X, y, qid=q) == rankmetrics.ndcg_score(y, fitted.predict(X), q)
 
 
+
+def test_wrapper_reports_queries_cut_into_equal_halves(routing):
+    """A fitted QueryGroupRanker was checked only against its training ids and row counts, so a
+    splitter that cut every query into two halves of equal size (KFold(2) on interleaved
+    queries) was taken for training rows scored again: no warning, and split_queries="raise"
+    let the cut queries through. The fold's own train/test ids decide now, as for any
+    estimator."""
+    rng = np.random.default_rng(0)
+    q = np.tile(np.arange(6), 10)  # KFold(2): 5 rows of every query in train, 5 in test
+    X = rng.normal(size=(q.size, 3))
+    y = (X[:, 0] > 0).astype(int) + (X[:, 0] > 1)
+    strict = make_ranking_scorer("ndcg@10", split_queries="raise")
+    for est in (QueryGroupRanker(RecordingRanker()),
+                make_pipeline(StandardScaler(), QueryGroupRanker(RecordingRanker()))):
+        with pytest.raises(ValueError, match="6 of 6 query ids"):
+            cross_val_score(est, X, y, cv=KFold(2), scoring=strict, params={"groups": q},
+                            error_score="raise")
+        with pytest.warns(RankingCVWarning, match="splitter cut queries between train"):
+            cross_val_score(est, X, y, cv=KFold(2), scoring=make_ranking_scorer("ndcg@10"),
+                            params={"groups": q}, error_score="raise")
+        _sk._WARNED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RankingCVWarning)  # grouped folds, training rows scored
+        res = cross_validate(QueryGroupRanker(RecordingRanker()), X, y, cv=GroupKFold(3),
+                             scoring=strict, params={"groups": q}, return_train_score=True,
+                             error_score="raise")
+    assert np.all(np.isfinite(res["train_score"]))
+
 # ------------------------------------------------------------------------ estimator checks
 class _IdsForChecks(QueryGroupRanker):
     """Test-only: supplies query ids (3 interleaved queries) when scikit-learn's checks don't.
