@@ -489,6 +489,16 @@ def test_ndcg_score_refuses_one_document_per_row_as_sklearn():
     assert rm.ndcg_score(y.ravel(), s.ravel(), [0, 1]) == 0.5
 
 
+
+def test_ndcg_score_ragged_y_true_error_names_y_true():
+    """Ragged nested lists as y_true: ndcg_score and dcg_score raised numpy's bare ValueError
+    ("setting an array element with a sequence") from their 2-D layout check, naming no
+    argument; the per-query functions and the other means name y_true."""
+    ragged = [[1, 2], [3]]
+    for fn in (rm.ndcg_score, rm.dcg_score, rm.mean_precision_score):
+        with pytest.raises(TypeError, match="y_true could not be converted"):
+            fn(ragged, ragged)
+
 def test_issue_example_ndcg_score_on_sklearns_layout():
     skm = require("sklearn.metrics")
     y = np.asarray([[10, 0, 0, 1, 5]])

@@ -635,6 +635,16 @@ _SKLEARN_NOTE = """
 """
 
 
+def _two_d_columns(y_true: ArrayLike) -> int:
+    """Columns of a 2-D ``y_true`` (2 for any other input: ragged nested lists are left to
+    the measure, whose conversion error names ``y_true``)."""
+    try:
+        shape = np.shape(y_true)
+    except ValueError:  # ragged nested lists: numpy cannot give them a shape
+        return 2
+    return int(shape[1]) if len(shape) == 2 else 2
+
+
 def _mean_form(fn: Callable[..., Values], *, defaults: dict[str, Any] | None = None,
                name: str | None = None) -> Callable[..., float]:
     preset = dict(defaults or {})
@@ -654,7 +664,7 @@ def _mean_form(fn: Callable[..., Values], *, defaults: dict[str, Any] | None = N
             if "ties" in kwargs:
                 raise TypeError("pass ties or ignore_ties, not both")
             kwargs["ties"] = "stable" if ignore else "average"
-        if preset and qid is None and np.ndim(y_true) == 2 and np.shape(y_true)[1] <= 1:
+        if preset and qid is None and _two_d_columns(y_true) <= 1:
             # scikit-learn's ndcg_score and dcg_score refuse this layout
             raise ValueError(
                 f"y_true: computing {fn.__name__.upper()} is only meaningful when there is more "
