@@ -1011,10 +1011,16 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
-        inner = get_tags(self.estimator)
+        tags.target_tags.required = True
+        try:
+            inner = get_tags(self.estimator)
+        except (AttributeError, TypeError, ValueError):
+            # a ranker that only duck-types scikit-learn's API (fit, predict, get_params) has
+            # no tags: keep the defaults, as scikit-learn's Pipeline does, instead of failing
+            # every fit
+            return tags
         tags.input_tags.sparse = inner.input_tags.sparse
         tags.input_tags.allow_nan = inner.input_tags.allow_nan
-        tags.target_tags.required = True
         return tags
 
 

@@ -469,6 +469,48 @@ def test_wrapper_group_format_qid():
     assert ranker.estimator_.qid_seen_.tolist() == [0, 0, 1, 1, 2]
 
 
+
+class _DuckRanker:
+    """A ranker with scikit-learn's API but not derived from BaseEstimator (no tags)."""
+
+    def __init__(self, alpha: float = 1.0) -> None:
+        self.alpha = alpha
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {"alpha": self.alpha}
+
+    def set_params(self, **params):
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
+
+    def fit(self, X, y, group_id=None):
+        self.group_id_seen_ = group_id
+        self.model_ = Ridge(alpha=self.alpha).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+
+def test_wrapper_takes_a_ranker_without_sklearn_tags(data, routing):
+    """QueryGroupRanker.__sklearn_tags__ read the inner estimator's tags unguarded, so every
+    fit (validate_data reads the tags) of a ranker that only duck-types scikit-learn's API
+    failed with AttributeError ('no attribute __sklearn_tags__'); scikit-learn's Pipeline
+    keeps its defaults there, and so does the wrapper now."""
+    X, y, q = data
+    ranker = QueryGroupRanker(_DuckRanker(alpha=2.0), group_param="group_id",
+                              group_format="qid")
+    assert sklearn.utils.get_tags(ranker).target_tags.required
+    fitted = clone(ranker).fit(X, y, qid=q)
+    order = np.argsort(q, kind="stable")
+    assert np.array_equal(fitted.estimator_.group_id_seen_,
+                          np.unique(q, return_inverse=True)[1][order])
+    expected = fold_scores_by_hand(ranker, X, y, q, GroupKFold(3), "ndcg@5")
+    got = cross_val_score(ranker, X, y, cv=GroupKFold(3), scoring=make_ranking_scorer("ndcg@5"),
+                          params={"groups": q}, error_score="raise")
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
 def test_wrapper_group_format_qid_fits_xgboost_with_string_ids(data):
     """XGBRanker(qid=) rejects string ids ("Unicode-3 is not supported"); the wrapper passed
     them through. The model is the one fitted on integer ids of the same queries."""
