@@ -499,6 +499,20 @@ def test_ndcg_score_ragged_y_true_error_names_y_true():
         with pytest.raises(TypeError, match="y_true could not be converted"):
             fn(ragged, ragged)
 
+
+def test_dcg_score_documents_the_inputs_sklearn_scores_and_it_refuses():
+    """The note said the two agree on scikit-learn's 2-D layout, but sklearn.metrics.dcg_score
+    sums negative labels (-1.646 here) and takes log_base in (0, 1], where ours raises."""
+    skm = require("sklearn.metrics")
+    y, s = np.array([[-3, -2, 0, -1]]), np.array([[0.1, 0.2, 0.3, 0.4]])
+    assert skm.dcg_score(y, s) < 0 and skm.dcg_score(-y, s, log_base=0.5) < 0
+    with pytest.raises(ValueError, match="non-negative"):
+        rm.dcg_score(y, s)
+    with pytest.raises(ValueError, match="log_base must be > 1"):
+        rm.dcg_score(-y, s, log_base=0.5)
+    for fn in (rm.dcg_score, rm.ndcg_score):
+        assert "negative labels" in fn.__doc__ and "``log_base`` <= 1" in fn.__doc__
+
 def test_issue_example_ndcg_score_on_sklearns_layout():
     skm = require("sklearn.metrics")
     y = np.asarray([[10, 0, 0, 1, 5]])

@@ -631,7 +631,10 @@ _SKLEARN_NOTE = """
     ``query_weight`` (one weight per row of the 2-D layout, i.e. per query).
     ``ignore_ties=False`` (scikit-learn's default) is ``ties="average"``, scikit-learn's
     tie-averaged form; ``ignore_ties=True`` is ``ties="stable"`` (row order within ties, where
-    scikit-learn's order of tied scores is its sort's; equal without ties).
+    scikit-learn's order of tied scores is its sort's; equal without ties). A ValueError here,
+    where ``sklearn.metrics.dcg_score`` gives a number: negative labels (graded relevance is
+    >= 0; scikit-learn's ``ndcg_score`` refuses them too) and ``log_base`` <= 1 (its
+    ``dcg_score`` takes any base > 0; its ``ndcg_score`` has no ``log_base``).
 """
 
 
