@@ -499,6 +499,21 @@ def test_masked_arrays_with_masked_entries_refused() -> None:
                 k=2), plain)
 
 
+
+def test_scipy_sparse_inputs_refused_by_name() -> None:
+    """A scipy sparse y_true (scikit-learn's multilabel-indicator layout), y_score or qid was
+    wrapped by np.asarray in a 0-d object array and reported as "y_true has missing values
+    (<Compressed Sparse Row sparse matrix ...>)"; now a TypeError saying what it is."""
+    sp = require("scipy.sparse")
+    calls = {
+        "y_true": lambda: rm.ndcg_score(sp.csr_matrix(np.array([[3, 0, 1]])), [[0.1, 0.2, 0.3]]),
+        "y_score": lambda: rm.dcg_score([[3, 0, 1]], sp.coo_array(np.array([[0.1, 0.2, 0.3]]))),
+        "qid": lambda: rm.ndcg(Y, S, sp.csr_matrix(np.asarray(Q)[None, :])),
+    }
+    for name, call in calls.items():
+        with pytest.raises(TypeError, match=f"{name} is a scipy sparse .*toarray"):
+            call()
+
 def test_object_qids_of_numpy_bools_are_ids_like_python_bools() -> None:
     # np.bool_ is not registered as a numbers.Integral (Python's bool is): an object array of
     # them (what pandas gives for a boolean column with .to_numpy(object)) was refused

@@ -52,6 +52,10 @@ def _asarray(x: ArrayLike, name: str) -> np.ndarray:
     if x is None:
         raise TypeError(f"{name} must be array-like, got None")
     refuse_masked(x, name)
+    if type(x).__module__.startswith("scipy.sparse"):
+        # np.asarray wraps it in a 0-d object array, which read as a "missing value"
+        raise TypeError(f"{name} is a scipy sparse {type(x).__name__}; pass a dense array "
+                        "(.toarray())")
     try:
         arr = np.asarray(x)
     except Exception as exc:  # pragma: no cover - numpy's own message is kept
