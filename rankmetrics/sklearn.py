@@ -224,6 +224,11 @@ def _ranking_score(
         raise ValueError(f"{who}: y is None; a ranking scorer needs the rows' relevance labels")
     q_raw = _resolve_qid(qid, groups, who, "scorer(estimator, X, y, qid=qid)")
     q = check_qid(q_raw, _num_rows(y_true), "qid" if qid is not None else "groups")
+    if tuple(getattr(y_true, "shape", ()))[1:] == (1,):
+        # a column vector y (a one-column DataFrame), which scikit-learn's regressors take
+        # too: one label per row, as the one-column response below is one score per row
+        # (np.ravel keeps a masked array's mask for the core's check)
+        y_true = np.ravel(y_true)
     scores = np.asarray(y_score)
     if scores.ndim == 2 and scores.shape[1] == 1:
         scores = scores.ravel()

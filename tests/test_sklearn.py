@@ -314,6 +314,20 @@ def test_multiclass_response_is_rejected(data, routing):
         make_ranking_scorer("ndcg")(clf, X, y, qid=q)
 
 
+
+def test_column_vector_y_is_one_label_per_row(data, routing):
+    """A column vector y (a one-column DataFrame), which Ridge fits, failed in every fold with
+    "y_true and y_score must have the same shape; got (n, 1) and (n,)": the scorer made the
+    one-column response 1-D but not the labels. Both are one value per row now."""
+    pd = require("pandas")
+    X, y, q = data
+    cv = GroupKFold(n_splits=3)
+    want = fold_scores_by_hand(Ridge(), X, y, q, cv, "ndcg@5")
+    for column in (y.reshape(-1, 1), pd.DataFrame({"label": y})):
+        got = cross_val_score(Ridge(), X, column, cv=cv, scoring=make_ranking_scorer("ndcg@5"),
+                              params={"groups": q}, error_score="raise")
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
 # ----------------------------------------------------------------- routing in model selection
 def test_cross_val_score_routes_sliced_query_ids(data, routing):
     X, y, q = data
