@@ -143,10 +143,12 @@ _WARNED_MAX = 4096
 
 def _first_time(kind: str, ids: np.ndarray, *shape: int) -> bool:
     """True the first time a warning of ``kind`` is due for these query ids and row counts."""
-    try:
-        digest = hashlib.sha1(np.ascontiguousarray(ids).tobytes()).hexdigest()
-    except (TypeError, ValueError):  # object ids: their repr identifies them well enough
+    if ids.dtype.kind == "O":  # object ids (tz-aware datetimes): their bytes are addresses,
+        # new ones at each slicing of a pandas column and reused after collection; their
+        # repr identifies them
         digest = hashlib.sha1(repr(ids.tolist()).encode()).hexdigest()
+    else:
+        digest = hashlib.sha1(np.ascontiguousarray(ids).tobytes()).hexdigest()
     key = (kind, str(ids.dtype), digest, *shape)
     if key in _WARNED:
         return False

@@ -741,6 +741,26 @@ def test_warns_on_single_row_queries(routing):
     assert value == rankmetrics.ndcg_score(y, est.predict(X), q)
 
 
+
+def test_single_row_warning_once_per_layout_for_object_ids(routing):
+    """Timezone-aware datetime query ids stay Python objects; the once-per-layout key hashed
+    their bytes, i.e. object addresses, which change at every slicing of the pandas column
+    (and are reused after collection): a 4-candidate search over 3 folds warned 10 times
+    instead of 3 (once per fold, as with integer ids)."""
+    pd = require("pandas")
+    rng = np.random.default_rng(0)
+    q = np.repeat(np.arange(9), [1, 3, 4, 1, 5, 2, 1, 3, 4])
+    X, y = rng.normal(size=(q.size, 2)), rng.integers(0, 3, q.size)
+    stamps = pd.Series(pd.Timestamp("2024-01-01", tz="UTC") + pd.to_timedelta(q, "D"))
+    for ids in (q, stamps):
+        _sk._WARNED.clear()
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            GridSearchCV(Ridge(), {"alpha": [0.1, 1.0, 10.0, 100.0]}, cv=GroupKFold(3),
+                         scoring=make_ranking_scorer("ndcg"), error_score="raise"
+                         ).fit(X, y, groups=ids)
+        assert sum(issubclass(w.category, RankingCVWarning) for w in seen) == 3
+
 def test_warns_when_the_splitter_cuts_queries(data, routing):
     X, y, q = data
     ranker = QueryGroupRanker(RecordingRanker())
