@@ -239,6 +239,12 @@ def test_ready_scorers_are_not_shared_between_users():
             assert name in dir(rs)
     with pytest.raises(AttributeError, match="has no attribute 'ndcg_scorrer'"):
         rs.ndcg_scorrer  # noqa: B018
+    assert rs.ndcg_scorer is not rs.ndcg_scorer
+    # the README told users the opposite ("shared objects ... get a private copy")
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "ready scorers are shared objects" not in " ".join(readme.split())
 
 
 def test_scorer_requests_qid_and_groups():
