@@ -155,6 +155,30 @@ def test_monitor_fed_under_inference_mode_resets_outside_it():
     assert mon.compute()["queries"] == 2.0
 
 
+@pytest.mark.parametrize("spanning", [False, True])
+@pytest.mark.parametrize("step", ["forward", "reset"])
+def test_metric_fed_under_inference_mode_updates_outside_it(spanning, step):
+    """A forward() or reset() under torch.inference_mode() (Lightning's validation) made the
+    sum state an inference tensor; the next update() outside that mode raised RuntimeError
+    ("Inplace update to inference tensor outside InferenceMode"), where torchmetrics'
+    RetrievalNormalizedDCG carries on. Now the update adds out of place."""
+    p = torch.tensor([3.0, 2.0, 1.0, 3.0, 2.0, 1.0])
+    t = torch.tensor([0, 1, 1, 1, 0, 0])
+    idx = torch.tensor([0, 0, 0, 1, 1, 1])
+    metric = RankingMetric("ndcg(gain=linear)@2", spanning=spanning)
+    with torch.inference_mode():
+        if step == "forward":
+            metric(p, t, indexes=idx)
+        else:
+            metric.update(p, t, indexes=idx)
+            metric.reset()
+    metric.update(p, t, indexes=idx + 5)
+    peer = torchmetrics.retrieval.RetrievalNormalizedDCG(top_k=2)
+    for i in ([idx, idx + 5] if step == "forward" else [idx + 5]):
+        peer.update(p, t, indexes=i)
+    assert float(metric.compute()) == pytest.approx(float(peer.compute()), abs=1e-6)
+
+
 def test_pad_slates_pad_value_a_dtype_cannot_hold():
     """-inf (a natural score padding), NaN or a fraction with integer or bool labels: that
     tensor's padding is 0 (it raised "value cannot be converted to type int64_t")."""

@@ -219,13 +219,19 @@ class RankingMetric(Metric):
             self.held_target = [ht.to(torch.float64)]
             self.held_indexes = [hi.to(torch.int64)]
             if part is not None:
-                self.state += part.to(self.state.device)
+                self._add(part)
             return
         check = self._spec.validate and not self._in_forward
         last = self._guard.check(preds, indexes) if check else None
-        self.state += self._spec.batch_state(preds, target, indexes, mask).to(self.state.device)
+        self._add(self._spec.batch_state(preds, target, indexes, mask))
         if check:
             self._guard.commit(last)
+
+    def _add(self, part: Tensor) -> None:
+        # not in place: a state made under torch.inference_mode() (an update, forward or
+        # reset there, as in Lightning's validation) is an inference tensor, which an
+        # in-place add outside that mode refuses with RuntimeError
+        self.state = self.state + part.to(self.state.device)
 
     def forward(self, preds: Tensor, target: Tensor, indexes: Tensor | None = None,
                 mask: Tensor | None = None) -> Any:
