@@ -563,3 +563,28 @@ def test_spanning_empty_error_waits_for_the_whole_query(cls, metrics, options):
     m.update(p[:4], t[:4], i[:4])
     with pytest.raises(ValueError, match=r"undefined for queries without relevant.*\[1\]"):
         m.update(p[4:], t[4:] * 0, i[4:] + 1)
+
+
+@pytest.mark.parametrize("metrics, options", [("ndcg@3", {"empty": "error"}),
+                                              (["map", "RBP(empty=error)"], {})])
+def test_spanning_forward_empty_error_waits_for_the_whole_query(metrics, options):
+    """forward() with spanning=True and empty="error" raised ValueError on the batch whose last
+    query had no relevant document yet (its relevant document comes with the next batch, as
+    update() accepts: 1.0 for the whole stream), after the running state had been updated.
+    Now the batch value scores that part 0.0; a query that ends without one still raises."""
+    p = torch.tensor([0.3, 0.2, 0.5, 0.4, 0.9], dtype=torch.float64)
+    t = torch.tensor([1, 0, 0, 0, 1])
+    i = torch.tensor([0, 0, 1, 1, 1])
+    m = RankingMetric(metrics, spanning=True, **options)
+    m(p[:4], t[:4], indexes=i[:4])
+    m(p[4:], t[4:], indexes=i[4:])
+    out = m.compute()
+    names = [metrics] if isinstance(metrics, str) else metrics
+    want = rm.QueryPlan(t.numpy(), i.numpy()).evaluate(p.numpy(), names, **options)
+    for name in names:
+        got = out if isinstance(out, torch.Tensor) else out[name]
+        assert float(got) == pytest.approx(float(np.mean(want[name])), abs=1e-12)
+    m = RankingMetric(metrics, spanning=True, **options)
+    m(p[:4], t[:4], indexes=i[:4])
+    with pytest.raises(ValueError, match=r"undefined for queries without relevant.*\[1\]"):
+        m(p[4:], t[4:] * 0, indexes=i[4:] + 1)

@@ -238,7 +238,10 @@ class RankingMetric(Metric):
         """Update with one batch and return the metric on that batch alone.
 
         With ``spanning=True`` the batch value treats the batch's queries as whole (its held-back
-        query included); the running state is updated as by :meth:`update`.
+        query included, and a query continued from the previous batch), so under
+        ``empty="error"`` such a part without a relevant document counts 0.0 in the batch value
+        instead of raising (the whole query may have one); the running state is updated, and
+        ``empty="error"`` applied to whole queries, as by :meth:`update`.
         """
         if not self.spanning:
             last = self._guard.check(preds, indexes) if self._spec.validate else None
@@ -251,7 +254,7 @@ class RankingMetric(Metric):
                 self._guard.commit(last)
             return out
         self.update(preds, target, indexes, mask)
-        part = self._spec.batch_state(preds, target, indexes, mask)
+        part = self._spec.batch_state(preds, target, indexes, mask, partial=True)
         value = self._output(part)
         self._forward_cache = value  # type: ignore[assignment]
         return value

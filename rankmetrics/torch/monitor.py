@@ -70,14 +70,17 @@ class _Spec:
         self._held_opt = (_f.Options(**{**options, "empty": 0.0})
                           if self.opt.empty == "error" else self.opt)
 
-    def batch_state(self, preds: Any, target: Any, indexes: Any, mask: Any) -> Tensor:
-        """Sums of one batch of whole queries, float64 of shape (len(slots),)."""
+    def batch_state(self, preds: Any, target: Any, indexes: Any, mask: Any, *,
+                    partial: bool = False) -> Tensor:
+        """Sums of one batch of whole queries, float64 of shape (len(slots),). ``partial``:
+        the batch may hold parts of queries (a ``spanning=True`` batch on its own), which are
+        scored without the ``empty="error"`` rule (0.0 instead)."""
+        parsed, opt = (self._held_parsed, self._held_opt) if partial else (self.parsed, self.opt)
         with torch.no_grad():
             layout = _f.prepare(preds, target, indexes, mask,
                                 gains=self.gains,
                                 validate=self.validate)
-            vals, tied = _f.evaluate_layout(layout, self.parsed, self.modes, self.opt,
-                                            self.tied_ks)
+            vals, tied = _f.evaluate_layout(layout, parsed, self.modes, opt, self.tied_ks)
             first = vals[(0, self.parsed[0][0])]
             parts: list[Tensor] = []
             if self.with_loss:
