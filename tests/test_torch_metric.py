@@ -588,3 +588,25 @@ def test_spanning_forward_empty_error_waits_for_the_whole_query(metrics, options
     m(p[:4], t[:4], indexes=i[:4])
     with pytest.raises(ValueError, match=r"undefined for queries without relevant.*\[1\]"):
         m(p[4:], t[4:] * 0, indexes=i[4:] + 1)
+
+
+@pytest.mark.parametrize("spanning", [False, True])
+def test_forward_dist_sync_on_step_gathers_the_batch_value(spanning):
+    """dist_sync_on_step=True (passed to torchmetrics.Metric): torchmetrics' forward returns
+    the batch value over every process's batch. With spanning=True, forward() gave this
+    process's alone (0.5 where the two processes' batches give 1/3). The other process is
+    simulated by the gather function."""
+    p = torch.tensor([0.3, 0.2, 0.5, 0.4, 0.9, 0.1], dtype=torch.float64)
+    t = torch.tensor([1, 0, 0, 1, 0, 1])
+    i = torch.tensor([0, 0, 1, 1, 2, 2])
+    name = "ndcg(gain=linear)@1"
+    theirs = RankingMetric(name, spanning=spanning)._spec.batch_state(p[4:], t[4:], i[4:], None)
+
+    def gather(x, group=None):  # the sums state is the one of their shape
+        return [x, theirs.to(x)] if x.shape == theirs.shape else [x]
+
+    m = RankingMetric(name, spanning=spanning, dist_sync_on_step=True, dist_sync_fn=gather,
+                      distributed_available_fn=lambda: True)
+    peer = torchmetrics.retrieval.RetrievalNormalizedDCG(top_k=1)
+    peer.update(p, t, indexes=i)
+    assert float(m(p[:4], t[:4], indexes=i[:4])) == pytest.approx(float(peer.compute()))

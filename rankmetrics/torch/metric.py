@@ -21,6 +21,7 @@ from .monitor import SplitGuard, _Spec, check_spanning, join_rows, split_last_qu
 
 try:
     from torchmetrics import Metric
+    from torchmetrics.utilities.distributed import gather_all_tensors
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "rankmetrics.torch.RankingMetric needs torchmetrics; install the extra: "
@@ -241,7 +242,8 @@ class RankingMetric(Metric):
         query included, and a query continued from the previous batch), so under
         ``empty="error"`` such a part without a relevant document counts 0.0 in the batch value
         instead of raising (the whole query may have one); the running state is updated, and
-        ``empty="error"`` applied to whole queries, as by :meth:`update`.
+        ``empty="error"`` applied to whole queries, as by :meth:`update`. With
+        ``dist_sync_on_step=True`` the batch value is over every process's batch.
         """
         if not self.spanning:
             last = self._guard.check(preds, indexes) if self._spec.validate else None
@@ -255,6 +257,10 @@ class RankingMetric(Metric):
             return out
         self.update(preds, target, indexes, mask)
         part = self._spec.batch_state(preds, target, indexes, mask, partial=True)
+        if self.dist_sync_on_step and self.distributed_available_fn():
+            # the batch value over every process's batch, as torchmetrics' forward syncs it
+            sync = self.dist_sync_fn or gather_all_tensors
+            part = torch.stack(sync(part, group=self.process_group)).sum(0)
         value = self._output(part)
         self._forward_cache = value  # type: ignore[assignment]
         return value
