@@ -610,3 +610,21 @@ def test_forward_dist_sync_on_step_gathers_the_batch_value(spanning):
     peer = torchmetrics.retrieval.RetrievalNormalizedDCG(top_k=1)
     peer.update(p, t, indexes=i)
     assert float(m(p[:4], t[:4], indexes=i[:4])) == pytest.approx(float(peer.compute()))
+
+
+def test_forward_refusing_a_batch_keeps_the_earlier_batches():
+    """torchmetrics' forward() resets the state, updates with the batch and adds the saved
+    state back: a batch refused by update() (NaN scores) lost every earlier batch (MRR 0.75
+    became NaN, "no query was seen") and left the forward's sync flags set. Now the refused
+    batch leaves the state as it was, as update() and spanning=True do."""
+    p = torch.tensor([0.3, 0.2, 0.5, 0.4])
+    t = torch.tensor([1, 0, 0, 1])
+    i = torch.tensor([0, 0, 1, 1])
+    metric = RankingMetric("mrr")
+    metric.update(p, t, indexes=i)
+    with pytest.raises(ValueError, match="finite"):
+        metric(torch.tensor([float("nan"), 1.0]), torch.tensor([1, 0]),
+               indexes=torch.tensor([5, 5]))
+    assert float(metric.compute()) == 0.75
+    assert float(metric(p[:2], t[:2], indexes=i[:2] + 5)) == 1.0
+    assert float(metric.compute()) == pytest.approx(2.5 / 3)

@@ -247,9 +247,20 @@ class RankingMetric(Metric):
         """
         if not self.spanning:
             last = self._guard.check(preds, indexes) if self._spec.validate else None
+            # torchmetrics' forward resets the states, updates and merges the saved ones back:
+            # a batch refused by update() (bad data) lost every earlier batch, and left its
+            # sync and device settings changed; a refused batch now leaves them as they were
+            saved = self._copy_state_dict()
+            flags = {k: getattr(self, k) for k in ("_update_count", "_computed", "_to_sync",
+                                                    "_should_unsync", "compute_on_cpu",
+                                                    "_enable_grad", "_is_synced")}
             self._in_forward = True  # forward() resets and updates internally
             try:
                 out = super().forward(preds, target, indexes, mask)
+            except BaseException:
+                for key, value in {**saved, **flags}.items():
+                    setattr(self, key, value)
+                raise
             finally:
                 self._in_forward = False
             if self._spec.validate:
