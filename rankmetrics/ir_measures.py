@@ -302,7 +302,9 @@ class RankMetricsProvider(Provider):
     def supports(self, measure: Any) -> bool:
         """ir_measures' parameter check, and also False for a measure rankmetrics would refuse
         when computing it (``SetF(beta=0)``; ``nDCG(gains=...)`` giving a negative label a
-        gain, which TREC evaluation here keeps at 0): ir_measures then takes it from its own
+        gain, which TREC evaluation here keeps at 0) or would give another number for
+        (``nDCG(gains=...)`` listing a negative label with ``judged_only=True``: ir_measures'
+        mapped label is judged, ours stays unjudged): ir_measures then takes it from its own
         providers, as it would without this one, instead of failing. TypeError for anything
         but an ir_measures measure (a string: ``ir_measures.parse_measure`` it first)."""
         _check_measure(measure)
@@ -316,7 +318,11 @@ class RankMetricsProvider(Provider):
         gains = measure.params.get("gains", NOT_PROVIDED) if measure.NAME == "nDCG" else None
         if gains is None or not _given(gains):
             return True
-        return not any(float(k) < 0 and float(v) != 0 for k, v in dict(gains).items())
+        # ir_measures maps the qrels labels through gains before trec_eval reads them, so a
+        # negative label given a gain of 0 becomes a judged 0, which judged_only=True (-J) keeps
+        # in the ranking; here a negative label stays unjudged and is dropped
+        judged = measure.params.get("judged_only", False) is True
+        return not any(float(k) < 0 and (float(v) != 0 or judged) for k, v in dict(gains).items())
 
     def _evaluator(self, measures: Iterable[Any], qrels: Any) -> Evaluator:
         if isinstance(measures, (str, _irm.Measure)):  # iterating a Measure raised KeyError: 0

@@ -253,6 +253,28 @@ def test_measures_it_cannot_give_ir_measures_number_fall_back_to_ir_measures():
         irm.pytrec_eval.calc_aggregate([SetP], qrels, run)[SetP])
 
 
+def test_a_negative_level_in_gains_with_judged_only_falls_back_to_ir_measures():
+    """ir_measures maps the qrels through gains= before pytrec_eval's -J reads them: with
+    gains={-1: 0} a label -1 becomes a judged 0 and stays ranked (nDCG@1 0.0), where the
+    provider dropped it as unjudged and gave 1.0."""
+    from ir_measures import nDCG
+
+    from rankmetrics.ir_measures import prefer
+
+    qrels = {"q": {"a": 1, "b": -1}}
+    run = {"q": {"b": 2.0, "a": 1.0}}
+    m = nDCG(gains={-1: 0}, judged_only=True) @ 1
+    assert irm.calc_aggregate([m], qrels, run)[m] == 0.0
+    p = provider()
+    assert not p.supports(m)
+    with prefer():
+        assert irm.calc_aggregate([m], qrels, run)[m] == 0.0
+    for same in (nDCG(gains={-1: 0}) @ 1, nDCG(gains={2: 3}, judged_only=True) @ 1):
+        assert p.supports(same)
+        assert p.calc_aggregate([same], qrels, run)[same] == irm.calc_aggregate(
+            [same], qrels, run)[same]
+
+
 def test_docno_ties_compare_scores_as_each_lender_does():
     """gdeval (ERR, exp-log2 nDCG) compares scores as doubles, pytrec_eval as C floats: two
     scores equal only in single precision tie for pytrec_eval's measures and not for
