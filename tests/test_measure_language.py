@@ -137,6 +137,35 @@ def test_measure_objects_take_numpy_scalar_parameters_and_cutoffs():
     assert parse_measure("map")[0](rel=2) == parse_measure("map(rel=2)")[0]
 
 
+def test_ir_measures_printed_spellings_parse_as_ir_measures_means_them():
+    """str() of ir_measures' NumRelRet is NumRet(rel=1) and of its exponential nDCG
+    nDCG(dcg='exp-log2')@k: both were refused ("parameter 'rel' does not apply", "bad
+    parameter"); dcg='log2' is the linear gain in every entry point (the core's nDCG@2 is
+    0.2754 here, ir_measures' 0.3801)."""
+    irm = require("ir_measures")
+    assert str(irm.NumRelRet) == "NumRet(rel=1)"
+    (m,) = parse_measure(str(irm.NumRet(rel=2)))
+    assert (m.kind, m.rel) == ("numrelret", 2.0)
+    assert parse_measure(str(irm.NumRet))[0].kind == "numret"
+    assert parse_measure("NumRet(threshold=2)")[0].kind == "numrelret"
+    assert rm.measures.NumRet(rel=2).kind == "numrelret"
+    exp = parse_measure(str(irm.nDCG(dcg="exp-log2") @ 5))[0]
+    assert (exp.kind, exp.k, exp.gain) == ("ndcg", 5, "exponential")
+    assert parse_measure("nDCG(dcg=log2)@5")[0].gain == "linear"
+    plan = QueryPlan([2, 1, 0])
+    got = plan.evaluate([0.1, 0.5, 0.4], ["nDCG(dcg=log2)@2", "nDCG(dcg='exp-log2')@2"])
+    assert got["nDCG(dcg=log2)@2"][0] == pytest.approx(0.3800937667)
+    assert got["nDCG(dcg='exp-log2')@2"][0] == pytest.approx(0.2754115481)
+    for bad, match in [("P(dcg=log2)@5", r"parameter 'dcg' does not apply to 'P"),
+                       ("nDCG(dcg=exp)@5", r"dcg of 'nDCG\(dcg=exp\)@5' must be 'log2' or"),
+                       ("nDCG(dcg=log2, gain=linear)@5", r"'gain' given twice .*dcg= is"),
+                       ("nDCG(dcg=log2, gains={1: 2})@5", r"cannot be combined"),
+                       ("AP(judged_only=True)", r"'AP\(judged_only=True\)': judged_only is not "
+                                                r"a measure parameter here; pass judged_only")]:
+        with pytest.raises(ValueError, match=match):
+            parse_measure(bad)
+
+
 @pytest.mark.parametrize(
     ("name", "match"),
     [

@@ -5,7 +5,9 @@ Accepted, case-insensitively (see ``docs/guide/measures.md``):
 * ir_measures style ``Name(param=value, ...)@cutoff``: ``nDCG@10``, ``P(rel=2)@5``,
   ``nDCG(gains={0: 0, 1: 1, 2: 3})@10``, ``R@100``, ``AP``, ``AP@100``, ``RR``, ``Rprec``,
   ``Success@10``, ``SetF(beta=0.5)``, ``IPrec@0.2``, ``ERR@20``, ``ERR(max_grade=3)@10``,
-  ``RBP``, ``RBP(p=0.95, rel=2)@100``, ``RBP_residual`` (TREC layer); our parameters
+  ``RBP``, ``RBP(p=0.95, rel=2)@100``, ``RBP_residual`` (TREC layer), ``nDCG(dcg='exp-log2')@10``
+  (ir_measures' ``dcg=``: ``log2`` is ``gain=linear``, ``exp-log2`` ``gain=exponential``),
+  ``NumRet(rel=1)`` (ir_measures' spelling of ``NumRelRet``); our parameters
   ``ties=``, ``gain=``, ``discount=``, ``b=`` (log base), ``empty=``, ``denominator=``
   override the call's options for that measure;
 * trec_eval names: ``ndcg_cut.10`` / ``ndcg_cut_10``, ``P.5`` / ``P_5``, ``recall_100``,
@@ -639,21 +641,38 @@ def parse_measure(name: str | Measure) -> list[Measure]:
             f"{name!r}: {m.group('base')} is the whole retrieved list (trec_eval's set_P / "
             f"set_recall, ir_measures' SetP / SetR) and takes no cutoff; ask for "
             f"{REGISTRY[kind].display}@{k}")
+    items = _split_top(m.group("params") or "")
+    if kind == "numret" and m.group("base").lower() == "numret" and any(
+            _PARAM_ALIASES.get(k, k) == "rel"
+            for k in (i.partition("=")[0].strip().lower() for i in items)):
+        kind = "numrelret"  # ir_measures spells NumRelRet NumRet(rel=x) (its str(NumRelRet))
     allowed = REGISTRY[kind].params
     opts: dict[str, Any] = {}
     if m.group("base").lower() == "f1":
         opts["beta"] = 1.0
     seen: set[str] = set()
-    for item in _split_top(m.group("params") or ""):
+    for item in items:
         key, eq, value = item.partition("=")
         key = key.strip().lower()
         key = _PARAM_ALIASES.get(key, key)
+        if eq and key == "judged_only":
+            raise ValueError(
+                f"{name!r}: judged_only is not a measure parameter here; pass judged_only=True "
+                "to rankmetrics.trec.evaluate (trec_eval's -J), or use the ir_measures provider "
+                "(rankmetrics.ir_measures), which reads ir_measures' judged_only="
+            )
+        if eq and key == "dcg":  # ir_measures' nDCG(dcg=log2|exp-log2): the gain, log2 discount
+            if "gain" not in REGISTRY[kind].params:
+                raise ValueError(f"parameter 'dcg' does not apply to {name!r} (it takes "
+                                 f"{', '.join(REGISTRY[kind].params) or 'no parameters'})")
+            word = _choice(value, "dcg", name, ("log2", "exp-log2"))
+            key, value = "gain", "linear" if word == "log2" else "exponential"
         if not eq or key not in _ALL_PARAMS:
             raise ValueError(
                 f"bad parameter {item!r} in {name!r}; supported: rel=<threshold> (binary "
                 "measures), gains={level: gain} (gain measures), beta=<weight> (F, SetF), "
                 "rule=trec|trec9|recall (IPrec, 11pt_avg), levels=[...] (11pt_avg), "
-                "max_grade= (ERR), p= (RBP), and "
+                "max_grade= (ERR), p= (RBP), dcg=log2|exp-log2 (ir_measures' gain), and "
                 "ties=, gain=linear|exponential, discount=, b=<log base>, empty=, denominator="
             )
         if key not in allowed:
@@ -662,7 +681,8 @@ def parse_measure(name: str | Measure) -> list[Measure]:
                 f"{', '.join(allowed) or 'no parameters'})"
             )
         if key in seen:
-            raise ValueError(f"parameter {key!r} given twice in {name!r}")
+            also = " (dcg= is ir_measures' spelling of gain=)" if key == "gain" else ""
+            raise ValueError(f"parameter {key!r} given twice in {name!r}{also}")
         seen.add(key)
         if key == "beta" and m.group("base").lower() == "f1" \
                 and _number(value, f"beta of {name!r}") != 1.0:
