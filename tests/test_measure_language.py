@@ -166,6 +166,19 @@ def test_ir_measures_printed_spellings_parse_as_ir_measures_means_them():
             parse_measure(bad)
 
 
+def test_an_ir_measures_object_is_a_type_error_that_says_what_it_is():
+    """An ir_measures measure object prints as its name, so the TypeError read "got nDCG@10"
+    as if a string nDCG@10 had been refused."""
+    irm = require("ir_measures")
+    from rankmetrics.trec import evaluate
+
+    with pytest.raises(TypeError, match=r"got the ir_measures measure object P\(rel=2\)@5: give "
+                                        r"its name, 'P\(rel=2\)@5'"):
+        evaluate({"1": {"a": 1}}, {"1": {"a": 1.0}}, [irm.P(rel=2) @ 5])
+    with pytest.raises(TypeError, match="ir_measures measure object nDCG@10"):
+        QueryPlan([1, 0]).evaluate([1.0, 0.0], irm.nDCG @ 10)
+
+
 @pytest.mark.parametrize(
     ("name", "match"),
     [

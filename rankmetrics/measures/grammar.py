@@ -569,6 +569,11 @@ def _choice(value: str, what: str, name: str, allowed: tuple[str, ...], hint: st
     return word
 
 
+def _is_ir_measures(obj: Any) -> bool:
+    """Whether ``obj`` is an ir_measures measure object (read without importing ir_measures)."""
+    return type(obj).__module__.split(".")[0] == "ir_measures"
+
+
 def parse_measure(name: str | Measure) -> list[Measure]:
     """Parse one measure name into one :class:`Measure` (several for a trec_eval family name).
 
@@ -602,6 +607,13 @@ def parse_measure(name: str | Measure) -> list[Measure]:
     if isinstance(name, Measure):
         return [name]
     if not isinstance(name, str):
+        if _is_ir_measures(name):  # its repr reads as a name
+            raise TypeError(
+                f"measure names must be strings like 'nDCG@10'; got the ir_measures measure "
+                f"object {name!r}: give its name, {str(name)!r} (ir_measures' spellings are "
+                "read here; nDCG's gain is the entry point's, see docs/guide/measures.md), or "
+                "compute it with ir_measures on rankmetrics.ir_measures.provider()"
+            )
         raise TypeError(
             f"measure names must be strings like 'nDCG@10'; got {name!r} (or measure objects "
             "such as rankmetrics.measures.nDCG@10)"
@@ -846,8 +858,8 @@ def measure_items(names: Any, arg: str = "metrics") -> list[Any]:
         ``names`` is neither a string, a measure object nor an iterable (the message names
         ``arg``).
     """
-    if isinstance(names, (str, Measure)):
-        return [names]
+    if isinstance(names, (str, Measure)) or _is_ir_measures(names):
+        return [names]  # iterating an ir_measures measure raised KeyError: 0
     try:
         return list(names)
     except TypeError:
