@@ -27,6 +27,7 @@ GRAMMAR = [
     "ndcg_cut.10", "ndcg_cut_10", "P.5", "P_5", "map_cut.100", "recip_rank",
     "ndcg@10", "map@5", "mrr",
     "ERR@10", "ERR(max_grade=3)@5", "err", "RBP", "RBP(p=0.9, rel=2)@5",
+    "nDCG(dcg='exp-log2')@5",
 ]
 #: the options every entry point is given explicitly
 SAME = {"ties": "average", "gain": "linear", "empty": 0.0, "denominator": "relevant"}
