@@ -83,6 +83,17 @@ def test_environment_variable_forces_the_backend() -> None:
         assert out.stdout.strip() == name
 
 
+def test_bad_environment_variable_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RANKMETRICS_KERNEL=cuda raised "backend must be ...; got 'cuda'", naming an argument
+    no caller passed; the error now names the environment variable."""
+    monkeypatch.setenv("RANKMETRICS_KERNEL", " CUDA ")
+    monkeypatch.setitem(_backend._state, "name", None)
+    with pytest.raises(ValueError, match=r"environment variable RANKMETRICS_KERNEL .*' CUDA '"):
+        rm.get_backend()
+    monkeypatch.setenv("RANKMETRICS_KERNEL", " NumPy ")
+    assert rm.get_backend() == "numpy"
+
+
 # ------------------------------------------------------------------ numpy vs numba, any shape
 @st.composite
 def workloads(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -103,6 +103,9 @@ def get_backend() -> str:
     """
     if _state["name"] is None:
         env = os.environ.get("RANKMETRICS_KERNEL", "auto").strip().lower() or "auto"
+        if env not in (*BACKENDS, "auto"):  # name the variable: no caller passed a backend
+            raise ValueError("environment variable RANKMETRICS_KERNEL must be 'numba', 'numpy' "
+                             f"or 'auto' (or unset); got {os.environ['RANKMETRICS_KERNEL']!r}")
         set_backend(env)
     return str(_state["name"])
 
