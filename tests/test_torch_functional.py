@@ -303,6 +303,21 @@ def test_masked_numpy_indexes_and_mask_are_refused():
     assert torch.equal(F.ndcg(s, y, np.ma.array(q)), F.ndcg(s, y, q))
 
 
+def test_missing_host_indexes_are_named_missing():
+    """pandas' nullable Int64 ids with NA read as float64 NaN in ``np.asarray``: the error said
+    "indexes must be an integer tensor; got torch.float64", for ids that are integers. Now it
+    says that they have missing values; the same ids without NA evaluate as int64 ones."""
+    pd = require("pandas")
+    s = np.array([0.3, 0.2, 0.1])
+    y = np.array([1, 0, 1])
+    for ids in (pd.array([1, pd.NA, 2], dtype="Int64"), pd.Series([1, None, 2], dtype="Int64"),
+                [1.0, float("nan"), 2.0]):
+        with pytest.raises(ValueError, match=r"^indexes has missing values"):
+            F.ndcg(s, y, ids)
+    full = pd.array([1, 2, 2], dtype="Int64")
+    assert torch.equal(F.ndcg(s, y, full), F.ndcg(s, y, np.array([1, 2, 2])))
+
+
 def test_no_gradients_and_grad_modes():
     preds = torch.tensor([0.5, 0.5, 0.2], requires_grad=True)
     target = torch.tensor([1, 0, 1])

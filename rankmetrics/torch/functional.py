@@ -112,6 +112,13 @@ def _tensor(x: Any, name: str, device: torch.device | None) -> Tensor:
     refuse_masked(x, name)  # np.asarray would read the masked entries' hidden values
     try:
         arr = np.asarray(x)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TypeError(f"{name} could not be converted to a tensor: {exc}") from exc
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        # pandas' nullable Int64 with NA reads as float64 NaN: say so, not "got float64"
+        raise ValueError(f"{name} has missing values (NaN or pandas NA); drop or fill their "
+                         "rows first")
+    try:
         if not arr.dtype.isnative:  # torch reads native byte order only
             arr = arr.astype(arr.dtype.newbyteorder("="))
         elif not arr.flags.writeable or any(st < 0 for st in arr.strides):
