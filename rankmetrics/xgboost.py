@@ -373,7 +373,6 @@ class CustomMetric(_XGBoostMetric):
                 UserWarning, stacklevel=3,
             )
 
-
     def _warn_minimising_stopper(self, frame: Any) -> None:
         """Warn when an ``xgb.callback.EarlyStopping`` of this training (``xgb.train`` /
         ``xgb.cv``'s ``early_stopping_rounds``, or one in ``callbacks``) will minimise one of our

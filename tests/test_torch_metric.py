@@ -535,24 +535,28 @@ def test_spanning_refuses_a_mask_with_flat_rows(cls):
         assert float(out if cls == "metric" else out["ndcg@2"]) == 1.0
 
 
-@pytest.mark.parametrize("cls", ["metric", "monitor"])
+@pytest.mark.parametrize("cls", ["metric", "monitor", "forward"])
 @pytest.mark.parametrize("metrics, options", [("ndcg@3", {"empty": "error"}),
                                               (["map", "RBP(empty=error)"], {})])
 def test_spanning_empty_error_waits_for_the_whole_query(cls, metrics, options):
     """With spanning=True and empty="error" the held-back part of a query was refused when it
     had no relevant document yet, though its relevant document came with the next batch
-    (ValueError where the whole query gives 1.0). A query that ends without one is still
-    refused."""
+    (ValueError where the whole query gives 1.0); forward() ("forward") raised the same way
+    for its batch value, after the running state had been updated (the batch value now
+    scores that part 0.0). A query that ends without one is still refused."""
     def make():
-        return (RankingMetric(metrics, spanning=True, **options) if cls == "metric"
-                else rmt.RankingMonitor(metrics, spanning=True, count_ties=False, **options))
+        return (rmt.RankingMonitor(metrics, spanning=True, count_ties=False, **options)
+                if cls == "monitor" else RankingMetric(metrics, spanning=True, **options))
+
+    def feed(m):
+        return m if cls == "forward" else m.update
 
     p = torch.tensor([0.3, 0.2, 0.5, 0.4, 0.9], dtype=torch.float64)
     t = torch.tensor([1, 0, 0, 0, 1])
     i = torch.tensor([0, 0, 1, 1, 1])
     m = make()
-    m.update(p[:4], t[:4], i[:4])
-    m.update(p[4:], t[4:], i[4:])
+    feed(m)(p[:4], t[:4], i[:4])
+    feed(m)(p[4:], t[4:], i[4:])
     out = m.compute()
     names = [metrics] if isinstance(metrics, str) else metrics
     want = rm.QueryPlan(t.numpy(), i.numpy()).evaluate(p.numpy(), names, **options)
@@ -560,34 +564,9 @@ def test_spanning_empty_error_waits_for_the_whole_query(cls, metrics, options):
         got = out if isinstance(out, torch.Tensor) else out[name]
         assert float(got) == pytest.approx(float(np.mean(want[name])), abs=1e-12)
     m = make()
-    m.update(p[:4], t[:4], i[:4])
+    feed(m)(p[:4], t[:4], i[:4])
     with pytest.raises(ValueError, match=r"undefined for queries without relevant.*\[1\]"):
-        m.update(p[4:], t[4:] * 0, i[4:] + 1)
-
-
-@pytest.mark.parametrize("metrics, options", [("ndcg@3", {"empty": "error"}),
-                                              (["map", "RBP(empty=error)"], {})])
-def test_spanning_forward_empty_error_waits_for_the_whole_query(metrics, options):
-    """forward() with spanning=True and empty="error" raised ValueError on the batch whose last
-    query had no relevant document yet (its relevant document comes with the next batch, as
-    update() accepts: 1.0 for the whole stream), after the running state had been updated.
-    Now the batch value scores that part 0.0; a query that ends without one still raises."""
-    p = torch.tensor([0.3, 0.2, 0.5, 0.4, 0.9], dtype=torch.float64)
-    t = torch.tensor([1, 0, 0, 0, 1])
-    i = torch.tensor([0, 0, 1, 1, 1])
-    m = RankingMetric(metrics, spanning=True, **options)
-    m(p[:4], t[:4], indexes=i[:4])
-    m(p[4:], t[4:], indexes=i[4:])
-    out = m.compute()
-    names = [metrics] if isinstance(metrics, str) else metrics
-    want = rm.QueryPlan(t.numpy(), i.numpy()).evaluate(p.numpy(), names, **options)
-    for name in names:
-        got = out if isinstance(out, torch.Tensor) else out[name]
-        assert float(got) == pytest.approx(float(np.mean(want[name])), abs=1e-12)
-    m = RankingMetric(metrics, spanning=True, **options)
-    m(p[:4], t[:4], indexes=i[:4])
-    with pytest.raises(ValueError, match=r"undefined for queries without relevant.*\[1\]"):
-        m(p[4:], t[4:] * 0, indexes=i[4:] + 1)
+        feed(m)(p[4:], t[4:] * 0, i[4:] + 1)
 
 
 @pytest.mark.parametrize("spanning", [False, True])

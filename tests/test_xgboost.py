@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import pickle
 
 import numpy as np
@@ -405,6 +406,14 @@ def test_empty_groups_and_bad_y_true_name_the_argument() -> None:
         m(np.array([2, 0, 1]), np.array([0.3, 0.2, 0.1]))
 
 
+def _train_v(d, params: dict, metric) -> dict:
+    """Two rounds of rank:ndcg on ``d`` evaluated by ``metric`` as set "v": its history."""
+    record: dict = {}
+    xgb.train({"objective": "rank:ndcg", "nthread": 1, **params}, d, 2, evals=[(d, "v")],
+              custom_metric=metric, evals_result=record, verbose_eval=False)
+    return record["v"]
+
+
 def test_custom_metric_warns_when_a_builtin_eval_metric_has_its_name() -> None:
     """A custom metric named like a built-in eval_metric of the Booster had both values
     appended to one history, silently (xgb.cv failed in pandas with no word why)."""
@@ -413,12 +422,7 @@ def test_custom_metric_warns_when_a_builtin_eval_metric_has_its_name() -> None:
     y, s, qid, _ = _tied_data(3, n_queries=8, binary=True)  # binary: XGBoost's map
     X = np.random.default_rng(3).normal(size=(y.shape[0], 2))
     d = xgb.DMatrix(X, label=y, qid=qid)
-
-    def train(params: dict, metric) -> dict:
-        record: dict = {}
-        xgb.train({"objective": "rank:ndcg", "nthread": 1, **params}, d, 2, evals=[(d, "v")],
-                  custom_metric=metric, evals_result=record, verbose_eval=False)
-        return record["v"]
+    train = functools.partial(_train_v, d)
 
     metric = make_custom_metric("ndcg@3")
     train({"eval_metric": "map@5"}, metric)  # no clash in this training
@@ -468,13 +472,7 @@ def test_custom_metric_warns_when_the_boosters_ndcg_exp_gain_is_not_its_gain() -
     y, _, qid, _ = _tied_data(7, n_queries=20)
     X = np.random.default_rng(7).normal(size=(y.shape[0], 2))
     X[:, 0] += 0.3 * y
-    d = xgb.DMatrix(X, label=y, qid=qid)
-
-    def train(params: dict, metric) -> dict:
-        record: dict = {}
-        xgb.train({"objective": "rank:ndcg", "nthread": 1, **params}, d, 2, evals=[(d, "v")],
-                  custom_metric=metric, evals_result=record, verbose_eval=False)
-        return record["v"]
+    train = functools.partial(_train_v, xgb.DMatrix(X, label=y, qid=qid))
 
     with pytest.warns(UserWarning, match=r"\['t_ndcg@5'\] use a gain other than the Booster's "
                                          r"\(the label"):
