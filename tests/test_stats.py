@@ -114,6 +114,31 @@ def test_two_systems_anova_and_tukey_equal_the_t_test():
     assert an.pair("A", "B").pvalue == pytest.approx(t.pvalue, rel=1e-6)
 
 
+@pytest.mark.parametrize("level", [1e6, 1e8])
+def test_anova_is_unmoved_by_large_query_levels(level):
+    # queries as blocks: a level added to every score of a query changes no test. SS_err was
+    # SS_total - SS_sys - SS_queries, which lost the residuals to the rounding of the levels:
+    # with levels of 1e6 the Tukey p of two systems was 0.0 for the t-test's 0.10, with 1e8
+    # F was 0 and p 1.0 (statsmodels' AnovaRM: F 0.227, p 0.80)
+    rng = np.random.default_rng(0)
+    x = rng.random((10, 3))
+    far = x + rng.random((10, 1)) * level
+    for cols in ([0, 1], [0, 1, 2]):
+        near = compare(x[:, cols], test="anova")
+        c = compare(far[:, cols], test="anova")
+        t = compare(far[:, cols], test="t").pairwise[0]
+        # the levels' own rounding (1e-16 of 1e8 per score) moves the numbers a little
+        assert c.omnibus.statistic == pytest.approx(near.omnibus.statistic, rel=1e-4)
+        assert c.omnibus.pvalue == pytest.approx(near.omnibus.pvalue, rel=1e-4)
+        for p, q in zip(c.pairwise, near.pairwise, strict=True):
+            assert p.pvalue == pytest.approx(q.pvalue, rel=1e-4)
+        if len(cols) == 2:
+            assert c.pairwise[0].pvalue == pytest.approx(t.pvalue, rel=1e-6)
+    same = np.column_stack([far[:, 0]] * 3)
+    c = compare(same, test="anova")
+    assert c.omnibus.pvalue == 1.0 and all(p.pvalue == 1.0 for p in c.pairwise)
+
+
 def test_identical_systems_give_p_one_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -887,13 +887,19 @@ def compare(
                 pval[i] = float(2 * stats.t.sf(stat[i], df))
         eff_name = "mean_rank_diff"
     else:  # anova
-        grand = x.mean()
-        ss_sys = n * float(((means - grand) ** 2).sum())
-        ss_q = k * float(((x.mean(axis=1) - grand) ** 2).sum())
-        ss_tot = float(((x - grand) ** 2).sum())
-        ss_err = max(ss_tot - ss_sys - ss_q, 0.0)
+        # queries as blocks: each query's level is removed first, and SS_err is summed from
+        # the residuals; SS_total - SS_sys - SS_queries lost the residuals to the rounding of
+        # large query levels (levels of 1e6: Tukey p 0.0 for the t-test's 0.10; of 1e8: F 0)
+        y = x - x.mean(axis=1, keepdims=True)
+        sys_eff = y.mean(axis=0)
+        sys_eff -= sys_eff.mean()
+        ss_sys = n * float((sys_eff**2).sum())
+        ss_err = float(((y - sys_eff) ** 2).sum())
         df1, df2 = k - 1, (n - 1) * (k - 1)
-        tiny = 1e-12 * max(ss_tot, 1e-300)
+        # the rounding of the centring (a few ulps of the largest score per cell), or a
+        # residual 1e-12 of the within-query variation, is no variation
+        noise = n * k * (4.0 * k * np.finfo(np.float64).eps * float(np.abs(x).max())) ** 2
+        tiny = max(1e-12 * (ss_sys + ss_err), noise, 1e-300)
         if ss_err <= tiny:
             f_stat, p_omni = (0.0, 1.0) if ss_sys <= tiny else (math.inf, 0.0)
         else:
@@ -906,10 +912,10 @@ def compare(
                           "partial_eta_squared")
         mse = ss_err / df2
         for i, (a, b) in enumerate(pairs):
-            diff = float(means[b] - means[a])
+            diff = float(sys_eff[b] - sys_eff[a])  # means[b] - means[a], without query levels
             eff[i] = _paired_t(x[:, b] - x[:, a])[2]
             if mse <= tiny / df2:
-                stat[i], pval[i] = (0.0, 1.0) if abs(diff) <= 1e-15 else (math.inf, 0.0)
+                stat[i], pval[i] = (0.0, 1.0) if n * diff**2 <= tiny else (math.inf, 0.0)
             else:
                 stat[i] = abs(diff) / math.sqrt(mse / n)
                 pval[i] = float(stats.studentized_range.sf(stat[i], k, df2))
