@@ -380,6 +380,15 @@ def test_bootstrap_ci_and_pvalue_by_hand():
     assert "3000 resamples, seed 9, 90% percentile CI" in c.summary()
 
 
+@pytest.mark.parametrize("alpha, level", [(0.025, "97.5%"), (0.001, "99.9%"), (0.005, "99.5%")])
+def test_bootstrap_ci_level_is_stated_exactly(alpha, level):
+    # whole percents printed the 97.5 % interval as "98% CI" and the 99.9 % one as "100% CI"
+    c = compare({"a": A, "b": B}, test="bootstrap", n_resamples=200, alpha=alpha)
+    assert f"{level} percentile CI" in c.method_statement()
+    assert f", {level} CI [" in c.summary()
+    assert f"{level} percentile CI" in significance_table([c])
+
+
 def test_bh_holm_bonferroni_match_statsmodels():
     from statsmodels.stats.multitest import multipletests
 

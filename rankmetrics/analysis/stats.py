@@ -263,7 +263,7 @@ class Comparison:
                     f", {self.n_resamples} random sign flips, seed {self.seed}")
         elif self.test == "bootstrap":
             out += (f", {self.n_resamples} resamples, seed {self.seed}, "
-                    f"{1 - self.alpha:.0%} percentile CI")
+                    f"{_ci_level(self.alpha)} percentile CI")
         if self.correction != "none":
             out += f", {_CORRECTION_NAMES[self.correction]} corrected over pairs"
         return out
@@ -324,7 +324,7 @@ class Comparison:
                          f"p = {_p(o.pvalue)}, {o.effect_name} = {o.effect_size:.{digits}f}")
         for p in self.pairwise:
             mark = " *" if p.significant else ""
-            ci = (f", {1 - self.alpha:.0%} CI [{p.ci_low:+.{digits}f}, {p.ci_high:+.{digits}f}]"
+            ci = (f", {_ci_level(self.alpha)} CI [{p.ci_low:+.{digits}f}, {p.ci_high:+.{digits}f}]"
                   if not math.isnan(p.ci_low) else "")
             lines.append(
                 f"{p.b} - {p.a}: diff {p.mean_diff:+.{digits}f} ({_pct(p.rel_diff)}, "
@@ -376,6 +376,12 @@ def sparck_jones_class(rel_diff: float) -> str:
     if r < 0.05:
         return "marginal"
     return "noticeable" if r <= 0.10 else "essential"
+
+
+def _ci_level(alpha: float) -> str:
+    """The confidence level ``1 - alpha`` in percent, as many digits as it has ("97.5%" for
+    alpha 0.025; whole percents printed 98% there and 100% for alpha 0.001)."""
+    return f"{100 - 100 * alpha:.12g}%"
 
 
 def _pct(r: float) -> str:
