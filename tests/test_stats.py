@@ -139,6 +139,19 @@ def test_anova_is_unmoved_by_large_query_levels(level):
     assert c.omnibus.pvalue == 1.0 and all(p.pvalue == 1.0 for p in c.pairwise)
 
 
+def test_anova_tests_small_differences_between_systems():
+    # SS_err below 1e-12 of SS_total (query variation included) was taken for rounding: systems
+    # 1e-7 apart gave the omnibus p 1.0 and the Tukey p 0.0, for the t-test's 0.1295
+    rng = np.random.default_rng(2)
+    a = rng.random(25)
+    b = a + rng.normal(3e-8, 1e-7, 25)
+    t = compare({"A": a, "B": b}, test="t").pairwise[0]
+    c = compare({"A": a, "B": b}, test="anova")
+    assert t.pvalue == pytest.approx(0.1295, abs=1e-4)
+    assert c.omnibus.pvalue == pytest.approx(t.pvalue, rel=1e-6)
+    assert c.pairwise[0].pvalue == pytest.approx(t.pvalue, rel=1e-6)
+
+
 def test_identical_systems_give_p_one_without_warnings():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
