@@ -185,7 +185,8 @@ class Comparison:
     Attributes
     ----------
     test : str
-        "t", "wilcoxon", "friedman" or "anova".
+        "t", "wilcoxon", "friedman", "anova", "randomization" or "bootstrap" (aliases such as
+        "permutation" are stored under these names).
     systems : tuple of str
     queries : ndarray of shape (n_queries,)
         The compared queries (after the ``missing`` rule).
@@ -734,7 +735,7 @@ def compare(
     scores : mapping {system: per-query scores}, DataFrame or 2-D array
         See :func:`align_scores`; e.g. ``{"BOOL": s1, "SUM": s2}`` with arrays of
         ``rankmetrics.ndcg(...)`` values or ``EvalResult.per_query`` columns.
-    test : {"t", "wilcoxon", "friedman", "anova"}, default "t"
+    test : {"t", "wilcoxon", "friedman", "anova", "randomization", "bootstrap"}, default "t"
         "t": paired t-test for every pair. "wilcoxon": Wilcoxon signed-rank test for every pair
         (zero differences dropped; the p-value is ``scipy.stats.wilcoxon``'s on the paired
         differences, by the method scipy chooses for them). "friedman": Friedman's test over all
