@@ -219,6 +219,8 @@ def test_nan_scores_are_missing_and_series_input():
     ("scores", "kwargs", "exc", "match"),
     [
         ({"A": [0.1, 0.2]}, {}, ValueError, "at least 2 systems; got 1"),
+        # an empty mapping said "arrays must be 1-D and of one length ...; got shapes []"
+        ({}, {}, ValueError, "at least 2 systems; got 0"),
         ({"A": [0.1, 0.2], "B": [0.1]}, {}, ValueError, "must be 1-D and of one length"),
         ({"A": [0.1], "B": [0.2]}, {}, ValueError, "1 query left to compare"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"test": "mannwhitney"}, ValueError,

@@ -485,6 +485,8 @@ def _to_matrix(scores: Any, systems: Sequence[str] | None
                               np.empty((index.shape[0], 0)))
     if isinstance(scores, Mapping):
         names = _system_names(scores)
+        if not names:  # no system: "fewer than 2 systems", not a shape complaint
+            return names, np.arange(0), np.empty((0, 0))
         vals = list(scores.values())
         keyed = [_keyed(v, n) for v, n in zip(vals, names, strict=True)]
         if all(k is None for k in keyed):
