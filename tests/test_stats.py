@@ -212,6 +212,8 @@ def test_nan_scores_are_missing_and_series_input():
     assert c.queries.tolist() == ["x", "z"]
     frame = pd.DataFrame({"one": s1, "two": s2})
     assert compare(frame).queries.tolist() == ["x", "z"]
+    with pytest.raises(ValueError, match="a mapping or DataFrame names its systems"):
+        compare(frame, systems=["A", "B"])  # was ignored: named one, two
     assert compare(frame).to_frame().shape[0] == 1
 
 
@@ -221,6 +223,9 @@ def test_nan_scores_are_missing_and_series_input():
         ({"A": [0.1, 0.2]}, {}, ValueError, "at least 2 systems; got 1"),
         # an empty mapping said "arrays must be 1-D and of one length ...; got shapes []"
         ({}, {}, ValueError, "at least 2 systems; got 0"),
+        # systems= was ignored for a mapping: every system compared, under its own name
+        ({"A": [0.1, 0.2], "B": [0.3, 0.2], "C": [0.2, 0.2]}, {"systems": ["A", "B"]},
+         ValueError, "systems= names the columns of a 2-D array"),
         ({"A": [0.1, 0.2], "B": [0.1]}, {}, ValueError, "must be 1-D and of one length"),
         ({"A": [0.1], "B": [0.2]}, {}, ValueError, "1 query left to compare"),
         ({"A": [0.1, 0.2], "B": [0.3, 0.2]}, {"test": "mannwhitney"}, ValueError,

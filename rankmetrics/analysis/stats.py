@@ -415,7 +415,8 @@ def align_scores(
         Queries without a score in some system: "intersect" drops them, "zero" scores them 0
         (right for metrics where an empty result scores 0), "error" raises.
     systems : sequence of str, optional
-        Names for the columns of a 2-D array (default "S1", "S2", ...).
+        Names for the columns of a 2-D array (default "S1", "S2", ...); refused with a
+        mapping or DataFrame, which name their systems.
 
     Returns
     -------
@@ -430,7 +431,8 @@ def align_scores(
         Fewer than 2 systems, non-finite scores other than NaN, scores of magnitude above
         1e145 (or all nonzero ones below 1e-145: the tests square them), arrays of different
         lengths, missing queries with ``missing="error"``, fewer than 2 queries left, or a
-        system name given twice (names are compared as strings).
+        system name given twice (names are compared as strings), or ``systems`` given with a
+        mapping or DataFrame.
     TypeError
         Scores that are not real numbers (text, complex numbers, dates), naming the system.
     """
@@ -473,6 +475,12 @@ _SMALLEST = 1e-145
 
 def _to_matrix(scores: Any, systems: Sequence[str] | None
                ) -> tuple[tuple[str, ...], np.ndarray, Values]:
+    keyed_input = hasattr(scores, "columns") and hasattr(scores, "index") \
+        or isinstance(scores, Mapping)
+    if systems is not None and keyed_input:  # was ignored: every column compared, unrenamed
+        raise ValueError(
+            "systems= names the columns of a 2-D array; a mapping or DataFrame names its "
+            "systems itself (to compare some of them, pass only those, e.g. df[['A', 'B']])")
     if hasattr(scores, "columns") and hasattr(scores, "index"):  # DataFrame
         names = _system_names(scores.columns)
         index = np.asarray(scores.index)
@@ -760,7 +768,7 @@ def compare(
         ``multipletests`` ("bh": Benjamini-Hochberg false discovery rate). Tukey's HSD already
         controls the family-wise error; Conover's comparisons follow a significant Friedman test.
     systems : sequence of str, optional
-        Column names for a 2-D array.
+        Column names for a 2-D array (a mapping or DataFrame names its systems: ValueError).
     metric : str, optional
         Name of the metric, for reports.
     n_resamples : int >= 1, default 10000
