@@ -767,9 +767,10 @@ def load_letor(
 
     if query_path is not None:
         sizes = _read_group_sizes(query_path)
-        if int(sizes.sum()) != n:
+        total = sum(int(s) for s in sizes)  # exact: an int64 sum can wrap to the row count
+        if total != n:
             raise ValueError(
-                f"group sizes in query_path {os.fspath(query_path)!r} sum to {int(sizes.sum())}"
+                f"group sizes in query_path {os.fspath(query_path)!r} sum to {total}"
                 f" but data_path {os.fspath(data_path)!r} has {n} rows"
             )
         qid = np.repeat(np.arange(sizes.size, dtype=np.int64), sizes)

@@ -476,3 +476,26 @@ def test_load_letor_bad_lines_name_the_file_and_line(tmp_path: Path) -> None:
         path.write_text(text)
         with pytest.raises(ValueError, match=r"data_path '.*bad.txt' " + match):
             load_letor(path)
+
+
+def test_load_letor_group_sizes_summing_past_int64(tmp_path: Path) -> None:
+    """Group sizes whose int64 sum wraps to the row count (2**63-1, 2**63-1, 5 -> 3) passed
+    the sum check and crashed the interpreter in np.repeat (segmentation fault); now the
+    exact sum is compared (a ValueError). Run in a child process, so the crash cannot take
+    the test session with it."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "d.txt"
+    data.write_text("1 1:1\n0 1:2\n0 2:1\n")
+    query = tmp_path / "wrap.query"
+    query.write_text(f"{2**63 - 1}\n{2**63 - 1}\n5\n")
+    code = ("from rankmetrics.datasets import load_letor\n"
+            "try:\n"
+            f"    load_letor({str(data)!r}, {str(query)!r})\n"
+            "except ValueError as exc:\n"
+            "    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"sum to {2 * (2**63 - 1) + 5} but data_path" in done.stdout
