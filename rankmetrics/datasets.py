@@ -603,23 +603,33 @@ def _svmlight_source(data_path: str | os.PathLike[str]) -> str | io.BytesIO:
         return io.BytesIO(fh.read())
 
 
-def _int_field(text: str) -> int | None:
-    digits = text[1:] if text[:1] in ("+", "-") else text
-    return int(text) if digits.isdigit() else None
+def _int_field(text: bytes) -> int | None:
+    """``int(text)`` as scikit-learn's parser takes it (bytes: ASCII digits, ``+``/``-``,
+    ``_`` separators), or None."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
-def _line_fault(fields: list[str]) -> str | None:
-    """Why scikit-learn's svmlight parser refuses a line (its rules), or None."""
+def _shown(field: bytes) -> str:
+    return field.decode("utf-8", "replace")
+
+
+def _line_fault(fields: list[bytes]) -> str | None:
+    """Why scikit-learn's svmlight parser refuses a line (its rules, on the same bytes: it
+    splits on ASCII whitespace and parses numbers from bytes), or None."""
     try:
         float(fields[0])
     except ValueError:
-        return f"label {fields[0]!r} is not a number"
+        return f"label {_shown(fields[0])!r} is not a number"
     prev = -1
-    for k, field in enumerate(fields[1:]):
-        idx, sep, val = field.partition(":")
+    for k, raw in enumerate(fields[1:]):
+        field = _shown(raw)
+        idx, sep, val = raw.partition(b":")
         if not sep:
             return f"field {field!r} is not index:value"
-        if idx == "qid" and k == 0:
+        if k == 0 and raw.startswith(b"qid"):  # scikit-learn's test: any name from "qid"
             qid = _int_field(val)
             if qid is None:
                 return f"{field!r}: the qid must be an integer"
@@ -654,11 +664,11 @@ def _svmlight_error(data_path: str | os.PathLike[str], exc: BaseException) -> st
         for lineno, raw in enumerate(fh, start=1):
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
-            line = raw.split(b"#", 1)[0].decode("utf-8", "replace")
-            fields = line.split()
+            line = raw.split(b"#", 1)[0]
+            fields = line.split()  # bytes: ASCII whitespace only, as scikit-learn splits
             fault = _line_fault(fields) if fields else None
             if fault is not None:
-                return f"{where} line {lineno}: {fault}: {line.strip()!r}"
+                return f"{where} line {lineno}: {fault}: {_shown(line).strip()!r}"
     return f"{where}: {exc}"
 
 
