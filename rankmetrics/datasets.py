@@ -672,6 +672,15 @@ def _svmlight_error(data_path: str | os.PathLike[str], exc: BaseException) -> st
     return f"{where}: {exc}"
 
 
+def _unreadable(arg: str, path: str | os.PathLike[str], exc: BaseException) -> BaseException:
+    """A decompression error (a ``.gz`` / ``.bz2`` file that is not one, or is cut short:
+    gzip's ``BadGzipFile``, ``EOFError``, bz2's ``OSError``) again, naming the file, which
+    its own message does not; errors that name their file (FileNotFoundError) as they are."""
+    if getattr(exc, "filename", None) is not None:
+        return exc
+    return type(exc)(f"{arg} {os.fsdecode(path)!r}: {exc}")
+
+
 def _row_line(data_path: str | os.PathLike[str], row: int) -> int:
     """The line number of data row ``row`` (0-based; blank and comment lines hold none)."""
     with _open_svmlight(data_path) as fh:
@@ -731,6 +740,10 @@ def load_letor(
         if the file has no ``qid:`` fields and no ``query_path`` is given, if labels are
         negative or not finite, or if a line does not parse (the message names the file and
         the line). A leading UTF-8 byte-order mark is skipped.
+    OSError, EOFError
+        If a file cannot be read (the operating system's error), or a ``.gz`` / ``.bz2`` file
+        is not one (``gzip.BadGzipFile``, ``OSError``) or is cut short (``EOFError``); the
+        message names the argument and the file.
 
     Examples
     --------
@@ -762,6 +775,8 @@ def load_letor(
         )
     except (OverflowError, ValueError) as exc:  # the parser names neither file nor line
         raise ValueError(_svmlight_error(data_path, exc)) from None
+    except (EOFError, OSError) as exc:
+        raise _unreadable("data_path", data_path, exc) from exc
     X = np.asarray(X_sparse.toarray(), dtype=np.float64)
     y_f = np.asarray(y_raw, dtype=np.float64)
     n = X.shape[0]
@@ -776,7 +791,10 @@ def load_letor(
         )
 
     if query_path is not None:
-        sizes = _read_group_sizes(query_path)
+        try:
+            sizes = _read_group_sizes(query_path)
+        except (EOFError, OSError) as exc:
+            raise _unreadable("query_path", query_path, exc) from exc
         total = sum(int(s) for s in sizes)  # exact: an int64 sum can wrap to the row count
         if total != n:
             raise ValueError(

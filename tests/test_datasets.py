@@ -522,3 +522,33 @@ def test_load_letor_bad_line_named_when_only_python_text_rules_would_accept_it(
         path.write_bytes(data)
         with pytest.raises(ValueError, match=r"data_path '.*ws.txt' " + re.escape(shown)):
             load_letor(path)
+
+
+def test_load_letor_bad_compressed_files_are_named(tmp_path: Path) -> None:
+    """A .gz that is not gzip, a cut-short .gz and a .bz2 that is not bz2 raised gzip's / bz2's
+    errors ("Not a gzipped file (b'1 ')", "Compressed file ended before ...", "Invalid data
+    stream"), naming neither the file nor whether it was data_path or query_path; now the
+    same exception classes with the argument and the path in front."""
+    import gzip
+
+    plain = tmp_path / "d.txt"
+    plain.write_text("1 1:1\n")
+    fake_gz = tmp_path / "fake.txt.gz"
+    fake_gz.write_text("1 qid:1 1:1\n")
+    whole = gzip.compress(b"1 qid:1 1:1\n" * 1000)
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    fake_bz2 = tmp_path / "fake.txt.bz2"
+    fake_bz2.write_text("1 qid:1 1:1\n")
+    query = tmp_path / "q.query.gz"
+    query.write_text("1\n")
+    with pytest.raises(gzip.BadGzipFile, match=r"^data_path '.*fake.txt.gz': Not a gzipped"):
+        load_letor(fake_gz)
+    with pytest.raises(EOFError, match=r"^data_path '.*cut.txt.gz': Compressed file ended"):
+        load_letor(cut)
+    with pytest.raises(OSError, match=r"^data_path '.*fake.txt.bz2': Invalid data stream"):
+        load_letor(fake_bz2)
+    with pytest.raises(gzip.BadGzipFile, match=r"^query_path '.*q.query.gz': Not a gzipped"):
+        load_letor(plain, query)
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        load_letor(tmp_path / "missing.txt")
