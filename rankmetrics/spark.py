@@ -152,12 +152,13 @@ def evaluate(
         same column to Spark unless ``spark.sql.caseSensitive``), one named by two arguments,
         a qid column named like a measure's output (ignoring case, as Spark does unless
         ``spark.sql.caseSensitive``), measures whose names differ only in case; null qids,
-        labels or weights; NaN/null/inf scores; negative labels; unknown measures or options;
-        ``ties="stable"`` (the call's or a measure's own); ``num_partitions`` below 1. Errors
-        found on the executors (naming the column and the partition) are raised on the
-        driver as themselves, not as Spark's ``PythonException`` wrapper.
+        labels or weights; NaN/null/inf scores; negative labels; unknown measures; bad option
+        values; ``ties="stable"`` (the call's or a measure's own); ``num_partitions`` below 1.
+        Errors found on the executors (naming the column and the partition) are raised on
+        the driver as themselves, not as Spark's ``PythonException`` wrapper.
     TypeError
-        ``df`` is not a Spark DataFrame; ``num_partitions`` is not an int; ``as_frame``; text
+        ``df`` is not a Spark DataFrame; ``num_partitions`` is not an int; ``as_frame`` or
+        another keyword that is not an option of :meth:`rankmetrics.QueryPlan.evaluate`; text
         labels, scores or weights (found on the executors, raised as above).
     ImportError
         pyspark is not installed.

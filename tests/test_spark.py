@@ -308,6 +308,11 @@ def test_as_frame_and_none_columns_are_refused_before_the_job(spark):
     df = spark.createDataFrame(_pdf(n_queries=3))
     with pytest.raises(TypeError, match="as_frame is not an option here"):
         rspark.evaluate(df, ["ndcg"], as_frame=True)
+    # an unknown keyword is a TypeError (the docstring called it a ValueError), before the job
+    with pytest.raises(TypeError, match="unexpected keyword argument 'gian'"):
+        rspark.evaluate(df, ["ndcg"], gian="linear")
+    with pytest.raises(ValueError, match="empty must be one of"):
+        rspark.evaluate(df, ["ndcg"], empty="zero")
     for arg in ("qid", "label", "score"):
         with pytest.raises(TypeError, match=f"^{arg} must be a column name \\(str\\); got None"):
             rspark.evaluate(df, ["ndcg"], **{arg: None})
