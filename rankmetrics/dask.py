@@ -194,11 +194,14 @@ def evaluate(
     ValueError
         A missing column, one present twice or named by two arguments, a qid column named
         like a measure's output; null qids, labels or weights; NaN/null/inf scores; negative
-        labels; unknown measures or options; with ``aligned=True``, or a qid index whose known
-        divisions were set by hand (``from_delayed``), a query split across partitions (the
-        message names the qid and the partitions).
+        labels; unknown measures or bad option values (``empty="zero"``); with
+        ``aligned=True``, or a qid index whose known divisions were set by hand
+        (``from_delayed``), a query split across partitions (the message names the qid and the
+        partitions).
     TypeError
-        ``ddf`` is not a Dask DataFrame; non-string column names; ``as_frame``.
+        ``ddf`` is not a Dask DataFrame; non-string column names; ``as_frame``; an unknown
+        keyword option (``gian="linear"``: :meth:`~rankmetrics.QueryPlan.evaluate`'s
+        "unexpected keyword argument"), before any task runs.
     ImportError
         Dask is not installed.
 

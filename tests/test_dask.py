@@ -586,6 +586,11 @@ def test_as_frame_is_refused():
     for flag in (True, False):
         with pytest.raises(TypeError, match="as_frame is not an option here"):
             rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["ndcg"], as_frame=flag)
+    # the docstring's split: an unknown keyword is a TypeError, a bad option value a ValueError
+    with pytest.raises(TypeError, match="unexpected keyword argument 'gian'"):
+        rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["ndcg"], gian="linear")
+    with pytest.raises(ValueError, match="^empty must be one of"):
+        rdask.evaluate(dd.from_pandas(pdf, npartitions=1), ["ndcg"], empty="zero")
 
 
 def test_none_column_names_are_refused():
