@@ -21,6 +21,7 @@ import io
 import math
 import numbers
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -558,10 +559,13 @@ def _read_group_sizes(query_path: str | os.PathLike[str]) -> np.ndarray:
         for lineno, raw in enumerate(fh, start=1):
             if lineno == 1 and raw.startswith(_BOM):
                 raw = raw[len(_BOM):]
-            text = raw.decode("utf-8", "replace").strip()
+            text = raw.strip(b" \t\r\n\v\f").decode("utf-8", "replace")
             if not text:
                 continue
             try:
+                # ASCII digits only: int() would also read "1_0" as 10 and other scripts' digits
+                if not _GROUP_SIZE.fullmatch(text):
+                    raise ValueError(text)
                 size = int(text)
             except ValueError:
                 raise ValueError(
@@ -578,6 +582,7 @@ def _read_group_sizes(query_path: str | os.PathLike[str]) -> np.ndarray:
 
 
 _MAX_INT64 = 2**63 - 1
+_GROUP_SIZE = re.compile(r"[+-]?[0-9]+")
 _MAX_INT32 = 2**31 - 1
 
 

@@ -552,3 +552,18 @@ def test_load_letor_bad_compressed_files_are_named(tmp_path: Path) -> None:
         load_letor(plain, query)
     with pytest.raises(FileNotFoundError, match="missing.txt"):
         load_letor(tmp_path / "missing.txt")
+
+
+def test_load_letor_group_sizes_are_ascii_integers(tmp_path: Path) -> None:
+    """Python's int() read a group size "1_0" as 10 and a full-width "２" as 2 (LightGBM's and
+    RankLib's readers take neither); now such a line is refused with its number, and sizes
+    with spaces, tabs and CRLF around them still read."""
+    data = tmp_path / "d.txt"
+    data.write_text("".join(f"{i % 2} 1:{i}\n" for i in range(12)))
+    query = tmp_path / "g.query"
+    for text, line in (("2\n1_0\n", 2), ("10\n\uff12\n", 2), ("+-3\n", 1)):
+        query.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=f"line {line}: expected one integer group size"):
+            load_letor(data, query)
+    query.write_bytes(b" 2\t\r\n+10 \r\n")
+    assert np.bincount(load_letor(data, query).qid).tolist() == [2, 10]
