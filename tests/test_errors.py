@@ -8,7 +8,7 @@ from _extras import require
 
 import rankmetrics as rm
 from rankmetrics import QueryPlan
-from rankmetrics.session import query_discount
+from rankmetrics.session import query_discount, session_dcg
 
 Y = [2, 0, 1, 0]
 S = [0.3, 0.2, 0.2, 0.1]
@@ -644,3 +644,36 @@ def test_vector_operations_refuse_values_that_are_not_real_numbers() -> None:
     skipped = np.array([[np.nan, 2.0, 3.0], [3.0, 4.0, 5.0]])
     with_na = pd.DataFrame(skipped).astype("Float64")
     np.testing.assert_array_equal(avg_vect(with_na), avg_vect(skipped))
+
+
+@pytest.mark.parametrize("bad", ["no", None, 1, 0.0])
+def test_true_false_options_refuse_other_values(bad: object) -> None:
+    """A True/False option given anything else was read as its truth value: ``"no"`` asked
+    for per-query rows (EvalResult.to_frame/to_trec/to_json), a DataFrame (QueryPlan.evaluate
+    as_frame), per-query normalisation (average_normalised) or the normalised session gains;
+    ``None`` and ``0.0`` turned them off. Now a TypeError naming the option, as ``complete``,
+    ``pad`` and ``judged_only`` already did; numpy's bools are accepted."""
+    require("pandas")
+    from rankmetrics.trec import evaluate, qrels_from_arrays, run_from_arrays
+
+    docs = [f"d{i}" for i in range(4)]
+    res = evaluate(qrels_from_arrays(Q, Y, docs), run_from_arrays(Q, S, docs), ["ndcg"])
+    sessions = session_dcg([2, 1, 0, 1], [0.9, 0.5, 0.4, 0.3], [1, 1, 1, 1], [1, 1, 2, 2], doc=docs,
+                           depth=2)
+    calls = {
+        "per_query": [lambda v: res.to_frame(per_query=v), lambda v: res.to_trec(per_query=v),
+                      lambda v: res.to_json(per_query=v),
+                      lambda v: rm.average_normalised([[1, 2]], [[2, 2]], per_query=v)],
+        "summary": [lambda v: res.to_frame(summary=v), lambda v: res.to_json(summary=v)],
+        "as_frame": [lambda v: QueryPlan(Y, Q).evaluate(S, ["ndcg"], as_frame=v)],
+        "normalised": [lambda v: sessions.average_gain(normalised=v),
+                       lambda v: sessions.last_query_gain(normalised=v),
+                       lambda v: sessions.best_query_gain(normalised=v),
+                       lambda v: sessions.extended(4, normalised=v)],
+    }
+    for name, fns in calls.items():
+        for fn in fns:
+            with pytest.raises(TypeError, match=f"{name} must be True or False; got {bad!r}"):
+                fn(bad)
+            fn(np.True_)
+            fn(np.False_) if name != "summary" else fn(True)

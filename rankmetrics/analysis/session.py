@@ -34,6 +34,7 @@ from ..core.validation import (
     check_choice,
     check_depth,
     check_empty,
+    check_flag,
     check_k,
     check_labels,
     check_positive_real,
@@ -171,8 +172,13 @@ class SessionDCG:
         -------
         ndarray of float64, shape (n_sessions,)
             NaN for a session without positions (every list empty and ``pad=False``).
+
+        Raises
+        ------
+        TypeError
+            ``normalised`` not True or False.
         """
-        v = self.normalised if normalised else self.curve
+        v = self.normalised if check_flag("normalised", normalised) else self.curve
         cols = np.arange(v.shape[1])[None, :]
         inside = cols < self.lengths[:, None]
         total = np.where(inside, v, 0.0).sum(axis=1)
@@ -180,7 +186,7 @@ class SessionDCG:
             return np.where(self.lengths > 0, total / np.maximum(self.lengths, 1), np.nan)
 
     def _query_values(self, normalised: bool) -> Values:
-        if not normalised:
+        if not check_flag("normalised", normalised):
             return self.query_gain
         ideal = self.ideal_query_gain
         # a session without gain takes the empty rule's value (NaN for "skip"), as its
@@ -202,6 +208,11 @@ class SessionDCG:
             Divide by the ideal session's gain at the same query position (the query-position
             discount cancels: the last query's nDCG@depth). A session whose recall base has
             no gain takes the ``empty`` rule's value, as its normalised vector does.
+
+        Raises
+        ------
+        TypeError
+            ``normalised`` not True or False.
         """
         v = self._query_values(normalised)
         return v[np.arange(self.n_sessions), self.n_queries - 1].copy()
@@ -224,12 +235,12 @@ class SessionDCG:
         Raises
         ------
         TypeError
-            ``width`` not an int.
+            ``width`` not an int; ``normalised`` not True or False.
         ValueError
             ``width`` smaller than the current width, above 2**62, or too large for this
             machine's memory.
         """
-        v = self.normalised if normalised else self.curve
+        v = self.normalised if check_flag("normalised", normalised) else self.curve
         return _hold(v, width)
 
     def to_frame(self) -> pd.DataFrame:

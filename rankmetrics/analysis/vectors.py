@@ -14,6 +14,7 @@ from ..core.validation import (
     _object_to_float,
     _real_kind_check,
     as_float64,
+    check_flag,
     check_k,
     is_missing,
 )
@@ -60,6 +61,8 @@ def avg_vect(vectors: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np
     ------
     ValueError
         Empty input, wrong weight shape, negative weights, or no vector left.
+    TypeError
+        ``vectors`` or ``weights`` not numbers.
 
     Examples
     --------
@@ -295,6 +298,9 @@ def average_normalised(curves: ArrayLike, ideal: ArrayLike, *, per_query: bool =
     ------
     ValueError
         Shapes differ or are empty, or every query has NaN.
+    TypeError
+        ``curves`` or ``ideal`` not numbers; ``per_query`` not True or False; ``empty`` not a
+        number.
 
     Notes
     -----
@@ -305,6 +311,7 @@ def average_normalised(curves: ArrayLike, ideal: ArrayLike, *, per_query: bool =
     >>> average_normalised([[1, 2], [0, 0]], [[2, 4], [1, 2]], per_query=False).round(4)
     array([0.3333, 0.3333])
     """
+    check_flag("per_query", per_query)
     v = _matrix(curves, "curves")
     i = _matrix(ideal, "ideal")
     if v.shape != i.shape:  # the averages alone would hide a different number of queries

@@ -40,6 +40,7 @@ from .validation import (
     check_empty,
     check_exact_int_labels,
     check_finite,
+    check_flag,
     check_group_sizes,
     check_k,
     check_labels,
@@ -1176,7 +1177,8 @@ class QueryPlan:
             measure name given twice, measures only the TREC layer computes (IPrec, 11pt_avg,
             NumRet, ...), or any input error of the metrics.
         TypeError
-            A name that is neither a string nor a measure object.
+            A name that is neither a string nor a measure object; ``as_frame`` not True or
+            False.
 
         Examples
         --------
@@ -1192,6 +1194,7 @@ class QueryPlan:
         check_choice("denominator", denominator, DENOMINATORS)
         check_choice("precision_denominator", precision_denominator, PRECISION_DENOMINATORS)
         beta = check_positive_real("beta", beta)
+        check_flag("as_frame", as_frame)
         specs = [(m, core_metric(m)) for m in measures]
         by_ties: dict[str, list[int]] = {}
         for i, (m, _) in enumerate(specs):

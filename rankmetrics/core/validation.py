@@ -691,6 +691,14 @@ def check_choice(name: str, value: Any, options: Sequence[str]) -> str:
     return value
 
 
+def check_flag(name: str, value: Any) -> bool:
+    """A True/False option (numpy's bool too); anything else, e.g. the truthy string "no", is a
+    TypeError naming ``name`` rather than read as its truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
 def check_ties(ties: Any) -> str:
     """A tie rule of the core; "docno" (trec_eval's order, which needs document ids) is named
     as belonging to rankmetrics.trec and the CLI."""

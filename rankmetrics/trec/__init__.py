@@ -46,7 +46,7 @@ import pandas as pd
 
 from ..core.gains import DiscountLike, GainLike, apply_gain, discount_key, gain_key
 from ..core.validation import TIES as CORE_TIES
-from ..core.validation import as_float64, check_empty, check_positive_real
+from ..core.validation import as_float64, check_empty, check_flag, check_positive_real
 from ..measures.grammar import (
     ORDER_ONLY_KINDS,
     Measure,
@@ -356,7 +356,9 @@ def _shown_options(summary_is: str) -> Callable[[_F], _F]:
         "Raises\n"
         "        ------\n"
         "        ValueError\n"
-        "            ``per_query=False`` and ``summary=False`` (nothing to show)."
+        "            ``per_query=False`` and ``summary=False`` (nothing to show).\n"
+        "        TypeError\n"
+        "            ``per_query`` or ``summary`` not True or False."
     )
 
     def deco(fn: _F) -> _F:
@@ -519,6 +521,8 @@ def _json_param(v: Any) -> Any:
 
 
 def _check_shown(per_query: bool, summary: bool) -> None:
+    check_flag("per_query", per_query)
+    check_flag("summary", summary)
     if not (per_query or summary):
         raise ValueError("per_query=False and summary=False: nothing to show")
 
