@@ -65,6 +65,18 @@ def test_avg_pos_names_take_ascii_digits_only():
     assert _xgboost_hint("pre@\u0663") == ""
 
 
+def test_avg_pos_name_that_is_not_a_string_is_a_type_error():
+    """parse_avg_pos (public in rankmetrics.stats) raised AttributeError "'int' object has no
+    attribute 'strip'" for 5, None or a measure object (compare_runs(metrics=[nDCG@10]) too),
+    and "cannot use a string pattern on a bytes-like object" for bytes, naming nothing."""
+    from rankmetrics.measures import nDCG
+    from rankmetrics.stats import parse_avg_pos
+
+    for bad in (5, None, b"avg-ndcg@10", nDCG @ 10):
+        with pytest.raises(TypeError, match="metric must be a measure name"):
+            parse_avg_pos(bad)
+
+
 @pytest.fixture(scope="module")
 def trec(tmp_path_factory):
     require("pandas")

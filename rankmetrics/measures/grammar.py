@@ -912,12 +912,17 @@ def parse_avg_pos(metric: str) -> tuple[str, int, int] | None:
     ------
     ValueError
         A range with start > k or a rank 0.
+    TypeError
+        ``metric`` not a string.
 
     Examples
     --------
     >>> parse_avg_pos("avg-nDCG@1-10"), parse_avg_pos("ndcg@10")
     (('ndcg', 1, 10), None)
     """
+    if not isinstance(metric, str):  # 5 or a measure object: AttributeError 'strip'
+        raise TypeError(f"metric must be a measure name (a string such as 'avg-ndcg@10'); "
+                        f"got {metric!r}")
     m = _AVG_POS.match(metric.strip())
     if m is None:
         return None
