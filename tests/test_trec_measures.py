@@ -104,3 +104,8 @@ def test_list_errors():
     with pytest.raises(ValueError, match="measure 'P@5' is given twice"):
         parse_measures(["P@5", "P@5"])
     assert [m.name for m in parse_measures("AP")] == ["AP"]
+    # bytes were iterated as their ints: the error read "got 110" for b"ndcg"
+    for raw in (b"ndcg", bytearray(b"ndcg")):
+        with pytest.raises(TypeError, match=r"measure names must be strings like 'nDCG@10'; "
+                                            r"got (bytearray\()?b'ndcg'"):
+            parse_measures(raw)

@@ -858,8 +858,10 @@ def measure_items(names: Any, arg: str = "metrics") -> list[Any]:
         ``names`` is neither a string, a measure object nor an iterable (the message names
         ``arg``).
     """
-    if isinstance(names, (str, Measure)) or _is_ir_measures(names):
-        return [names]  # iterating an ir_measures measure raised KeyError: 0
+    if isinstance(names, (str, Measure, bytes, bytearray)) or _is_ir_measures(names):
+        # iterating an ir_measures measure raised KeyError: 0, bytes gave its ints (b"ndcg"
+        # was refused as "got 110"): one item, which the parser refuses as itself
+        return [names]
     try:
         return list(names)
     except TypeError:
