@@ -351,3 +351,36 @@ def test_plot_path_without_extension_is_refused(tmp_path):
     assert not list(tmp_path.iterdir())
     plot_curves({"a": [1.0, 0.5]}, path=tmp_path / "curves.svg")
     assert [p.name for p in tmp_path.iterdir()] == ["curves.svg"]
+
+
+def test_system_mappings_that_are_not_mappings_are_a_type_error():
+    """gain_curves / plot_gain_curves (``scores``), plot_curves (``vectors``),
+    plot_precision_recall (``curves``) and plot_precision_recall_points (``points``) take a
+    mapping {system name: ...}; a list or tuple raised AttributeError "no attribute 'values'"
+    ('items'), an array or DataFrame numpy's/pandas' "truth value ... is ambiguous"
+    (ValueError naming nothing). Now TypeError naming the argument; an empty mapping is still
+    the ValueError it was."""
+    require("matplotlib")
+    pd = require("pandas")
+    from rankmetrics.plot import (
+        plot_curves,
+        plot_gain_curves,
+        plot_precision_recall,
+        plot_precision_recall_points,
+    )
+
+    y, q = [1, 0, 2, 0], [1, 1, 2, 2]
+    row = [0.1, 0.2, 0.3, 0.4]
+    calls = {
+        "scores": lambda v: gain_curves(y, v, q, depth=3),
+        "vectors": lambda v: plot_curves(v),
+        "curves": lambda v: plot_precision_recall(v),
+        "points": lambda v: plot_precision_recall_points(v),
+    }
+    calls["scores "] = lambda v: plot_gain_curves(y, v, q, depth=3)
+    for name, fn in calls.items():
+        for bad in ([row], (row,), np.array([row]), pd.DataFrame({"A": row})):
+            with pytest.raises(TypeError, match=rf"{name.strip()} must be a mapping \{{system"):
+                fn(bad)
+        with pytest.raises(ValueError, match=rf"{name.strip()} must hold at least one"):
+            fn({})

@@ -125,6 +125,17 @@ def _average(curve: str, curves: Values, ideal: Values, average: str, empty: flo
     return avg_vect(normed)
 
 
+def _systems(value: Any, name: str, what: str = "system") -> Mapping[Any, Any]:
+    """``value``, a non-empty mapping {system name: ...}: a list, tuple, array or DataFrame was
+    AttributeError "no attribute 'values'" or numpy's "truth value ... is ambiguous"."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping {{system name: ...}}; got "
+                        f"{type(value).__name__}")
+    if not value:
+        raise ValueError(f"{name} must hold at least one {what}")
+    return value
+
+
 def gain_curves(
     y_true: ArrayLike,
     scores: Mapping[str, ArrayLike],
@@ -161,8 +172,9 @@ def gain_curves(
     Raises
     ------
     ValueError, TypeError
-        Unknown ``curve`` or ``average``, no systems, two systems whose names are equal as
-        strings (``1`` and ``"1"``), or any input error of the curves.
+        Unknown ``curve`` or ``average``, no systems, ``scores`` not a mapping (TypeError),
+        two systems whose names are equal as strings (``1`` and ``"1"``), or any input error
+        of the curves.
 
     Examples
     --------
@@ -174,8 +186,7 @@ def gain_curves(
     """
     _check_curve(curve)
     check_choice("average", average, AVERAGES)
-    if not scores:
-        raise ValueError("scores must hold at least one system")
+    _systems(scores, "scores")
     plan = QueryPlan(y_true, qid)
     kw = _gain_kwargs(curve, gain, discount, log_base)
     raw = "cg" if curve in ("cg", "ncg") else "dcg"
@@ -814,11 +825,12 @@ def plot_curves(
     ValueError
         No vectors, vectors of different lengths, or two system names equal as strings
         (``1`` and ``"1"``).
+    TypeError
+        ``vectors`` not a mapping; values that are not numbers.
     ImportError
         matplotlib is not installed.
     """
-    if not vectors:
-        raise ValueError("vectors must hold at least one system")
+    _systems(vectors, "vectors")
     # 1 and "1" would share one label and the dict would keep one line: refused
     lines = dict(zip(_system_names(vectors), map(_vector, vectors.values()), strict=True))
     ideal_v = None if ideal is None else _vector(ideal, "ideal")
@@ -931,12 +943,13 @@ def plot_precision_recall(
     Raises
     ------
     ValueError
-        A curve without 11 points.
+        No curves, or a curve without 11 points.
+    TypeError
+        ``curves`` not a mapping; values that are not numbers.
     ImportError
         matplotlib is not installed.
     """
-    if not curves:
-        raise ValueError("curves must hold at least one system")
+    _systems(curves, "curves")
     fig, axes = _axes(ax, figsize)
     for name, v in curves.items():
         y = _vector(v, "curves")
@@ -985,11 +998,12 @@ def plot_precision_recall_points(
     ------
     ValueError
         No curves, or recall and precision of different shapes.
+    TypeError
+        ``points`` not a mapping; values that are not numbers.
     ImportError
         matplotlib is not installed.
     """
-    if not points:
-        raise ValueError("points must hold at least one curve")
+    _systems(points, "points", "curve")
     fig, axes = _axes(ax, figsize)
     for name, (r, p) in points.items():
         rr, pp = _reals(r, f"recall of {name!r}"), _reals(p, f"precision of {name!r}")
