@@ -384,3 +384,26 @@ def test_system_mappings_that_are_not_mappings_are_a_type_error():
                 fn(bad)
         with pytest.raises(ValueError, match=rf"{name.strip()} must hold at least one"):
             fn({})
+
+
+def test_session_arguments_that_are_not_session_results_are_a_type_error():
+    """session_average / query_position_curves (``result``) and plot_session_curves /
+    plot_query_position_curves (``results``) given a list of SessionDCG, or a mapping to None,
+    raised AttributeError "'list' object has no attribute 'curve'"; session_average read
+    ``normalised="no"`` as True. Now TypeError naming the argument."""
+    require("matplotlib")
+    from rankmetrics.plot import plot_query_position_curves, plot_session_curves
+
+    r = session_dcg([2, 1, 0, 1, 1], [0.9, 0.5, 0.4, 0.3, 0.2], [1, 1, 1, 1, 2],
+                    [1, 1, 2, 2, 1], doc=["a", "b", "c", "a", "b"], depth=2)
+    for fn, name in ((lambda v: session_average(v, 4), "result"),
+                     (query_position_curves, "result"),
+                     (plot_session_curves, "results"),
+                     (plot_query_position_curves, "results")):
+        with pytest.raises(TypeError, match=f"{name} must be a SessionDCG .*; got list"):
+            fn([r])
+    with pytest.raises(TypeError, match=r"results\['A'\] must be a SessionDCG .*NoneType"):
+        plot_session_curves({"A": None})
+    for average in ("per_session", "ideal"):
+        with pytest.raises(TypeError, match="normalised must be True or False; got 'no'"):
+            session_average(r, 4, normalised="no", average=average)

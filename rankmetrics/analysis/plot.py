@@ -27,6 +27,7 @@ from ..core.validation import (
     check_choice,
     check_depth,
     check_empty,
+    check_flag,
     check_labels,
     check_result_size,
     check_threshold,
@@ -1114,11 +1115,22 @@ def topics_statement(n_topics: int, missing: str, lacking: Mapping[str, Sequence
 
 
 # ------------------------------------------------------------------------------ sessions
+def _session(value: Any, name: str = "result") -> SessionDCG:
+    """``value``, a SessionDCG (a list of them, None, ... was AttributeError "no attribute
+    'curve'")."""
+    from .session import SessionDCG
+
+    if not isinstance(value, SessionDCG):
+        raise TypeError(f"{name} must be a SessionDCG (rankmetrics.session.session_dcg or "
+                        f"evaluate_sessions); got {type(value).__name__}")
+    return value
+
+
 def _session_map(results: SessionDCG | Mapping[str, SessionDCG]) -> dict[str, SessionDCG]:
     if isinstance(results, Mapping):
-        out = {str(k): v for k, v in results.items()}
+        out = {str(k): _session(v, f"results[{k!r}]") for k, v in results.items()}
     else:
-        out = {"sessions": results}
+        out = {"sessions": _session(results, "results")}
     if not out:
         raise ValueError("results must hold at least one SessionDCG")
     return out
@@ -1151,7 +1163,11 @@ def session_average(result: SessionDCG, width: int, *, normalised: bool = False,
     ------
     ValueError
         No session has ``min_queries`` queries, or an unknown ``average``.
+    TypeError
+        ``result`` not a SessionDCG; ``normalised`` not True or False.
     """
+    _session(result)
+    check_flag("normalised", normalised)
     check_choice("average", average, ("per_session", "ideal"))
     keep = np.ones(result.n_sessions, dtype=bool)
     if min_queries is not None:
@@ -1237,6 +1253,8 @@ def plot_session_curves(
     ValueError
         ``individual`` with several systems, ``width`` below a result's width, no session with
         ``min_queries`` queries.
+    TypeError
+        ``results`` not a SessionDCG or a mapping of them.
     ImportError
         matplotlib is not installed.
     """
@@ -1301,8 +1319,10 @@ def query_position_curves(result: SessionDCG) -> tuple[Values, Values]:
     ------
     ValueError
         A result without any session.
+    TypeError
+        ``result`` not a SessionDCG.
     """
-    qc = result.query_curves
+    qc = _session(result).query_curves
     idx = result.n_queries - 1
     last = qc[np.arange(result.n_sessions), idx]
     pos = np.arange(qc.shape[1])[None, :]
@@ -1335,6 +1355,8 @@ def plot_query_position_curves(
 
     Raises
     ------
+    TypeError
+        ``results`` not a SessionDCG or a mapping of them.
     ImportError
         matplotlib is not installed.
     """
