@@ -56,6 +56,10 @@ def test_query_discount_values():
     assert query_discount(3, 2) == approx([1, 0.5, 1 / (1 + math.log2(3))])
     with pytest.raises(ValueError, match="query_log_base must be > 1"):
         query_discount(3, 1.0)
+    # numpy's MemoryError "Unable to allocate 14.6 TiB" naming nothing (or, allocated lazily,
+    # a process killed while filling it): now a ValueError naming n_queries
+    with pytest.raises(ValueError, match=r"n_queries=2000000000000 asks for .* memory"):
+        query_discount(2 * 10**12)
 
 
 # --------------------------------------------------------------------------- two queries

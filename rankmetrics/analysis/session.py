@@ -82,7 +82,8 @@ def query_discount(n_queries: int, query_log_base: float = 4.0) -> Values:
     Raises
     ------
     ValueError, TypeError
-        ``n_queries`` not a positive int or ``query_log_base`` <= 1.
+        ``n_queries`` not a positive int or ``query_log_base`` <= 1; ``n_queries`` too large
+        for this machine's memory (ValueError).
 
     Examples
     --------
@@ -91,6 +92,8 @@ def query_discount(n_queries: int, query_log_base: float = 4.0) -> Values:
     """
     n = check_depth(n_queries, "n_queries")
     bq = check_positive_real("query_log_base", query_log_base, above=1.0)
+    # numpy's MemoryError, or a lazily allocated array filled until the process was killed
+    check_result_size(1, n, "n_queries", copies=2, hint="one discount per query position")
     q = np.arange(1, n + 1, dtype=np.float64)
     return 1.0 / (1.0 + np.log(q) / math.log(bq))
 
