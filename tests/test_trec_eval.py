@@ -227,6 +227,21 @@ def test_tie_effect_lists_what_moves():
     ]
 
 
+def test_tie_effect_skips_queries_undefined_under_both_orders_and_keeps_its_dtypes():
+    """A query skipped with empty="skip" is NaN under both tie orders; NaN != NaN listed it as
+    a change (delta NaN) although nothing moved. And an empty table (nothing moves) had object
+    columns where the docstring promises str and float64."""
+    qrels = {"q": {"a": 0, "b": 0}, "r": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0, "b": 1.0}, "r": {"a": 1.0, "b": 1.0}}
+    eff = tie_effect(qrels, run, ["AP"], empty="skip")
+    assert eff.to_dict("records") == [
+        {"measure": "AP", "qid": "r", "docno": 0.5, "average": 0.75, "delta": -0.25}]
+    still = tie_effect(qrels, {"q": {"a": 2.0, "b": 1.0}, "r": {"a": 2.0, "b": 1.0}}, ["AP"])
+    assert still.empty
+    assert [still[c].dtype for c in ("docno", "average", "delta")] == [np.float64] * 3
+    assert all(pd.api.types.is_string_dtype(still[c]) for c in ("measure", "qid"))
+
+
 def test_inputs_are_not_modified_and_progress_bar_runs(capsys):
     qrels = pd.DataFrame({"qid": ["q", "q"], "docid": ["a", "b"], "label": [1, -1]})
     run = pd.DataFrame({"qid": ["q", "q"], "docid": ["b", "a"], "score": [2.0, 1.0]})

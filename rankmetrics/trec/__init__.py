@@ -1039,8 +1039,12 @@ def tie_effect(qrels: Any, run: Any, metrics: str | Iterable[str], **kwargs: Any
     rows = []
     for name in docno.columns:
         d, a = docno[name].to_numpy(), avg[name].to_numpy()
-        moved = ~np.isclose(d, a, rtol=0.0, atol=1e-12)
+        # NaN under both (a query skipped with empty="skip") is no change
+        moved = ~np.isclose(d, a, rtol=0.0, atol=1e-12, equal_nan=True)
         for q, dv, av in zip(docno.index[moved], d[moved], a[moved], strict=True):
             rows.append({"measure": name, "qid": q, "docno": float(dv), "average": float(av),
                          "delta": float(dv - av)})
-    return pd.DataFrame(rows, columns=["measure", "qid", "docno", "average", "delta"])
+    out = pd.DataFrame(rows, columns=["measure", "qid", "docno", "average", "delta"])
+    # typed when empty too (object columns, not the documented str / float64)
+    return out.astype({"measure": str, "qid": str, "docno": np.float64,
+                       "average": np.float64, "delta": np.float64})
