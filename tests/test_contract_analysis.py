@@ -84,6 +84,19 @@ def test_report_repeat_checked(comparison, repeat, exc):
         significance_table([comparison], repeat=repeat)
 
 
+@pytest.mark.parametrize("relative", ["no", None, 0])
+def test_report_relative_checked(comparison, relative):
+    """``relative="no"`` printed the relative differences, ``None``/``0`` dropped them: any
+    value was read by its truth; now a TypeError, in every format and significance_table."""
+    for fmt in ("text", "markdown", "latex", "csv", "json"):
+        with pytest.raises(TypeError, match=f"relative must be True or False; got {relative!r}"):
+            render_report([comparison], fmt, relative=relative)
+    with pytest.raises(TypeError, match="relative must be True or False"):
+        significance_table([comparison], relative=relative)
+    assert render_report([comparison], relative=np.False_) == render_report([comparison],
+                                                                             relative=False)
+
+
 @pytest.mark.parametrize("symbols, exc, msg", [
     (("", ""), ValueError, "symbols must be non-empty"),
     (("*", "*"), ValueError, "symbols must be distinct"),

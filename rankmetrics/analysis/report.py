@@ -404,7 +404,7 @@ def render_report(comparisons: Sequence[Comparison], format: str = "text", *, di
     ValueError
         Unknown format, ``digits`` below 0 or above 17, or as :func:`report_table`.
     TypeError
-        ``digits`` not an int, or as :func:`report_table`.
+        ``digits`` not an int, ``relative`` not True or False, or as :func:`report_table`.
 
     Examples
     --------
@@ -413,10 +413,11 @@ def render_report(comparisons: Sequence[Comparison], format: str = "text", *, di
     >>> print(render_report([c], "markdown").splitlines()[2])
     | nDCG@10 | 0.350 | 0.500 | 0.150\\* (+42.9%) |
     """
-    from ..core.validation import check_choice
+    from ..core.validation import check_choice, check_flag
 
     check_choice("format", format, FORMATS)
     check_digits(digits)
+    check_flag("relative", relative)
     t = report_table(comparisons, symbols=symbols, repeat=repeat)
     if format == "text":
         return render_text(t, digits=digits, relative=relative)
