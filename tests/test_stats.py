@@ -521,6 +521,18 @@ def test_randomization_is_exact_only_when_every_flip_was_enumerated() -> None:
     assert small.exact is True
 
 
+def test_method_statement_alpha_is_a_flag() -> None:
+    """``method_statement(alpha=0.01)`` (read as setting the level) printed "alpha 0.05", the
+    comparison's level, and ``alpha=0`` dropped it: the flag took any value by its truth. Now
+    a TypeError; True/False (numpy's too) state the level or leave it out."""
+    c = compare({"A": [0.1, 0.2, 0.3, 0.5], "B": [0.2, 0.3, 0.4, 0.4]})
+    for bad in (0.01, 0, None, "no"):
+        with pytest.raises(TypeError, match=f"alpha must be True or False; got {bad!r}"):
+            c.method_statement(alpha=bad)
+    assert c.method_statement() == c.method_statement(alpha=np.True_) == "paired t-test, alpha 0.05"
+    assert c.method_statement(alpha=False) == "paired t-test"
+
+
 @pytest.mark.parametrize("scale", [1e300, 1e-300, 1e146])
 def test_scores_whose_squares_leave_the_float_range_are_refused(scale) -> None:
     # t = 0 (p = 1), F = NaN or F = 0 came back silently at these magnitudes

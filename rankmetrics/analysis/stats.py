@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..core.validation import check_choice, check_qid, is_missing
+from ..core.validation import check_choice, check_flag, check_qid, is_missing
 from ..measures.grammar import measure_items, parse_avg_pos
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -257,8 +257,21 @@ class Comparison:
                 f"alpha={self.alpha:g}{corr}{res})")
 
     def method_statement(self, *, alpha: bool = True) -> str:
-        """The test, its level, correction and (for resampling tests) draws and seed."""
-        out = _TEST_NAMES[self.test] + (f", alpha {self.alpha:g}" if alpha else "")
+        """The test, its level, correction and (for resampling tests) draws and seed.
+
+        Parameters
+        ----------
+        alpha : bool, default True
+            Whether to state the level (the comparison's own ``alpha``; this flag does not set
+            it).
+
+        Raises
+        ------
+        TypeError
+            ``alpha`` not True or False (``alpha=0.01`` printed "alpha 0.05").
+        """
+        shown = check_flag("alpha", alpha)
+        out = _TEST_NAMES[self.test] + (f", alpha {self.alpha:g}" if shown else "")
         if self.test == "randomization":
             out += (f", all 2^{self.n_queries} sign flips (exact)" if self.exact else
                     f", {self.n_resamples} random sign flips, seed {self.seed}")
