@@ -125,6 +125,12 @@ def test_trec_gain_vectors_match_evaluate_and_curves(trec):
     assert on_avg["ssyn"] <= 5
     with pytest.raises(ValueError, match="horizontal readings need cumulated vectors"):
         gv.horizontal(5)
+    # a reference that is not a string raised "unhashable type: 'list'", naming nothing
+    for bad in (["ssyn"], None):
+        with pytest.raises(TypeError, match="reference must be 'ideal' or a run name"):
+            raw.horizontal(5, reference=bad)
+        with pytest.raises(TypeError, match="reference must be 'ideal' or a run name"):
+            raw.horizontal_on_average(5, reference=bad)
 
 
 def test_compare_tests_avg_pos_of_vectors(trec):

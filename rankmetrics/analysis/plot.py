@@ -463,7 +463,10 @@ class GainVectors:
         Raises
         ------
         ValueError
-            Normalised vectors (read the raw ones) or an unknown reference.
+            Normalised vectors (read the raw ones) or an unknown reference; ``n`` outside
+            1..depth.
+        TypeError
+            ``reference`` not a string; ``n`` not an int.
         """
         import pandas as pd
 
@@ -476,7 +479,10 @@ class GainVectors:
                             index=pd.Index(self.queries, name="qid"))
 
     def horizontal_on_average(self, n: int, *, reference: str = "ideal") -> dict[str, float]:
-        """The reading on the average curves, as JK 2002 read their Fig. 1 (30 / 60 / 170)."""
+        """The reading on the average curves, as JK 2002 read their Fig. 1 (30 / 60 / 170).
+
+        ``n`` and ``reference`` as in :meth:`horizontal`, and the same errors.
+        """
         if self.curve not in ("cg", "dcg"):
             raise ValueError(f"horizontal readings need cumulated vectors (curve 'cg' or 'dcg');"
                              f" these are {self.curve!r}")
@@ -485,6 +491,9 @@ class GainVectors:
                 for name, v in self.vectors.items()}
 
     def _reference(self, reference: str) -> Values:
+        if not isinstance(reference, str):  # a list: "unhashable type: 'list'", naming nothing
+            raise TypeError(f"reference must be 'ideal' or a run name (a string); got "
+                            f"{reference!r}")
         if reference == "ideal":
             return self.ideal
         if reference not in self.vectors:
