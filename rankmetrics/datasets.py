@@ -133,8 +133,9 @@ class RankingData:
     ----------
     X : ndarray of shape (n_samples, n_features), float64
         Feature matrix.
-    y : ndarray of shape (n_samples,), int64 (or float64 for non-integral labels)
-        Graded relevance labels, ``>= 0``.
+    y : ndarray of shape (n_samples,), int64 for integer or bool labels, float64 for float ones
+        Graded relevance labels, ``>= 0``; float labels stay float64 even when whole numbers
+        (:func:`load_letor` stores whole-number labels as int64).
     qid : ndarray of shape (n_samples,), int64
         Query id of each row; non-decreasing (rows grouped by query, ascending).
 
@@ -152,8 +153,8 @@ class RankingData:
     Raises
     ------
     ValueError
-        If the shapes disagree, the labels are negative, non-finite or (uint64) past int64,
-        or ``qid`` is not non-decreasing or does not fit int64.
+        If the shapes disagree, the labels are not numbers, negative, non-finite or (uint64)
+        past int64, or ``qid`` is not integers, not non-decreasing or does not fit int64.
     TypeError
         If ``X`` is complex or not numeric (text, dates; None in an object array is NaN, a
         missing feature value).
