@@ -391,7 +391,10 @@ class QueryPlan:
         Raises
         ------
         ValueError
-            Sizes that are not positive integers or do not add up to the number of rows.
+            Sizes that are not positive integers or do not add up to the number of rows; any
+            label error of :class:`QueryPlan`.
+        TypeError
+            Sizes that are not numbers (text, ...); labels that are not numbers.
         """
         labels = check_labels(y_true, compact=True)
         if labels.ndim != 1:
@@ -551,6 +554,8 @@ class QueryPlan:
         ------
         ValueError
             Wrong length, NaN or inf scores, depth <= 0, unknown ``ties``.
+        TypeError
+            ``depth`` not an int (a float, a string, a bool); scores that are not numbers.
         """
         return self._rank(y_score, depth, ties, keep=True)
 
