@@ -646,6 +646,25 @@ def test_vector_operations_refuse_values_that_are_not_real_numbers() -> None:
     np.testing.assert_array_equal(avg_vect(with_na), avg_vect(skipped))
 
 
+def test_vector_ranks_do_not_offer_none() -> None:
+    """avg_pos's ``k``/``start`` and horizontal_reading's ``n`` are ranks: 0 was refused as
+    "k must be a positive int or None" (offering None), and None then as "k must be between 1
+    and the vector length 3; got None". Now "must be a positive int", None a TypeError."""
+    from rankmetrics.vectors import avg_pos, horizontal_reading
+
+    v = [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match=r"^k must be a positive int; got 0$"):
+        avg_pos(v, 0)
+    with pytest.raises(TypeError, match=r"^k must be a positive int; got None$"):
+        avg_pos(v, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^start must be a positive int; got None$"):
+        avg_pos(v, 2, start=None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^n must be a positive int; got 0$"):
+        horizontal_reading(v, v, 0)
+    with pytest.raises(TypeError, match=r"^n must be a positive int; got None$"):
+        horizontal_reading(v, v, None)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("bad", ["no", None, 1, 0.0])
 def test_true_false_options_refuse_other_values(bad: object) -> None:
     """A True/False option given anything else was read as its truth value: ``"no"`` asked

@@ -14,8 +14,8 @@ from ..core.validation import (
     _object_to_float,
     _real_kind_check,
     as_float64,
+    check_depth,
     check_flag,
-    check_k,
     is_missing,
 )
 
@@ -162,6 +162,8 @@ def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64]
     ------
     ValueError
         k outside 1..depth or start outside 1..k; a vector that is not 1-D or 2-D.
+    TypeError
+        ``k`` or ``start`` not an int (None included); a vector that is not numbers.
 
     References
     ----------
@@ -179,11 +181,12 @@ def avg_pos(vector: ArrayLike, k: int, *, start: int = 1) -> NDArray[np.float64]
     if v.ndim not in (1, 2):
         raise ValueError(f"vector must be 1-D (depth,) or 2-D (n_vectors, depth); got shape "
                          f"{v.shape}")
-    kk = check_k(k)
-    if kk is None or kk > v.shape[-1]:
+    # check_k's "a positive int or None" named None, which is no rank here
+    kk = check_depth(k, "k")
+    if kk > v.shape[-1]:
         raise ValueError(f"k must be between 1 and the vector length {v.shape[-1]}; got {k}")
-    s0 = check_k(start, "start")
-    if s0 is None or s0 > kk:
+    s0 = check_depth(start, "start")
+    if s0 > kk:
         raise ValueError(f"start must be between 1 and k={kk}; got {start}")
     seg = v[..., s0 - 1:kk].reshape(-1, kk - s0 + 1)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -237,7 +240,8 @@ def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
         n outside 1..reference depth, row counts that differ (or a 2-D reference for a 1-D
         vector), or ``rtol`` outside [0, 1) or not finite.
     TypeError
-        ``rtol`` not a number.
+        ``rtol`` not a number; ``n`` not an int (None included); vectors that are not
+        numbers.
 
     References
     ----------
@@ -259,8 +263,8 @@ def horizontal_reading(vector: ArrayLike, reference: ArrayLike, n: int, *,
     r = _reals(reference, "reference")
     if v.ndim not in (1, 2) or r.ndim not in (1, 2) or v.shape[-1] == 0:
         raise ValueError(f"vector and reference must be 1-D or 2-D; got {v.shape}, {r.shape}")
-    nn = check_k(n, "n")
-    if nn is None or nn > r.shape[-1]:
+    nn = check_depth(n, "n")
+    if nn > r.shape[-1]:
         raise ValueError(f"n must be between 1 and the reference length {r.shape[-1]}; got {n}")
     tol = _rtol(rtol)
     vm = v[None, :] if v.ndim == 1 else v
