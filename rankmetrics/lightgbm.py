@@ -63,6 +63,7 @@ from .core.validation import (
     as_float64,
     check_choice,
     check_finite,
+    check_flag,
     check_group_sizes,
     check_ks,
     check_labels,
@@ -310,9 +311,7 @@ class _TieAwareMetric:
         self.gain, self.discount, self.log_base = opts.gain, opts.discount, opts.log_base
         self.threshold, self.beta, self.empty = opts.threshold, opts.beta, opts.empty
         self.denominator = opts.denominator
-        if not isinstance(bounds, (bool, np.bool_)):
-            raise TypeError(f"bounds must be True or False; got {bounds!r}")
-        self.bounds = bool(bounds)
+        self.bounds = check_flag("bounds", bounds)
         self.query_weight = check_choice("query_weight", query_weight, ("mean", "first"))
         if not isinstance(prefix, str) or any(c.isspace() for c in prefix):
             raise ValueError(f"prefix must be a string without whitespace; got {prefix!r}")

@@ -57,6 +57,7 @@ from .core.plan import (
 )
 from .core.validation import (
     as_float64,
+    check_flag,
     check_k,
     check_qid,
     check_ties,
@@ -1033,8 +1034,7 @@ class QueryGroupRanker(MetaEstimatorMixin, BaseEstimator):
 
 def _check_early_stopping(est: QueryGroupRanker) -> str:
     """Validate the early-stopping parameters; return the metric name to watch."""
-    if not isinstance(est.early_stopping, (bool, np.bool_)):
-        raise TypeError(f"early_stopping must be True or False; got {est.early_stopping!r}")
+    check_flag("early_stopping", est.early_stopping)
     check_ties(est.ties)
     if not isinstance(est.scoring, str):
         raise TypeError(

@@ -620,8 +620,7 @@ def session_dcg(
     check_choice("duplicates", duplicates, _DUPLICATES)
     check_ties(ties)
     rule = check_empty(empty)
-    if not isinstance(pad, (bool, np.bool_)):
-        raise TypeError(f"pad must be True or False; got {pad!r}")
+    pad = check_flag("pad", pad)
     if duplicates == "first":
         if doc is None:
             raise ValueError("duplicates='first' needs doc= (the document id of every row)")

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .gains import DiscountLike, GainLike
 from .plan import QueryPlan, weighted_mean
-from .validation import flatten_inputs
+from .validation import check_flag, flatten_inputs
 
 Values = NDArray[np.float64]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -662,8 +662,7 @@ def _mean_form(fn: Callable[..., Values], *, defaults: dict[str, Any] | None = N
             weight_name = "sample_weight"
         if preset and "ignore_ties" in kwargs:  # scikit-learn's switch
             ignore = kwargs.pop("ignore_ties")
-            if not isinstance(ignore, (bool, np.bool_)):
-                raise TypeError(f"ignore_ties must be True or False; got {ignore!r}")
+            ignore = check_flag("ignore_ties", ignore)
             if "ties" in kwargs:
                 raise TypeError("pass ties or ignore_ties, not both")
             kwargs["ties"] = "stable" if ignore else "average"

@@ -564,8 +564,7 @@ def _check_options(ties: Any, threshold: Any, max_depth: Any, beta: Any, empty: 
     check_empty(empty)
     gain_key(gain)
     discount_key(discount, log_base)
-    if not isinstance(complete, bool):
-        raise TypeError(f"complete must be True or False; got {complete!r}")
+    check_flag("complete", complete)
 
 
 def _check_tie_support(measures: Sequence[Measure], ties: str) -> None:
@@ -785,8 +784,7 @@ maximum over ranks, not a sum); pass ties='docno' (trec_eval), 'stable', 'optimi
         if conflict is not None:
             warnings.warn(conflict + " to silence this warning", UserWarning, stacklevel=2)
     _check_options(ties, threshold, max_depth, beta, empty, gain, discount, log_base, complete)
-    if not isinstance(judged_only, bool):
-        raise TypeError(f"judged_only must be True or False; got {judged_only!r}")
+    judged_only = check_flag("judged_only", judged_only)
     if docno_scores not in ("float", "double"):
         raise ValueError(f"docno_scores must be 'float' (trec_eval 9, pytrec_eval) or 'double' "
                          f"(trec_eval 10); got {docno_scores!r}")
