@@ -225,6 +225,9 @@ def test_tie_effect_lists_what_moves():
         {"measure": "P@1", "qid": "q", "docno": 0.0, "average": 0.5, "delta": -0.5},
         {"measure": "RR", "qid": "q", "docno": 0.5, "average": 0.75, "delta": -0.25},
     ]
+    # ties= was dropped silently (tie_effect sets both rules itself): now a TypeError
+    with pytest.raises(TypeError, match="ties= is not an option here"):
+        tie_effect(qrels, run, ["P@1"], ties="optimistic")
 
 
 def test_tie_effect_skips_queries_undefined_under_both_orders_and_keeps_its_dtypes():

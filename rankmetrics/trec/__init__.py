@@ -1006,8 +1006,8 @@ def tie_effect(qrels: Any, run: Any, metrics: str | Iterable[str], **kwargs: Any
     metrics : str or iterable of str
         Measure names as in :func:`evaluate`.
     **kwargs
-        Other options of :func:`evaluate` (gain, threshold, complete, max_depth, ...); ``ties``
-        is set by this function.
+        Other options of :func:`evaluate` (gain, threshold, complete, max_depth, ...); not
+        ``ties``, which this function sets.
 
     Returns
     -------
@@ -1019,6 +1019,8 @@ def tie_effect(qrels: Any, run: Any, metrics: str | Iterable[str], **kwargs: Any
     ------
     ValueError
         As :func:`evaluate`; measures without a tie-averaged form (IPrec, 11pt_avg) included.
+    TypeError
+        As :func:`evaluate`; ``ties=`` given.
 
     Examples
     --------
@@ -1028,7 +1030,9 @@ def tie_effect(qrels: Any, run: Any, metrics: str | Iterable[str], **kwargs: Any
     [{'measure': 'P@1', 'qid': 'q', 'docno': 0.0, 'average': 0.5, 'delta': -0.5}, \
 {'measure': 'RR', 'qid': 'q', 'docno': 0.5, 'average': 0.75, 'delta': -0.25}]
     """
-    kwargs.pop("ties", None)
+    if "ties" in kwargs:  # dropped silently before: a caller's rule was never used
+        raise TypeError("tie_effect compares ties='docno' with ties='average' itself; ties= is "
+                        "not an option here (use evaluate(..., ties=...) for one rule)")
     q_tb = _trec_io.to_table(qrels, "qrels")
     r_tb = _trec_io.to_table(run, "run")
     qf, rf = _trec_io.to_frame(q_tb), _trec_io.to_frame(r_tb)
