@@ -696,3 +696,26 @@ def test_true_false_options_refuse_other_values(bad: object) -> None:
                 fn(bad)
             fn(np.True_)
             fn(np.False_) if name != "summary" else fn(True)
+
+
+def test_one_run_where_a_list_of_runs_is_expected_is_a_type_error(tmp_path):
+    """compare_runs(qrels, "bm25.run") iterated the path's characters as runs ("IsADirectoryError
+    ... /"), and a single run DataFrame its column names; now a TypeError saying to wrap it."""
+    pd = require("pandas")
+    require("scipy")
+    from rankmetrics.analysis.stats import compare_runs, run_labels
+    from rankmetrics.plot import trec_gain_vectors
+
+    qrels = tmp_path / "q.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n")
+    run = tmp_path / "bm25.run"
+    run.write_text("1 Q0 d1 1 0.5 r\n1 Q0 d2 2 0.4 r\n2 Q0 d3 1 0.1 r\n")
+    frame = pd.DataFrame({"qid": ["1"], "docid": ["d1"], "score": [0.5]})
+    for one in (str(run), run, frame):
+        with pytest.raises(TypeError, match="runs must be a list of runs"):
+            compare_runs(qrels, one, "ndcg@10")
+        with pytest.raises(TypeError, match="runs must be a list of runs"):
+            trec_gain_vectors(qrels, one)
+    with pytest.raises(TypeError, match="runs must be a list of runs"):
+        run_labels("abc")
+    assert run_labels([str(run)]) == ["bm25"]

@@ -1049,7 +1049,13 @@ def run_labels(runs: Sequence[Any]) -> list[str]:
     --------
     >>> run_labels(["x/bm25.run", "y/dense.txt", "z/dense.run"])
     ['bm25', 'dense.txt', 'dense.run']
+
+    Raises
+    ------
+    TypeError
+        ``runs`` is one run (a path or a DataFrame), not a sequence of them.
     """
+    _one_run_refused(runs)
     base = [os.path.basename(os.fspath(r)) if isinstance(r, (str, os.PathLike)) else None
             for r in runs]
     stems = [os.path.splitext(b)[0] or b if b is not None else None for b in base]
@@ -1064,9 +1070,18 @@ def run_labels(runs: Sequence[Any]) -> list[str]:
     return out
 
 
+def _one_run_refused(runs: Any) -> None:
+    """A single run (a path, or a frame) where a list of runs is expected: iterating it gave
+    its characters or column names as runs (a path "x.run" read "x", ".", ...)."""
+    if isinstance(runs, (str, bytes, os.PathLike)) or hasattr(runs, "columns"):
+        raise TypeError(f"runs must be a list of runs (or a {{name: run}} mapping); got one "
+                        f"{type(runs).__name__}: wrap it in a list")
+
+
 def _run_names(runs: Any) -> dict[str, Any]:
     if isinstance(runs, Mapping):  # 1 and "1" would be merged, one run lost
         return dict(zip(_system_names(runs), runs.values(), strict=True))
+    _one_run_refused(runs)
     runs = list(runs)
     return dict(zip(run_labels(runs), runs, strict=True))
 
@@ -1232,7 +1247,8 @@ def compare_runs(
         different labels, or a run retrieving a document twice (naming file and lines);
         ``avg-*`` metrics with an option of ``evaluate_kwargs`` they cannot honour.
     TypeError
-        An ``evaluate_kwargs`` name :func:`rankmetrics.trec.evaluate` does not take.
+        An ``evaluate_kwargs`` name :func:`rankmetrics.trec.evaluate` does not take; ``runs``
+        is one run (a path or a DataFrame), not a list of them.
     """
     metric_list = measure_items(metrics)
     test_list = [tests] if isinstance(tests, str) else list(tests)
