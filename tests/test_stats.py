@@ -434,6 +434,12 @@ def test_relative_differences_and_sparck_jones():
     assert ab.rel_diff == pytest.approx((0.52 + 0.41 + 0.63 - 1.5) / 1.5)
     assert ab.sparck_jones == "marginal" and ac.sparck_jones == "essential"
     assert sparck_jones_class(0.07) == "noticeable" and sparck_jones_class(math.nan) == "undefined"
+    # text, None and lists raised Python's "must be real number, not str", naming nothing;
+    # True was classed as a 100 % difference
+    for bad in ("0.1", None, [0.1], True):
+        with pytest.raises(TypeError, match="^rel_diff must be a real number"):
+            sparck_jones_class(bad)
+    assert sparck_jones_class(np.float32(0.07)) == "noticeable"
     text = significance_table([c])
     assert "(+4.0%)" in text and "(+20.0%)" in text and "Sparck Jones" in text
     zero = compare({"A": [0.0, 0.0], "B": [0.1, 0.2]})

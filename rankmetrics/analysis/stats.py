@@ -373,6 +373,11 @@ def sparck_jones_class(rel_diff: float) -> str:
         of exactly 5 % or 10 % that floating point puts a hair off the boundary (0.5 to 0.55:
         0.10000000000000009) is classed as the criteria say.
 
+    Raises
+    ------
+    TypeError
+        ``rel_diff`` is not a real number (text, None, a bool, an array).
+
     References
     ----------
     Sparck Jones, K. (1974). Automatic indexing. Journal of Documentation 30(4), 393-432.
@@ -384,6 +389,8 @@ def sparck_jones_class(rel_diff: float) -> str:
     >>> sparck_jones_class(0.03), sparck_jones_class(-0.07), sparck_jones_class(0.25)
     ('marginal', 'noticeable', 'essential')
     """
+    if not isinstance(rel_diff, numbers.Real) or isinstance(rel_diff, (bool, np.bool_)):
+        raise TypeError(f"rel_diff must be a real number; got {rel_diff!r}")
     if math.isnan(rel_diff):
         return "undefined"
     r = round(abs(rel_diff), 12)  # 0.5 -> 0.55 is 10 % (float: 0.10000000000000009)
