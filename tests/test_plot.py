@@ -407,3 +407,13 @@ def test_session_arguments_that_are_not_session_results_are_a_type_error():
     for average in ("per_session", "ideal"):
         with pytest.raises(TypeError, match="normalised must be True or False; got 'no'"):
             session_average(r, 4, normalised="no", average=average)
+    # the drawing switches took any value by its truth ("no" drew the sessions one by one)
+    for flag in ("individual", "show_ideal"):
+        with pytest.raises(TypeError, match=f"{flag} must be True or False; got 'no'"):
+            plot_session_curves(r, **{flag: "no"})
+    from rankmetrics.plot import plot_gain_curves, plot_trec_curves
+
+    with pytest.raises(TypeError, match="show_ideal must be True or False; got None"):
+        plot_gain_curves([2, 0, 1], {"A": [3, 2, 1]}, curve="cg", show_ideal=None)
+    with pytest.raises(TypeError, match="show_ideal must be True or False; got 0"):
+        plot_trec_curves("no-qrels", ["no-run"], show_ideal=0)

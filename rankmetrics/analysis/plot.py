@@ -917,8 +917,10 @@ def plot_gain_curves(
     Raises
     ------
     ValueError, TypeError, ImportError
-        As :func:`gain_curves` and :func:`plot_curves`.
+        As :func:`gain_curves` and :func:`plot_curves`; TypeError for a ``show_ideal`` that
+        is not True or False.
     """
+    show_ideal = check_flag("show_ideal", show_ideal)
     vecs, ideal = gain_curves(y_true, scores, qid, curve=curve, depth=depth, gain=gain,
                               discount=discount, log_base=log_base, ties=ties, average=average,
                               empty=empty)
@@ -1078,7 +1080,10 @@ def plot_trec_curves(
     ------
     ValueError, OSError, ImportError
         As the functions above (``curve="pr"`` with ``ties="average"`` raises).
+    TypeError
+        As the functions above; ``show_ideal`` not True or False.
     """
+    show_ideal = check_flag("show_ideal", show_ideal)
     if curve == "pr":
         pr, queries, lacking = _trec_iprec(qrels, runs, threshold=threshold, ties=ties,
                                            missing=missing, empty=empty, rule="trec")
@@ -1263,10 +1268,13 @@ def plot_session_curves(
         ``individual`` with several systems, ``width`` below a result's width, no session with
         ``min_queries`` queries.
     TypeError
-        ``results`` not a SessionDCG or a mapping of them.
+        ``results`` not a SessionDCG or a mapping of them; ``individual`` or ``show_ideal``
+        not True or False.
     ImportError
         matplotlib is not installed.
     """
+    individual = check_flag("individual", individual)
+    show_ideal = check_flag("show_ideal", show_ideal)
     res = _session_map(results)
     w = max(r.curve.shape[1] for r in res.values())
     if width is not None:
