@@ -299,3 +299,37 @@ def test_refused_loss_leaves_the_batch_out():
         mon.update(p, t, i, loss=torch.tensor([0.5, 1.5]))
         out = mon.compute()
         assert out["queries"] == 2.0 and out["loss"] == 1.0
+
+
+def test_copies_keep_their_own_sums_and_split_guard():
+    """copy.copy of a RankingMonitor shared its running sums (added to in place, zeroed by
+    reset) and, for it and RankingMetric, the split guard: updating or resetting the copy
+    changed the original's means (12 queries became 24), and the original then refused its
+    next batch as a split query. Each copy (copy, deepcopy, pickle) is now independent."""
+    import copy
+    import pickle
+
+    def batch(i):
+        g = torch.Generator().manual_seed(i)
+        return (torch.rand(40, generator=g), torch.randint(0, 3, (40,), generator=g),
+                torch.arange(40) // 10 + 4 * i)
+
+    copies = [copy.copy, copy.deepcopy, lambda o: pickle.loads(pickle.dumps(o))]
+    for cls in (RankingMonitor, rmt.RankingMetric):
+        for make_copy in copies:
+            m = cls(["ndcg@5", "map"])
+            m.update(*batch(0))
+            ref = str(m.compute())
+            c = make_copy(m)
+            c.update(*batch(1))
+            assert str(m.compute()) == ref
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the reset copy has no query: NaN, warned
+                c.reset()
+                c.compute()
+            assert str(m.compute()) == ref
+            m.update(*batch(1))  # the copy's batch 1 is not the original's previous batch
+            both = cls(["ndcg@5", "map"])
+            both.update(*batch(0))
+            both.update(*batch(1))
+            assert str(m.compute()) == str(both.compute())

@@ -163,6 +163,13 @@ class RankingMetric(Metric):
             self.add_state("held_target", default=[], dist_reduce_fx="cat")
             self.add_state("held_indexes", default=[], dist_reduce_fx="cat")
 
+    def __getstate__(self) -> dict[str, Any]:
+        # copy.copy and pickle: the copy gets its own split guard (which remembers the last
+        # batch), so updating one does not make the other refuse its next batch
+        state = super().__getstate__()
+        state["_guard"] = self._guard.copied()
+        return state
+
     def _sync_dist(self, *args: Any, **kwargs: Any) -> None:
         # a process without a batch holds empty lists, which torchmetrics sends as empty
         # float32 tensors: gloo aborts on the others' float64 / int64 ones, and "cat" would

@@ -196,6 +196,13 @@ class SplitGuard:
     def commit(self, state: tuple[Tensor, Tensor] | None) -> None:
         self.last, self.seen = (None, None) if state is None else state
 
+    def copied(self) -> SplitGuard:
+        """A guard remembering the same batch, for a copy of its metric (its tensors are never
+        changed in place, only replaced, so they are shared)."""
+        new = SplitGuard()
+        new.last, new.seen = self.last, self.seen
+        return new
+
 
 def check_spanning(previous: Tensor | None, indexes: Tensor) -> Tensor:
     """``spanning=True``: raise when the joined rows of an update (the held-back query first)
@@ -369,6 +376,16 @@ class RankingMonitor:
         self._held: tuple[Tensor, Tensor, Tensor] | None = None
         self._guard = SplitGuard()
         self._scored: Tensor | None = None  # spanning=True: queries scored at the last update
+
+    def __getstate__(self) -> dict[str, Any]:
+        # copy.copy and pickle: the copy gets its own running sums and split guard (the sums
+        # are added to in place and zeroed by reset; the guard remembers the last batch), so
+        # updating or resetting either one leaves the other as it was
+        state = self.__dict__.copy()
+        if self._state is not None:
+            state["_state"] = self._state.clone()
+        state["_guard"] = self._guard.copied()
+        return state
 
     # ------------------------------------------------------------------------------ state
     @property
