@@ -22,6 +22,7 @@ This module is an adapter: every per-query value comes from :class:`rankmetrics.
 from __future__ import annotations
 
 import math
+import re
 import threading
 import uuid
 import zlib
@@ -480,15 +481,23 @@ class GlobalSync:
                         acc[key] = [0.0, 0.0]
                     acc[key][0] += s
                     acc[key][1] += t
-            total = [[d, nm, acc[(d, nm)][0], acc[(d, nm)][1]] for d, nm in order]
+            total: list[list[Any]] | str = [
+                [d, nm, acc[(d, nm)][0], acc[(d, nm)][1]] for d, nm in order]
+            error = _renamed_eval_sets(parts)
+            if error is not None:
+                total = error
             for k in range(1, n):
                 Queue(f"{run}-{k}", client=client).put([r, 0, total])
+            if isinstance(total, str):
+                raise ValueError(total)
             return total
         Queue(f"{run}-0", client=client).put([r, rank, local])
         inbox = Queue(f"{run}-{rank}", client=client)
         while True:
             item = self._get(inbox, r, "worker 0 (the reducer)")
             if item[0] == r:
+                if isinstance(item[2], str):
+                    raise ValueError(item[2])
                 return list(item[2])
 
     def _get(self, queue: Any, r: int, who: str) -> Any:
@@ -499,6 +508,26 @@ class GlobalSync:
                 f"rankmetrics.dask: round {r}: no per-query sums from {who} within "
                 f"{self.timeout:g} s (timeout=); a worker failed or stopped early"
             ) from exc
+
+
+def _renamed_eval_sets(parts: dict[int, list[list[Any]]]) -> str | None:
+    """The error when LightGBM's default eval set names cannot be matched across workers.
+
+    Without ``eval_names``, LightGBM's Dask training names a worker's local eval sets
+    ``valid_0, valid_1, ...`` by their local position, so on a worker holding no rows of the
+    first set the second one is called ``valid_0``; adding the workers' sums by name would then
+    merge two different sets. Workers reporting different default-named sets are refused."""
+    names = {k: list(dict.fromkeys(e[0] for e in p)) for k, p in parts.items() if p}
+    lists = {tuple(v) for v in names.values()}
+    if len(lists) <= 1 or not any(re.fullmatch(r"valid_\d+", d) for v in lists for d in v):
+        return None
+    seen = "; ".join(f"worker {k}: {v}" for k, v in sorted(names.items()))
+    return (
+        "rankmetrics.dask: the workers hold different evaluation sets under LightGBM's default "
+        f"names ({seen}): without eval_names LightGBM numbers each worker's local sets from "
+        "valid_0, so one name can mean different sets on different workers; pass "
+        "eval_names=[...] to DaskLGBMRanker.fit"
+    )
 
 
 def _result(data_name: str, name: str, value: float) -> Any:

@@ -229,6 +229,57 @@ def test_dask_lgbm_early_stopping_same_round_on_every_worker(client):
     assert len(curve) - 1 - best == 3
 
 
+def _parts_on(client, data, owners):
+    """Query-aligned chunks of ``data``, chunk i pinned to worker owners[i]."""
+    import dask.array as da
+
+    workers = sorted(client.scheduler_info()["workers"])
+    bounds = np.r_[0, np.cumsum(data.group_sizes)]
+    qc = np.linspace(0, len(data.group_sizes), len(owners) + 1).astype(int)
+    X, y, g = [], [], []
+    for i, w in enumerate(owners):
+        a, b = bounds[qc[i]], bounds[qc[i + 1]]
+        fx, fy, fg = client.scatter([data.X[a:b], data.y[a:b].astype(float),
+                                     data.group_sizes[qc[i]:qc[i + 1]]], workers=[workers[w]])
+        X.append(da.from_delayed(fx, shape=(b - a, data.X.shape[1]), dtype=data.X.dtype))
+        y.append(da.from_delayed(fy, shape=(b - a,), dtype=float))
+        g.append(da.from_delayed(fg, shape=(qc[i + 1] - qc[i],), dtype=np.int64))
+    return da.concatenate(X), da.concatenate(y), da.concatenate(g)
+
+
+def test_eval_set_missing_on_a_worker_is_not_merged_with_another_set(client):
+    # Without eval_names, LightGBM names a worker's local sets valid_0, valid_1, ... by local
+    # position: the worker without rows of set 0 called its part of set 1 "valid_0", and the
+    # sums were merged by name (valid_0 0.5443 instead of 0.5452, valid_1 0.4482 instead of
+    # 0.4957). Now a ValueError naming eval_names; with eval_names every set equals the core.
+    lgb_dask = require("lightgbm.dask")
+    train = make_ranking_data(n_queries=40, min_docs=5, max_docs=20, random_state=0)
+    sets = [make_ranking_data(n_queries=20 + 10 * j, min_docs=5, max_docs=20,
+                              random_state=1 + j) for j in range(2)]
+    Xt, yt, gt = _parts_on(client, train, [0, 1])
+    X0, y0, g0 = _parts_on(client, sets[0], [0])  # set 0 only on the first worker
+    X1, y1, g1 = _parts_on(client, sets[1], [0, 1])
+
+    def fit(names):
+        metric = rdask.make_eval_metric("ndcg", k=10, prefix="tie_", timeout=30)
+        model = lgb_dask.DaskLGBMRanker(n_estimators=3, num_leaves=7, learning_rate=0.3,
+                                        min_child_samples=5, verbose=-1, time_out=2)
+        model.fit(Xt, yt, group=gt, eval_set=[(X0, y0), (X1, y1)], eval_group=[g0, g1],
+                  eval_names=names, eval_metric=metric, callbacks=[metric.sync])
+        return model
+
+    with pytest.raises(ValueError, match=r"different evaluation sets.*pass eval_names"):
+        fit(None)
+    model = fit(["a", "b"])
+    for name, data in zip(["a", "b"], sets, strict=True):
+        plan = QueryPlan(data.y, data.qid)
+        curve = model.evals_result_[name]["tie_ndcg@10"]
+        for it in range(3):
+            preds = model.booster_.predict(data.X, num_iteration=it + 1, raw_score=True)
+            core = float(np.mean(plan.ndcg(preds, k=10, empty=1.0)))
+            assert curve[it] == pytest.approx(core, abs=1e-12)
+
+
 def test_sync_times_out_instead_of_hanging(client):
     metric = rdask.make_eval_metric("ndcg", k=5, timeout=1.0)
     sync = metric.sync
