@@ -768,6 +768,10 @@ denominator, precision_denominator, prefix
     callable metric once per query and averages the local queries itself. XGBoost records
     custom metric values in its evaluation log with 6 decimals (``"%f"``).
 
+    Each query must lie within one chunk of the evaluation ``DaskDMatrix``: a ``DMatrix``
+    keeps group sizes, not qids, so a query whose rows lie in two chunks is evaluated as two
+    queries, with no error (as by XGBoost's own ranking metrics).
+
     Examples
     --------
     >>> from rankmetrics.dask import make_xgboost_metric
