@@ -21,14 +21,13 @@ import io
 import math
 import numbers
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .core.validation import as_float64
+from .core.validation import as_float64, ascii_integer
 
 __all__ = ["RankingData", "make_ranking_data", "make_benchmark_scores", "load_letor"]
 
@@ -563,16 +562,12 @@ def _read_group_sizes(query_path: str | os.PathLike[str]) -> np.ndarray:
             text = raw.strip(b" \t\r\n\v\f").decode("utf-8", "replace")
             if not text:
                 continue
-            try:
-                # ASCII digits only: int() would also read "1_0" as 10 and other scripts' digits
-                if not _GROUP_SIZE.fullmatch(text):
-                    raise ValueError(text)
-                size = int(text)
-            except ValueError:
+            size = ascii_integer(text)  # int() would read "1_0" as 10, "２" as 2
+            if size is None:
                 raise ValueError(
                     f"query_path {os.fspath(query_path)!r} line {lineno}: expected one integer "
                     f"group size per line, got {text!r}"
-                ) from None
+                )
             if not 1 <= size <= _MAX_INT64:
                 raise ValueError(
                     f"query_path {os.fspath(query_path)!r} line {lineno}: group sizes must be "
@@ -583,7 +578,6 @@ def _read_group_sizes(query_path: str | os.PathLike[str]) -> np.ndarray:
 
 
 _MAX_INT64 = 2**63 - 1
-_GROUP_SIZE = re.compile(r"[+-]?[0-9]+")
 _MAX_INT32 = 2**31 - 1
 
 

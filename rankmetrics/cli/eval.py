@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import sys
 import tempfile
 from typing import Any
 
 from ..core.gains import DISCOUNTS
+from ..core.validation import ascii_integer
 from ..measures.grammar import parse_gain_spec
 
 DEFAULT_MEASURES = ("AP", "Rprec", "RR", "P@5", "P@10", "nDCG", "nDCG@10", "R@100")
@@ -137,21 +137,10 @@ class _Unsupported(argparse.Action):
                      "supported by rankmetrics eval")
 
 
-#: an integer as C's ``atol`` reads all of it: ASCII digits only (Python's ``int`` would also
-#: take ``1_0`` as 10 and other scripts' digits, which ``atol`` reads as 1 and 0)
-_C_INTEGER = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)[ \t\n\v\f\r]*")
-
-
-def _c_integer(text: str) -> int | None:
-    """``text`` as an integer when trec_eval's ``atol`` reads the whole of it, else None."""
-    m = _C_INTEGER.fullmatch(text)
-    return int(m.group(1)) if m else None
-
-
 def _relevance_level(text: str) -> float:
     """``-l``: an integer, as trec_eval reads it (``atol``: its ``-l 1.5`` is 1, ``-l 1_0``
     is 1); anything else is refused rather than read as another level than trec_eval's."""
-    level = _c_integer(text)
+    level = ascii_integer(text)
     if level is None:
         raise argparse.ArgumentTypeError(
             f"-l takes an integer relevance level, as trec_eval reads it; got {text!r}"
@@ -163,7 +152,7 @@ def _max_depth(text: str) -> int:
     """``-M``: a positive integer. trec_eval's ``-M 0`` (no document read: every measure 0)
     is refused by name rather than reported as the API's ``max_depth``; so is text that
     ``atol`` reads otherwise than Python (``-M 1_0``: trec_eval's 1)."""
-    depth = _c_integer(text) or 0
+    depth = ascii_integer(text) or 0
     if depth < 1:
         raise argparse.ArgumentTypeError(
             f"-M takes a positive integer, the documents read per query (trec_eval's -M 0, "

@@ -14,6 +14,7 @@ import fractions
 import math
 import numbers
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -689,6 +690,19 @@ def check_choice(name: str, value: Any, options: Sequence[str]) -> str:
     if not isinstance(value, str) or value not in options:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
     return value
+
+
+_ASCII_INTEGER = re.compile(r"[+-]?[0-9]+")
+_ASCII_SPACE = " \t\n\v\f\r"
+
+
+def ascii_integer(text: str, *, spaces: bool = True) -> int | None:
+    """``text`` as an integer when it is ASCII digits with an optional sign, as C's ``atol``
+    reads the whole of it (with ``spaces``, ASCII whitespace around it too), else None.
+    Python's ``int()`` would also take ``1_0`` (10) and other scripts' digits (``٢``, ``２``),
+    which trec_eval and the LETOR tools read otherwise. Raises nothing."""
+    body = text.strip(_ASCII_SPACE) if spaces else text
+    return int(body) if _ASCII_INTEGER.fullmatch(body) else None
 
 
 def check_flag(name: str, value: Any) -> bool:

@@ -34,7 +34,7 @@ from typing import Any
 
 from ..core.gains import DISCOUNTS
 from ..core.options import DENOMINATORS
-from ..core.validation import MAX_CUTOFF
+from ..core.validation import MAX_CUTOFF, ascii_integer
 from .registry import BY_NAME, REGISTRY
 
 GAIN_KINDS = ("ndcg", "dcg", "cg", "ncg")
@@ -272,8 +272,6 @@ def split_measure_list(text: str) -> list[str]:
 
 
 _NUMBER_RE = re.compile(r"[0-9]*\.?[0-9]+")
-#: a level of a trec_eval gain map as its ``valid_int`` takes it (other pairs it ignores)
-_TREC_INT_RE = re.compile(r"[+-]?[0-9]+")
 #: a level (read with atol by trec_eval) = a gain (read with atof: an exponent too, 2=1e3)
 _LEVEL_GAIN_RE = re.compile(r"-?[0-9]*\.?[0-9]+\s*=\s*-?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?")
 #: trec_eval's ``ndcg.<level>=<gain>,...`` (gains per level) and ``11pt_avg.<levels>`` (recall
@@ -755,7 +753,8 @@ def _trec_gain_levels(levels: list[str], name: str) -> None:
     and gives its pseudo-levels -1 (retrieved, not in the qrels) and -2 (in the qrels,
     unjudged) their gain in the DCG but not in the ideal DCG, so that nDCG exceeds 1."""
     for text in levels:
-        if not _TREC_INT_RE.fullmatch(text):
+        # trec_eval's valid_int: digits with a sign, no space (other pairs it ignores)
+        if ascii_integer(text, spaces=False) is None:
             raise ValueError(
                 f"{name!r}: level {text!r} is not an integer written as digits (no spaces, "
                 "no fraction); trec_eval ignores such a pair and keeps the level's linear "

@@ -884,16 +884,6 @@ def _parses(v: Any) -> bool:
     return True
 
 
-def _is_number(v: Any) -> bool:
-    if isinstance(v, (str, bytes)):
-        return False
-    try:
-        float(v)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 def from_frame(df: pd.DataFrame, kind: str) -> pa.Table:
     """A (qid, docid, label|score) arrow table from a DataFrame with recognisable columns."""
     qc = _column(df, QID_COLUMNS, "query id", kind)
