@@ -70,6 +70,7 @@ from .core.validation import (
     check_scores,
     check_ties,
     check_weights,
+    has_masked,
     real_host_array,
 )
 from .measures.grammar import measure_items, parse_measure, parse_measures
@@ -134,7 +135,7 @@ class _Entry:
 
 
 def _equal(a: Any, b: Any) -> bool:
-    if any(isinstance(v, np.ma.MaskedArray) and np.ma.is_masked(v) for v in (a, b)):
+    if has_masked(a) or has_masked(b):
         return False  # np.asarray would drop the mask: a new entry's checks refuse it
     x, y = np.asarray(a), np.asarray(b)
     return x.shape == y.shape and bool(np.array_equal(x, y))

@@ -41,10 +41,16 @@ def all_finite(arr: np.ndarray) -> bool:
             return True
     return bool(np.all(np.isfinite(arr)))
 
+def has_masked(x: Any) -> bool:
+    """Whether ``x`` is a numpy masked array with masked entries (``np.asarray`` would drop
+    the mask and read the hidden values as data)."""
+    return isinstance(x, np.ma.MaskedArray) and bool(np.ma.is_masked(x))
+
+
 def refuse_masked(x: Any, name: str) -> None:
     """Raise ValueError naming ``name`` when ``x`` is a numpy masked array with masked
     entries: ``np.asarray`` would drop the mask and read the hidden values as data."""
-    if isinstance(x, np.ma.MaskedArray) and np.ma.is_masked(x):
+    if has_masked(x):
         raise ValueError(f"{name} is a masked array with masked entries; fill them "
                          f"(.filled(...)) or drop their rows first")
 
