@@ -35,7 +35,10 @@ Every function trusts its inputs (validated in :mod:`.validation` and :mod:`.pla
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 
 def _no_refcounts() -> dict:
@@ -79,6 +82,44 @@ def _jit(**options):
             return njit(cache=False, nogil=True, error_model="numpy", **_NO_NRT, **options)(fn)
 
     return deco
+
+
+
+@intrinsic
+def _prefetch(typingctx, arr, i):
+    """Ask the CPU to bring ``arr[i]``'s cache line closer (LLVM's ``llvm.prefetch``: a hint
+    that never faults and changes no value; ``i`` may lie past the end)."""
+    if not isinstance(arr, types.Array) or not isinstance(i, types.Integer):
+        return None
+    sig = types.void(arr, types.intp)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]],
+                                       wraparound=False, boundscheck=False)
+        i32 = ir.IntType(32)
+        i8p = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        # read, keep in every cache level, data
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@_jit(inline="always")
+def _prefetch_rows(a, start, n):
+    """Prefetch the cache lines of ``a[start:start + n]`` (1-D, contiguous): the next list of
+    a selection whose lists are not adjacent in memory, which the CPU's own prefetcher does
+    not foresee (each list is a new stream of a few lines)."""
+    step = max(1, 64 // a.itemsize)
+    end = min(start + n, a.shape[0])
+    for r in range(start, end, step):
+        _prefetch(a, r)
+    if end > start:
+        _prefetch(a, end - 1)  # the last line when the list does not start on one
 
 KIND_MEAN, KIND_AP, KIND_RR = 0, 1, 2
 MODE_AVERAGE, MODE_OPTIMISTIC, MODE_PESSIMISTIC, MODE_STABLE = 0, 1, 2, 3
@@ -1947,6 +1988,9 @@ def pack_keys(scores, bits, nbits, order, offsets, segs, packed, shift, fbuf, ub
         o = offsets[s]
         m = offsets[s + 1] - o
         row = packed[i]
+        if not has_order and i + 1 < segs.shape[0]:
+            nxt = offsets[segs[i + 1]]
+            _prefetch_rows(bits, nxt, offsets[segs[i + 1] + 1] - nxt)
         # the row-order choice outside the loops: inside, it kept them from vectorising
         d_lo = _ALL64
         d_hi = _ZERO
@@ -2355,6 +2399,11 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
         m = offsets[s + 1] - o
         q = _slot(seg_query, s)
         span = (m + 7) & ~7
+        if some and not has_order and si + 1 < sel.shape[0]:  # lists apart in memory
+            nxt = offsets[sel[si + 1]]
+            n_nxt = offsets[sel[si + 1] + 1] - nxt
+            _prefetch_rows(va, nxt, n_nxt)
+            _prefetch_rows(vb, nxt, n_nxt)
         if m <= small and plain and ints and not has_order and o + span <= n_rows:
             bad = False
             for f in range(n_fam):  # read in place (rows past the list masked)
