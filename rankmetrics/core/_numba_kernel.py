@@ -1502,14 +1502,15 @@ def _prefix_sums(values, idx, n, out):
     integer values (itemsize < 8: uint8 relevance, small gains) through an integer chain,
     exact and shorter than a float add's latency, the same numbers as the float chain."""
     out[0] = 0.0
+    # the rows index through an unsigned cast: numba adds no negative-index wrap-around
     if values.itemsize < 8:
         sum_i = 0
         for p in range(n):
-            sum_i += np.int64(values[idx[p]])
+            sum_i += np.int64(values[np.uint64(idx[p])])
             out[p + 1] = float(sum_i)
     else:
         for p in range(n):
-            out[p + 1] = out[p] + values[idx[p]]
+            out[p + 1] = out[p] + values[np.uint64(idx[p])]
 
 
 @_jit(inline="always")
@@ -2051,7 +2052,7 @@ def _unpack(packed, i, m, shift, scores, order, has_order, o, ukey, idx):
             ukey[j] = u >> sh
     prev = scores[idx[0]]
     for j in range(1, m):  # no branch on ties (they would mispredict); one gather per row
-        cur = scores[idx[j]]
+        cur = scores[np.uint64(idx[j])]
         clash |= (ukey[j] == ukey[j - 1]) & (cur != prev)
         prev = cur
     return not clash
@@ -2090,32 +2091,35 @@ def _walk_sorted(key, idx, m, w, values, kind, mode, dmode, disc, cuts, slots, l
     shape: 0.9x the time of two passes carrying them all). ``psum`` holds at least 3 m + 1.
     The operations per term are the walk's, so the sums are its sums bit for bit; no branch
     depends on the data."""
-    stable = np.int64(mode == MODE_STABLE)
-    first = 0
-    prev = key[0]
     starts = bounds[0]
     ends = bounds[1]
     terms = psum[m + 1: 2 * m + 1]  # the group sums, then the terms
     before = psum[2 * m + 1: 3 * m + 1]
     _prefix_sums(values, idx, m, psum)
-    for p in range(m):  # selects by arithmetic: a branch on ties would mispredict
-        kp = key[p]
-        new = np.int64(kp != prev) | stable
-        first += new * (p - first)
-        prev = kp
-        starts[p] = first
-    end = m
-    nxt = key[m - 1]
-    for p in range(m - 1, -1, -1):
-        kp = key[p]
-        new = np.int64(kp != nxt) | stable
-        end += new * (p + 1 - end)
-        nxt = kp
-        ends[p] = end
+    if mode == MODE_STABLE:  # every row its own group
+        for p in range(m):
+            starts[p] = p
+            ends[p] = p + 1
+    else:
+        first = 0
+        prev = key[0]
+        for p in range(m):  # selects by arithmetic: a branch on ties would mispredict
+            kp = key[p]
+            first += np.int64(kp != prev) * (p - first)
+            prev = kp
+            starts[p] = first
+        end = m
+        nxt = key[m - 1]
+        for t in range(m):  # backward; unsigned places: no negative-index wrap-around
+            p = np.uint64(m - 1 - t)
+            kp = key[p]
+            end += np.int64(kp != nxt) * (np.int64(p) + 1 - end)
+            nxt = kp
+            ends[p] = end
     for p in range(m):
-        b = psum[starts[p]]
+        b = psum[np.uint64(starts[p])]
         before[p] = b
-        terms[p] = psum[ends[p]] - b
+        terms[p] = psum[np.uint64(ends[p])] - b
     if kind == KIND_MEAN:
         for p in range(w):
             terms[p] = terms[p] / float(ends[p] - starts[p])
