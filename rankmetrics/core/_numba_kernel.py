@@ -1979,8 +1979,13 @@ def pack_keys(scores, bits, nbits, order, offsets, segs, packed, shift, fbuf, ub
     integers of ``nbits``; hi and lo are found on them (integer minima vectorise, float ones
     do not). NaN and inf get keys in range (their lists are rejected before they are read).
     ``shift`` <= 16; ``fbuf``: two floats of the scores' dtype (work space), ``ubuf`` the same
-    memory viewed as ``bits``' dtype."""
+    memory viewed as ``bits``' dtype.
+
+    Returns True when every score of these lists is finite: in the IEEE order of the bits
+    -NaN < -inf < finite < +inf < +NaN, so a list holds a NaN or an infinity exactly when its
+    best or worst score is one (the test costs nothing past the minimum and maximum)."""
     has_order = order.shape[0] > 0
+    finite = True
     sh = np.uint32(shift)
     top = float((1 << (32 - shift)) - 1)
     width = packed.shape[1]
@@ -2011,6 +2016,7 @@ def pack_keys(scores, bits, nbits, order, offsets, segs, packed, shift, fbuf, ub
         ubuf[1] = _score_bits(d_hi, nbits)
         hi = np.float64(fbuf[0])
         lo = np.float64(fbuf[1])
+        finite &= (hi - hi == 0.0) & (lo - lo == 0.0)
         span = hi - lo
         scale = top / span if span > 0.0 and span < np.inf else 0.0
         if has_order:
@@ -2028,6 +2034,7 @@ def pack_keys(scores, bits, nbits, order, offsets, segs, packed, shift, fbuf, ub
                 row[j] = (np.uint32(np.int32(v)) << sh) | np.uint32(j)
         for j in range(m, width):
             row[j] = _ALL32
+    return finite
 
 
 @_jit(inline="always")

@@ -691,11 +691,14 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
                                   group_bounds, check)
         ukey = np.empty(min(longest, _PRESORT_CAP), dtype=np.uint64)
         for segs, span in classes:  # lists of similar length, ranked by numpy's sort
-            # (the keys of NaN and inf are bit patterns like any other: sorted safely)
-            packed, shift = _pack(layout, scores, segs, span)
+            packed, shift, finite = _pack(layout, scores, segs, span)
+            if not finite:  # a NaN or inf score: nothing more is read (the caller raises)
+                ok = False
+                break
             packed.sort(axis=1)
+            # the packing tested every score of these lists: the kernel need not again
             ok &= nk.eval_segments(*args, segs, packed, shift, ukey, stack, psum, group_bounds,
-                                   check)
+                                   False)
     if not ok:
         check_finite(scores)  # raises: a list held NaN or inf
         raise RuntimeError("the compiled kernel found a NaN or inf score that numpy did not")
@@ -811,10 +814,11 @@ def _presort_classes(layout: SegLayout, whole_sorted: bool, width: int
 
 
 def _pack(layout: SegLayout, scores: np.ndarray, segs: NDArray[np.int64],
-          span: int) -> tuple[NDArray[np.uint32], int]:
+          span: int) -> tuple[NDArray[np.uint32], int, bool]:
     """The sort keys of segments ``segs`` (:func:`._numba_kernel.pack_keys`): a (len(segs),
-    span) uint32 array, one row per list padded with all-ones keys, and ``shift``, the bits of
-    a row's place in its list (<= 16: span <= 2**16). ``scores``: float32 or float64, shape
+    span) uint32 array, one row per list padded with all-ones keys; ``shift``, the bits of
+    a row's place in its list (<= 16: span <= 2**16); and whether every score of these lists
+    is finite (when not, the keys are not to be read). ``scores``: float32 or float64, shape
     (n_rows,). [mem] 4 bytes per key, at most :data:`_PACK_CHUNK` keys per call."""
     nk = _numba_module()
     packed = np.empty((segs.shape[0], span), dtype=np.uint32)
@@ -822,9 +826,9 @@ def _pack(layout: SegLayout, scores: np.ndarray, segs: NDArray[np.int64],
     bits = scores.view(np.uint32 if nbits == 32 else np.uint64)
     shift = max(1, (span - 1).bit_length())  # <= 16: the scores keep >= 16 bits of each key
     fbuf = np.empty(2, dtype=scores.dtype)
-    nk.pack_keys(scores, bits, nbits, layout.order, layout.offsets, segs, packed, shift, fbuf,
-                 fbuf.view(bits.dtype))
-    return packed, shift
+    finite = nk.pack_keys(scores, bits, nbits, layout.order, layout.offsets, segs, packed,
+                          shift, fbuf, fbuf.view(bits.dtype))
+    return packed, shift, bool(finite)
 
 
 _SPARSE_CAP = 1 << 16
