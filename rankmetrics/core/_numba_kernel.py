@@ -1758,14 +1758,21 @@ def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, o
             sums[a] += (-e) & vb
     w = m if whole else min(cuts[hi - 1], m)
     last = max(w - 1, 0)  # the discount is read up to rank w (terms past it are not added)
-    for a in range(m):
-        c = packs[a]
-        r = c & 255
-        if mode == MODE_STABLE:  # one mode per family: a branch that is always predicted
-            contrib = float(np.int64(vals[a]))
-        else:
-            contrib = float(sums[a]) / float(c >> 8)
-        term[r] = _discounted(contrib, dmode, disc, min(r, last))
+    # one loop per mode and discount (the places are a permutation of 0..m-1, so every term
+    # is written once): no test of either inside a loop
+    if mode == MODE_STABLE:
+        for a in range(m):
+            term[np.uint64(packs[a] & 255)] = float(np.int64(vals[a]))
+    else:
+        for a in range(m):
+            c = packs[a]
+            term[np.uint64(c & 255)] = float(sums[a]) / float(c >> 8)
+    if dmode == DISC_TABLE:
+        for r in range(m):
+            term[r] = term[r] * disc[min(r, last)]
+    elif dmode == DISC_RANK:
+        for r in range(m):
+            term[r] = term[r] * float(min(r, last) + 1)
     _sum_terms(term, w, cuts, slots, lo, hi, out, q)
     return bad
 
@@ -1980,6 +1987,10 @@ def pack_keys(scores, bits, nbits, order, offsets, segs, packed, shift, fbuf, ub
     do not). NaN and inf get keys in range (their lists are rejected before they are read).
     ``shift`` <= 16; ``fbuf``: two floats of the scores' dtype (work space), ``ubuf`` the same
     memory viewed as ``bits``' dtype.
+
+    The next list's scores are prefetched while one is packed: a class's lists lie apart in
+    memory, where the CPU's own prefetcher, which follows one stream, finds each anew
+    (seven measures in one call: 0.86x the time with the prefetch in :func:`eval_segments`).
 
     Returns True when every score of these lists is finite: in the IEEE order of the bits
     -NaN < -inf < finite < +inf < +NaN, so a list holds a NaN or an infinity exactly when its
@@ -2374,7 +2385,8 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
     read (empty: all);
     ``packed`` (len(sel), W), when not empty: their rows already in rank order (see
     :func:`pack_keys`, sorted by numpy), read with :func:`_unpack` (``ukey``: uint64 work space)
-    instead of being sorted here.
+    instead of being sorted here. Over a selection (lists apart in memory) each list's values
+    are prefetched while the list before it is read.
 
     ``check``: the scores of each segment (contiguous rows: ``order`` empty) are tested for NaN
     and inf as the segment is read, before anything ranks them; a segment holding one is left

@@ -591,9 +591,10 @@ def evaluate_fused(layout: SegLayout, scores: np.ndarray, ties: str, families: S
     Returns one (len(ks), n_queries) array per family, or None when the families cannot share
     one pass (more than one gain vector or one relevance vector; nothing read then).
     ``check``: the scores (float32/float64, shape (n_rows,)) may hold NaN or inf; the kernel
-    tests each list as it reads it (no pass of its own over the scores), or they are tested
-    first where something reads them before the kernel (rows out of order, the buffer sizing
-    of long lists). Raises ValueError naming ``y_score`` and a bad value when one is found.
+    tests each list as it reads it (no pass of its own over the scores; lists ranked by
+    numpy's sort are tested by the packing of their keys), or they are tested first where
+    something reads them before the kernel (rows out of order, the buffer sizing of long
+    lists). Raises ValueError naming ``y_score`` and a bad value when one is found.
     """
     va = vb = None
     for fam in families:
