@@ -104,6 +104,12 @@ __all__ = [
 _XGB_MAXIMIZED = ("auc", "aucpr", "pre", "map", "ndcg")
 
 
+def _xgboost_maximizes(name: str) -> bool:
+    """Whether XGBoost's ``EarlyStopping`` without ``maximize`` maximises the metric ``name``:
+    its guess in ``xgboost.callback`` (a prefix of :data:`_XGB_MAXIMIZED`, and not ``mape``)."""
+    return name != "mape" and name.startswith(_XGB_MAXIMIZED)
+
+
 def _import_xgboost() -> Any:
     try:
         import xgboost as xgb
@@ -403,7 +409,7 @@ class CustomMetric(_XGBoostMetric):
                 continue
             maximize = getattr(cb, "maximize", None)
             if maximize is None:  # XGBoost's guess from the name (xgboost.callback)
-                maximize = watched != "mape" and watched.startswith(_XGB_MAXIMIZED)
+                maximize = _xgboost_maximizes(watched)
             if not maximize:
                 warnings.warn(
                     f"XGBoost's early stopping will minimise {watched!r} (without maximize it "
@@ -507,7 +513,7 @@ class EvalMetric(_XGBoostMetric):
     def xgboost_maximizes(self) -> bool:
         """Whether ``XGBRanker(early_stopping_rounds=...)`` maximises this name (it guesses the
         direction from the name's prefix); if False, stop with :func:`early_stopping`."""
-        return self.__name__.startswith(_XGB_MAXIMIZED)
+        return _xgboost_maximizes(self.__name__)
 
 
 _FACTORY_DOC = """

@@ -41,6 +41,7 @@ def all_finite(arr: np.ndarray) -> bool:
             return True
     return bool(np.all(np.isfinite(arr)))
 
+
 def has_masked(x: Any) -> bool:
     """Whether ``x`` is a numpy masked array with masked entries (``np.asarray`` would drop
     the mask and read the hidden values as data)."""
