@@ -21,8 +21,12 @@ optimistic + pessimistic bounds of nDCG@10 (one ``evaluate`` call with per-measu
 one ranking pass); the many-measure call is also timed against one cached nDCG@10 in the same
 rounds, and their ratio printed as the median (min-max) of the per-round ratios. Then ns/row of
 nDCG@10 from 1e5 to 3e7 rows (cached and raw; the sizes interleaved too, a timed unit of 1e5
-rows being 10 calls; ``--skip-shapes``: only this table). ``--quick`` (< 30 s) shrinks every
-shape; ``--only TEXT`` (repeatable) times only the shapes whose name contains TEXT.
+rows being 10 calls; ``--skip-shapes``: only this table). Both tables also give per-round
+figures: a contender's time over the peer's in the same round, and a size's ns/row over the
+median of that round's sizes, each as the median (and for the shapes the min-max) over the
+rounds; on a shared VM whose speed drifts by a third from one second to the next, these are
+steadier than ratios of medians. ``--quick`` (< 30 s) shrinks every shape; ``--only TEXT``
+(repeatable) times only the shapes whose name contains TEXT.
 """
 
 from __future__ import annotations
@@ -71,6 +75,14 @@ def interleaved(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, 
             fns[name]()
             times[name].append(time.process_time() - t0)
     return times
+
+
+def per_round(ours: list[float], peer: list[float]) -> str:
+    """Median (min-max) over the rounds of our time / the peer's in the same round: a slow
+    spell of a shared machine that lasts a round hits both calls alike, so this is steadier
+    than the ratio of the two medians when the machine's speed drifts."""
+    r = [a / b for a, b in zip(ours, peer, strict=True)]
+    return f"{statistics.median(r):.2f}x ({min(r):.2f}-{max(r):.2f}x)"
 
 
 def lightgbm_builtin(y: np.ndarray, s: np.ndarray, sizes: np.ndarray,
@@ -147,15 +159,15 @@ def contenders(d: dict[str, Any]) -> dict[str, Callable[[], object]]:
 def run_shapes(quick: bool, repeat: int, only: list[str] | None = None) -> None:
     print(f"\n## shapes ({load()})\n")
     print("| workload | rows | peer ms | cached ms | cached / peer | raw ms | raw / peer | "
-          "spread (cached, raw, peer) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "spread (cached, raw, peer) | cached / peer, per round | raw / peer, per round |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, d in shapes(quick).items():
         if only and not any(t in name for t in only):
             continue
         try:
             fns = contenders(d)
         except ImportError as exc:
-            print(f"| {name} | skipped: {exc} |||||||")
+            print(f"| {name} | skipped: {exc} |||||||||")
             continue
         times = interleaved(fns, repeat)
         med = {n: statistics.median(t) for n, t in times.items()}
@@ -165,7 +177,8 @@ def run_shapes(quick: bool, repeat: int, only: list[str] | None = None) -> None:
         print(f"| {name} | {d['y'].shape[0]:,} | {1e3 * p:.1f} ({peer.split()[0]}) | "
               f"{1e3 * med['cached']:.1f} | {med['cached'] / p:.2f}x | {1e3 * med['raw']:.1f} | "
               f"{med['raw'] / p:.2f}x | {spread['cached']:.0%}, {spread['raw']:.0%}, "
-              f"{spread[peer]:.0%} |", flush=True)
+              f"{spread[peer]:.0%} | {per_round(times['cached'], times[peer])} | "
+              f"{per_round(times['raw'], times[peer])} |", flush=True)
         if "cached nDCG@10 alone" in med:
             # per-round ratios: both calls ran in the same round, so a slow spell of the
             # machine hits both (steadier than the ratio of the two medians, also printed)
@@ -174,7 +187,7 @@ def run_shapes(quick: bool, repeat: int, only: list[str] | None = None) -> None:
             print(f"|   (many measures / one cached nDCG@10: median of per-round ratios "
                   f"{statistics.median(ratios):.2f}x, {min(ratios):.2f}-{max(ratios):.2f}x; "
                   f"ratio of medians {med['cached'] / med['cached nDCG@10 alone']:.2f}x) "
-                  "|||||||")
+                  "|||||||||")
     print(f"\n({load()})")
 
 
@@ -215,6 +228,18 @@ def run_scaling(quick: bool, repeat: int) -> None:
         mid = statistics.median(v)
         print(f"{key}: ns/row within {100 * (min(v) / mid - 1):+.0f} % .. "
               f"{100 * (max(v) / mid - 1):+.0f} % of the median")
+    # the same, each round on its own: every size's ns/row over the median of that round's
+    # sizes, then the median of these over the rounds (a slow spell hits a whole round)
+    for key in per_row:
+        rel: dict[int, list[float]] = {nq: [] for nq in sizes}
+        for r in range(repeat):
+            ns = {nq: times[f"{key} {nq}"][r] / calls[nq] / rows[nq] for nq in sizes}
+            mid = statistics.median(ns.values())
+            for nq in sizes:
+                rel[nq].append(ns[nq] / mid - 1)
+        parts = [f"{rows[nq]:,} rows {100 * statistics.median(rel[nq]):+.0f} %" for nq in sizes]
+        print(f"{key}, per round (median over the rounds of a size's ns/row against the "
+              f"round's median): {', '.join(parts)}")
     print(f"({load()})")
 
 
