@@ -77,11 +77,11 @@ def interleaved(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, 
     return times
 
 
-def per_round(ours: list[float], peer: list[float]) -> str:
-    """Median (min-max) over the rounds of our time / the peer's in the same round: a slow
-    spell of a shared machine that lasts a round hits both calls alike, so this is steadier
-    than the ratio of the two medians when the machine's speed drifts."""
-    r = [a / b for a, b in zip(ours, peer, strict=True)]
+def per_round(ours: list[float], other: list[float]) -> str:
+    """Median (min-max) over the rounds of our time / the other call's in the same round: a
+    slow spell of a shared machine that lasts a round hits both calls alike, so this is
+    steadier than the ratio of the two medians when the machine's speed drifts."""
+    r = [a / b for a, b in zip(ours, other, strict=True)]
     return f"{statistics.median(r):.2f}x ({min(r):.2f}-{max(r):.2f}x)"
 
 
@@ -180,12 +180,8 @@ def run_shapes(quick: bool, repeat: int, only: list[str] | None = None) -> None:
               f"{spread[peer]:.0%} | {per_round(times['cached'], times[peer])} | "
               f"{per_round(times['raw'], times[peer])} |", flush=True)
         if "cached nDCG@10 alone" in med:
-            # per-round ratios: both calls ran in the same round, so a slow spell of the
-            # machine hits both (steadier than the ratio of the two medians, also printed)
-            ratios = [a / b for a, b in zip(times["cached"], times["cached nDCG@10 alone"],
-                                            strict=True)]
             print(f"|   (many measures / one cached nDCG@10: median of per-round ratios "
-                  f"{statistics.median(ratios):.2f}x, {min(ratios):.2f}-{max(ratios):.2f}x; "
+                  f"{per_round(times['cached'], times['cached nDCG@10 alone'])}; "
                   f"ratio of medians {med['cached'] / med['cached nDCG@10 alone']:.2f}x) "
                   "|||||||||")
     print(f"\n({load()})")
