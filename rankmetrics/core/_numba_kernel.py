@@ -84,7 +84,6 @@ def _jit(**options):
     return deco
 
 
-
 @intrinsic
 def _prefetch(typingctx, arr, i):
     """Ask the CPU to bring ``arr[i]``'s cache line closer (LLVM's ``llvm.prefetch``: a hint
@@ -120,6 +119,15 @@ def _prefetch_rows(a, start, n):
         _prefetch(a, r)
     if end > start:
         _prefetch(a, end - 1)  # the last line when the list does not start on one
+
+
+@_jit(inline="always")
+def _prefetch_segment(a, offsets, s):
+    """:func:`_prefetch_rows` of segment ``s``'s rows ``a[offsets[s]:offsets[s + 1]]``
+    (contiguous rows; ``offsets`` int64, shape (n_segments + 1,))."""
+    start = offsets[s]
+    _prefetch_rows(a, start, offsets[s + 1] - start)
+
 
 KIND_MEAN, KIND_AP, KIND_RR = 0, 1, 2
 MODE_AVERAGE, MODE_OPTIMISTIC, MODE_PESSIMISTIC, MODE_STABLE = 0, 1, 2, 3
@@ -1758,8 +1766,8 @@ def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, o
             sums[a] += (-e) & vb
     w = m if whole else min(cuts[hi - 1], m)
     last = max(w - 1, 0)  # the discount is read up to rank w (terms past it are not added)
-    # one loop per mode and discount (the places are a permutation of 0..m-1, so every term
-    # is written once): no test of either inside a loop
+    # one loop per tie rule (the places are a permutation of 0..m-1, so every term is written
+    # once), then the discounts in rank order
     if mode == MODE_STABLE:
         for a in range(m):
             term[np.uint64(packs[a] & 255)] = float(np.int64(vals[a]))
@@ -1767,12 +1775,8 @@ def _walk_counted(src, vals, m, mode, dmode, whole, disc, cuts, slots, lo, hi, o
         for a in range(m):
             c = packs[a]
             term[np.uint64(c & 255)] = float(sums[a]) / float(c >> 8)
-    if dmode == DISC_TABLE:
-        for r in range(m):
-            term[r] = term[r] * disc[min(r, last)]
-    elif dmode == DISC_RANK:
-        for r in range(m):
-            term[r] = term[r] * float(min(r, last) + 1)
+    for r in range(m):
+        term[r] = _discounted(term[r], dmode, disc, min(r, last))
     _sum_terms(term, w, cuts, slots, lo, hi, out, q)
     return bad
 
@@ -2006,8 +2010,7 @@ def pack_keys(scores, bits, nbits, order, offsets, segs, packed, shift, fbuf, ub
         m = offsets[s + 1] - o
         row = packed[i]
         if not has_order and i + 1 < segs.shape[0]:
-            nxt = offsets[segs[i + 1]]
-            _prefetch_rows(bits, nxt, offsets[segs[i + 1] + 1] - nxt)
+            _prefetch_segment(bits, offsets, segs[i + 1])
         # the row-order choice outside the loops: inside, it kept them from vectorising
         d_lo = _ALL64
         d_hi = _ZERO
@@ -2423,10 +2426,8 @@ def eval_segments(scores, order, offsets, seg_query, width, any_whole, fam_mode,
         q = _slot(seg_query, s)
         span = (m + 7) & ~7
         if some and not has_order and si + 1 < sel.shape[0]:  # lists apart in memory
-            nxt = offsets[sel[si + 1]]
-            n_nxt = offsets[sel[si + 1] + 1] - nxt
-            _prefetch_rows(va, nxt, n_nxt)
-            _prefetch_rows(vb, nxt, n_nxt)
+            _prefetch_segment(va, offsets, sel[si + 1])
+            _prefetch_segment(vb, offsets, sel[si + 1])
         if m <= small and plain and ints and not has_order and o + span <= n_rows:
             bad = False
             for f in range(n_fam):  # read in place (rows past the list masked)
