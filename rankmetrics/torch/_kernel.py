@@ -106,13 +106,10 @@ class Batch:
         sums, self._unchecked_sums = self._unchecked_sums, []
         check_finite_sums(*sums)
 
-    def overflow_flag(self, *sums: Tensor) -> None:
-        """Fused sums that may have overflowed, while the data checks wait for the kernel's
-        flags: a non-finite sum raises the flag too (on the device, no sync), and
-        :meth:`check_now` then raises the overflow error after the data checks."""
-        assert self.checks is not None
-        bad = torch.stack([~torch.isfinite(v).all() for v in sums]).any()
-        self.checks += bad.to(self.checks.dtype)
+    def check_sums_later(self, *sums: Tensor) -> None:
+        """Fused sums read while the data checks wait for the kernel's flags: the kernel flags
+        a sum that is not finite (no launch, no sync here), and :meth:`check_now` then checks
+        these sums after the data checks, raising the overflow error."""
         self._unchecked_sums.extend(sums)
 
     @property

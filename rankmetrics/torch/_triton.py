@@ -18,8 +18,9 @@ arithmetic in one launch, one program per query row:
   gains sorted in decreasing order, times the discounts of positions 1..k;
 * nDCG/nCG (JK 2002, eq. 5) divides the two, with the empty rule's value where the ideal is 0;
 * with ``checks``, the row's data checks (finite scores, finite labels >= 0, integer labels up
-  to 53 for exponential gain) set flags that the caller reads once, after the launches, in
-  place of about ten launches and a synchronisation of checks of its own.
+  to 53 for exponential gain) and a check that its sums are finite in the result dtype set
+  flags that the caller reads once, after the launches, in place of about ten launches and a
+  synchronisation of checks of its own (and about fifteen launches of the overflow check).
 
 Sums are float64 whatever the score dtype, cast to the compute dtype at the end. Work per row is
 O(L log^2 L) in registers; rows of at most :data:`rankmetrics.torch._kernel.FUSED_MAX_LENGTH`
@@ -86,7 +87,8 @@ def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, chk_
     Kekäläinen (2002, eq. 4) and their ratio (eq. 5); see the module docstring.
     CHECK: ORs into ``chk`` (int32) 1 when a real document's score is not finite, 2 when a
     label is not finite or negative, 4 (exponential gain) when a label is not an integer or
-    exceeds ``max_label``; no atomic operation when the row is clean."""
+    exceeds ``max_label``, 8 when a DCG or ideal DCG is not finite in the result dtype (the
+    sums overflow); no atomic operation when the row is clean."""
     row = tl.program_id(0).to(tl.int64)
     offs = tl.arange(0, BLOCK)
     inside = offs < length
@@ -136,6 +138,11 @@ def _gain_sums_kernel(s_ptr, x_ptr, valid_ptr, d_ptr, scratch_ptr, out_ptr, chk_
         dcg = tl.sum(tl.where(real, g * w / c, 0.0), axis=0)
         ideal = tl.sum(tl.where(offs < k, ideal_g * (d_hi - d_lo), 0.0), axis=0)
         norm = tl.where(ideal > 0.0, dcg / tl.where(ideal > 0.0, ideal, 1.0), fill)
+        if CHECK:  # sums that overflow the result dtype: flag 8 (the caller raises)
+            dcg_out = dcg.to(out_ptr.dtype.element_ty)
+            ideal_out = ideal.to(out_ptr.dtype.element_ty)
+            over = (tl.abs(dcg_out) < float("inf")) & (tl.abs(ideal_out) < float("inf"))
+            tl.atomic_or(chk_ptr, 8, mask=over == 0)  # NaN fails the test too
         tl.store(out_ptr + t * n_q + row, dcg)
         tl.store(out_ptr + (NK + t) * n_q + row, ideal)
         tl.store(out_ptr + (2 * NK + t) * n_q + row, norm)
@@ -188,8 +195,9 @@ def gain_sums(scores: Tensor, x: Tensor, valid: Tensor | None, prefix: Tensor,
     checks : Tensor of shape (1,), int32 (zeros), optional
         When given (GAIN_LINEAR or GAIN_EXPONENTIAL only), the kernel also checks the data of
         the real documents and ORs into it: 1 a non-finite score, 2 a non-finite or negative
-        label, 4 (exponential gain) a label that is not an integer or exceeds ``max_label``.
-        Nothing is read back here: the caller synchronises once, after every launch.
+        label, 4 (exponential gain) a label that is not an integer or exceeds ``max_label``,
+        8 a DCG or ideal DCG that is not finite in ``dtype`` (the sums overflow). Nothing is
+        read back here: the caller synchronises once, after every launch.
     max_label : float
         The largest label exponential gain accepts (with ``checks``).
 

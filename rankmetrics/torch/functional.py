@@ -504,7 +504,7 @@ def _gain_values(ev: Evaluator, mode: str, base: str, ks: Sequence[Cutoff],
         else:
             read = (sums[0],) if base in ("cg", "dcg") else (sums[0], sums[1])
             if ev.batch._deferred is not None and ev.batch.checks is not None:
-                ev.batch.overflow_flag(*read)  # the labels are not checked yet
+                ev.batch.check_sums_later(*read)  # the labels are not checked yet
             elif _may_overflow(opt.gain, dkey, ev.batch):
                 _check_finite_sums(*read)
             if base in ("cg", "dcg"):
