@@ -20,7 +20,7 @@ arithmetic in one launch, one program per query row:
 * with ``checks``, the row's data checks (finite scores, finite labels >= 0, integer labels up
   to 53 for exponential gain) and a check that its sums are finite in the result dtype set
   flags that the caller reads once, after the launches, in place of about ten launches and a
-  synchronisation of checks of its own (and about fifteen launches of the overflow check).
+  synchronisation of checks of its own (and sixteen launches of the overflow check).
 
 Sums are float64 whatever the score dtype, cast to the compute dtype at the end. Work per row is
 O(L log^2 L) in registers; rows of at most :data:`rankmetrics.torch._kernel.FUSED_MAX_LENGTH`
