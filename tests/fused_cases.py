@@ -371,8 +371,8 @@ _HOST_ONLY = {"aten.empty.memory_format", "aten.empty_strided.default", "aten.ze
 @pytest.mark.parametrize("names", [["ndcg@10"], ["ncg@3", "dcg", "cg@5"]])
 def test_checked_fused_call_launches_nothing_of_its_own(monkeypatch, names):
     """validate=True, every measure fused: the data checks and the overflow check of the sums
-    are the kernel's flags, read once. The overflow check once ran on the host's side (
-    sixteen small launches per call, 0.56 ms against 0.26 ms unchecked on an H200)."""
+    are the kernel's flags, read once. The overflow check once ran on the host's side
+    (sixteen small launches per call, 0.56 ms against 0.26 ms unchecked on an H200)."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Ops(TorchDispatchMode):
