@@ -26,7 +26,8 @@ from _docblocks import (  # noqa: E402
 from _extras import require  # noqa: E402
 
 # run with these exact arguments by integrations/test_examples.py already
-COVERED = {("examples/lightgbm_early_stopping.py",), ("examples/sklearn_model_selection.py",)}
+COVERED = {("examples/lightgbm_early_stopping.py",), ("examples/sklearn_model_selection.py",),
+           ("examples/spark_model_selection.py",)}
 # a command shown in several places (README.md and a docs page) runs once; the output each
 # place shows is checked against that run
 _PLACES: dict[tuple[str, ...], list[tuple[str, str | None]]] = {}
