@@ -385,7 +385,7 @@ def test_checked_fused_call_launches_nothing_of_its_own(monkeypatch, names):
                 self.seen.append(str(func))
             return func(*args, **(kwargs or {}))
 
-    y, s, _ = _padded_case(23, masked=False)
+    y, s, _ = _padded_case(23, b=3, length=9, masked=False)  # (the interpreter: few rows)
     preds, target = torch.tensor(s, device=DEVICE), torch.tensor(y, device=DEVICE)
     monkeypatch.setenv("RANKMETRICS_TORCH_KERNEL", "triton")
     F.evaluate(preds, target, metrics=names)  # compiled, options parsed and cached
