@@ -108,8 +108,12 @@ class Batch:
 
     def check_sums_later(self, *sums: Tensor) -> None:
         """Fused sums read while the data checks wait for the kernel's flags: the kernel flags
-        a sum that is not finite (no launch, no sync here), and :meth:`check_now` then checks
-        these sums after the data checks, raising the overflow error."""
+        a sum that is not finite (flag 8; no launch, no sync here), and :meth:`check_now` then
+        checks these sums after the data checks, raising the overflow error.
+
+        ``sums``: (n_cutoffs, Q) tensors of the compute dtype (float32 or float64), DCG or CG
+        and ideal DCG (JK 2002, eqs. 2 and 4), kept by reference (no copy).
+        """
         self._unchecked_sums.extend(sums)
 
     @property
